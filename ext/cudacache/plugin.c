@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * plugin-cudacache:
+ *
+ * Elements that share one caching buffer pool per CUDA device (or one of
+ * system memory where there is no device), so that frames survive caps
+ * changes without a device allocation.
+ *
+ * The plugin loads on machines without a GPU or CUDA driver: the driver is
+ * only loaded at run time, when an element first needs a device.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  return TRUE;
+}
+
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudacache,
+    "Caching CUDA buffer pool and elements that share it",
+    plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The one header applications include: <gst/cudacache/cudacache.h>.
+ * gst-cuda is unstable API in GStreamer 1.22: define GST_USE_UNSTABLE_API. */
+
+#ifndef __GST_CUDA_CACHE_ALL_H__
+#define __GST_CUDA_CACHE_ALL_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+#include <gst/cudacache/gstcudacache.h>
+#include <gst/cudacache/gstcudatensor.h>
+#include <gst/cudacache/gstcudacachesystempool.h>
+#include <gst/cudacache/gstcudacachedevice.h>
+#include <gst/cudacache/gstcudacachepool.h>
+
+#endif /* __GST_CUDA_CACHE_ALL_H__ */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_PRIVATE_H__
+#define __GST_CUDA_CACHE_PRIVATE_H__
+
+#include <gst/video/video.h>
+#include <gst/cudacache/gstcudatensor.h>
+
+G_BEGIN_DECLS
+
+/* What a pool's caps ask for: a pitched video image, or a packed tensor. */
+typedef enum
+{
+  GST_CUDA_CACHE_KIND_IMAGE,
+  GST_CUDA_CACHE_KIND_TENSOR,
+} GstCudaCacheKind;
+
+typedef struct
+{
+  GstCudaCacheKind kind;
+  GstVideoInfo video;           /* image: the caps' video info */
+  GstCudaTensorInfo tensor;     /* tensor: the caps' tensor info */
+} GstCudaCacheLayout;
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_layout_from_caps (GstCudaCacheLayout * layout,
+    const GstCaps * caps);
+
+G_GNUC_INTERNAL
+gchar *gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
+    const gchar * prefix);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_PRIVATE_H__ */

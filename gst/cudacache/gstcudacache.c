@@ -1,0 +1,1006 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:gstcudacache
+ * @title: GstCudaCache
+ * @short_description: a keyed store of idle memory blocks with a byte limit
+ *
+ * #GstCudaCache keeps memory that its users are done with, keyed by a string
+ * that names the block's layout, and hands it back to the next acquisition
+ * with the same key instead of allocating again. It works with any
+ * #GstAllocator: a block returns to the cache through its #GstMiniObject
+ * dispose hook when its last reference goes away, wherever that happens
+ * (a buffer pool, a buffer that outlived its pool, another thread).
+ *
+ * The cache owns `current-size` bytes: the blocks handed out (used) and the
+ * blocks kept for reuse (idle). Above its limit it drops idle blocks, least
+ * recently used first; a returned block that cannot fit is not kept. A limit
+ * of 0 disables caching. The limit never makes an acquisition fail: when the
+ * allocator runs out of memory, the cache frees every idle block and tries
+ * once more.
+ *
+ * With %GST_CUDA_CACHE_FLAG_ASYNC_FREE, blocks the cache drops are freed on a
+ * reaper thread of its own, so that a device free (which synchronises the
+ * whole device) never stalls a streaming thread.
+ *
+ * One cache serves every thread: a block released on one thread is reused by
+ * another. Statistics and clearing can also be asked for the calling thread
+ * only (%GST_CUDA_CACHE_SCOPE_THREAD).
+ *
+ * Since: 1.0
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudacache.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_debug
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_MEMORY,
+  PROP_FLAGS,
+  PROP_LIMIT,
+  PROP_CURRENT_SIZE,
+  PROP_USED_BYTES,
+  PROP_IDLE_BYTES,
+  PROP_IDLE_BLOCKS,
+  PROP_HITS,
+  PROP_MISSES,
+  PROP_EVICTIONS,
+};
+
+#define DEFAULT_DEVICE_MEMORY 0
+#define DEFAULT_FLAGS GST_CUDA_CACHE_FLAG_NONE
+
+typedef struct
+{
+  guint64 used_bytes;
+  guint64 idle_bytes;
+  guint used_blocks;
+  guint idle_blocks;
+  guint64 hits;
+  guint64 misses;
+  guint64 evictions;
+} GstCudaCacheCounters;
+
+typedef struct
+{
+  gchar *key;
+  /* idle blocks of this key, most recently released first */
+  GQueue idle;
+} GstCudaCacheEntry;
+
+typedef struct
+{
+  GstMemory *mem;
+  /* holds a reference on the cache while the block is in use, so that
+   * memory may outlive every other user of the cache */
+  GstCudaCache *cache;
+  GstCudaCacheEntry *entry;
+  GstCudaCacheCounters *owner;
+  gsize size;
+  gsize offset;
+  gsize mem_size;
+  gboolean idle;
+  GList lru_link;
+  GList entry_link;
+} GstCudaCacheBlock;
+
+struct _GstCudaCache
+{
+  GstObject parent;
+
+  /* construct-only */
+  guint64 device_memory;
+  GstCudaCacheFlags flags;
+
+  /* guards every field below it except the reaper's queue */
+  GMutex lock;
+  guint64 limit_bytes;
+  GHashTable *entries;          /* key -> GstCudaCacheEntry */
+  GQueue idle_lru;              /* all idle blocks, most recent first */
+  GstCudaCacheCounters totals;
+  GHashTable *threads;          /* GThread -> GstCudaCacheCounters */
+  GThread *reaper;
+  guint pending_frees;
+  GCond drained;
+
+  GAsyncQueue *reap_queue;
+};
+
+#define gst_cuda_cache_parent_class parent_class
+G_DEFINE_TYPE (GstCudaCache, gst_cuda_cache, GST_TYPE_OBJECT);
+
+static GQuark block_quark;
+
+static void gst_cuda_cache_constructed (GObject * object);
+static void gst_cuda_cache_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_cache_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cuda_cache_finalize (GObject * object);
+static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
+
+GType
+gst_cuda_cache_scope_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CACHE_SCOPE_GLOBAL, "The whole cache", "global"},
+    {GST_CUDA_CACHE_SCOPE_THREAD, "What the calling thread allocated",
+        "thread"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCacheScope", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_cache_flags_get_type (void)
+{
+  static gsize type = 0;
+  static const GFlagsValue values[] = {
+    {GST_CUDA_CACHE_FLAG_ASYNC_FREE,
+        "Free dropped blocks on the cache's reaper thread", "async-free"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstCudaCacheFlags", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_cuda_cache_class_init (GstCudaCacheClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->constructed = gst_cuda_cache_constructed;
+  gobject_class->set_property = gst_cuda_cache_set_property;
+  gobject_class->get_property = gst_cuda_cache_get_property;
+  gobject_class->finalize = gst_cuda_cache_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY,
+      g_param_spec_uint64 ("device-memory", "Device memory",
+          "Total bytes of the memory the cache allocates from; the default "
+          "limit is half of it (0: unknown, no default limit)",
+          0, G_MAXUINT64, DEFAULT_DEVICE_MEMORY,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FLAGS,
+      g_param_spec_flags ("flags", "Flags", "How the cache frees blocks",
+          GST_TYPE_CUDA_CACHE_FLAGS, DEFAULT_FLAGS,
+          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LIMIT,
+      g_param_spec_uint64 ("limit", "Limit",
+          "Bytes the cache may own, in use and idle, before it drops idle "
+          "blocks (0: keep nothing idle). Default: half the device memory, "
+          "or " GST_CUDA_CACHE_LIMIT_ENV, 0, G_MAXUINT64, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
+      g_param_spec_uint64 ("current-size", "Current size",
+          "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_USED_BYTES,
+      g_param_spec_uint64 ("used-bytes", "Used bytes",
+          "Bytes of blocks in use", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
+      g_param_spec_uint64 ("idle-bytes", "Idle bytes",
+          "Bytes of blocks kept for reuse", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_IDLE_BLOCKS,
+      g_param_spec_uint ("idle-blocks", "Idle blocks",
+          "Blocks kept for reuse", 0, G_MAXUINT, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_HITS,
+      g_param_spec_uint64 ("hits", "Hits",
+          "Acquisitions served from an idle block", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_MISSES,
+      g_param_spec_uint64 ("misses", "Misses",
+          "Acquisitions that allocated", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_EVICTIONS,
+      g_param_spec_uint64 ("evictions", "Evictions",
+          "Blocks dropped because of the limit or a clear", 0, G_MAXUINT64, 0,
+          ro));
+
+  block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_debug, "cudacache", 0,
+      "CUDA cache: keyed store of idle memory");
+}
+
+static void
+gst_cuda_cache_init (GstCudaCache * self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->drained);
+  g_queue_init (&self->idle_lru);
+  self->entries = g_hash_table_new (g_str_hash, g_str_equal);
+  self->threads = g_hash_table_new_full (NULL, NULL,
+      (GDestroyNotify) g_thread_unref, g_free);
+  self->reap_queue = g_async_queue_new ();
+}
+
+static void
+gst_cuda_cache_constructed (GObject * object)
+{
+  GstCudaCache *self = GST_CUDA_CACHE (object);
+  const gchar *env = g_getenv (GST_CUDA_CACHE_LIMIT_ENV);
+
+  self->limit_bytes = self->device_memory / 2;
+
+  if (env) {
+    guint64 limit;
+
+    if (gst_cuda_cache_parse_limit (env, self->device_memory, &limit)) {
+      GST_INFO_OBJECT (self, "limit %" G_GUINT64_FORMAT " bytes from "
+          GST_CUDA_CACHE_LIMIT_ENV "=%s", limit, env);
+      self->limit_bytes = limit;
+    } else {
+      g_warning ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
+          "=\"%s\": expected bytes with an optional K, M, G or T suffix "
+          "(e.g. 512M) or a percentage of device memory (e.g. 25%%); "
+          "keeping the default limit of %" G_GUINT64_FORMAT " bytes",
+          env, self->limit_bytes);
+    }
+  }
+
+  GST_DEBUG_OBJECT (self, "new cache: device memory %" G_GUINT64_FORMAT
+      ", limit %" G_GUINT64_FORMAT ", flags 0x%x", self->device_memory,
+      self->limit_bytes, self->flags);
+
+  G_OBJECT_CLASS (parent_class)->constructed (object);
+}
+
+static void
+gst_cuda_cache_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaCache *self = GST_CUDA_CACHE (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_MEMORY:
+      self->device_memory = g_value_get_uint64 (value);
+      break;
+    case PROP_FLAGS:
+      self->flags = g_value_get_flags (value);
+      break;
+    case PROP_LIMIT:
+      gst_cuda_cache_set_limit (self, g_value_get_uint64 (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_cache_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaCache *self = GST_CUDA_CACHE (object);
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (self, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+
+  switch (prop_id) {
+    case PROP_DEVICE_MEMORY:
+      g_value_set_uint64 (value, self->device_memory);
+      break;
+    case PROP_FLAGS:
+      g_value_set_flags (value, self->flags);
+      break;
+    case PROP_LIMIT:
+      g_value_set_uint64 (value, stats.limit_bytes);
+      break;
+    case PROP_CURRENT_SIZE:
+      g_value_set_uint64 (value, stats.current_size);
+      break;
+    case PROP_USED_BYTES:
+      g_value_set_uint64 (value, stats.used_bytes);
+      break;
+    case PROP_IDLE_BYTES:
+      g_value_set_uint64 (value, stats.idle_bytes);
+      break;
+    case PROP_IDLE_BLOCKS:
+      g_value_set_uint (value, stats.idle_blocks);
+      break;
+    case PROP_HITS:
+      g_value_set_uint64 (value, stats.hits);
+      break;
+    case PROP_MISSES:
+      g_value_set_uint64 (value, stats.misses);
+      break;
+    case PROP_EVICTIONS:
+      g_value_set_uint64 (value, stats.evictions);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+/* Everything below that ends in _locked runs with self->lock held. */
+
+static GstCudaCacheCounters *
+gst_cuda_cache_thread_counters_locked (GstCudaCache * self, GThread * thread)
+{
+  GstCudaCacheCounters *counters = g_hash_table_lookup (self->threads, thread);
+
+  if (!counters) {
+    counters = g_new0 (GstCudaCacheCounters, 1);
+    g_hash_table_insert (self->threads, g_thread_ref (thread), counters);
+  }
+  return counters;
+}
+
+static void
+gst_cuda_cache_count_block_locked (GstCudaCache * self,
+    GstCudaCacheBlock * block, gboolean idle, gint sign)
+{
+  GstCudaCacheCounters *all[2] = { &self->totals, block->owner };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (all); i++) {
+    if (idle) {
+      all[i]->idle_bytes += sign * (gint64) block->size;
+      all[i]->idle_blocks += sign;
+    } else {
+      all[i]->used_bytes += sign * (gint64) block->size;
+      all[i]->used_blocks += sign;
+    }
+  }
+}
+
+static inline guint64
+gst_cuda_cache_current_size_locked (GstCudaCache * self)
+{
+  return self->totals.used_bytes + self->totals.idle_bytes;
+}
+
+/* Unlinks an idle block and returns its memory, no longer a cache block. */
+static GstMemory *
+gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
+    const gchar * why)
+{
+  GstMemory *mem = block->mem;
+
+  g_queue_unlink (&self->idle_lru, &block->lru_link);
+  g_queue_unlink (&block->entry->idle, &block->entry_link);
+  gst_cuda_cache_count_block_locked (self, block, TRUE, -1);
+  self->totals.evictions++;
+  block->owner->evictions++;
+
+  GST_DEBUG_OBJECT (self, "evicting %" G_GSIZE_FORMAT " bytes of \"%s\" (%s); "
+      "size now %" G_GUINT64_FORMAT ", limit %" G_GUINT64_FORMAT, block->size,
+      block->entry->key, why, gst_cuda_cache_current_size_locked (self),
+      self->limit_bytes);
+
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), block_quark,
+      NULL, NULL);
+  GST_MINI_OBJECT_CAST (mem)->dispose = NULL;
+  g_free (block);
+
+  return mem;
+}
+
+/* Drops least recently used idle blocks while above the limit. */
+static GList *
+gst_cuda_cache_trim_locked (GstCudaCache * self, GList * to_free)
+{
+  while (gst_cuda_cache_current_size_locked (self) > self->limit_bytes &&
+      self->idle_lru.tail) {
+    GstCudaCacheBlock *block = self->idle_lru.tail->data;
+
+    to_free = g_list_prepend (to_free,
+        gst_cuda_cache_evict_locked (self, block, "over the limit"));
+  }
+  return to_free;
+}
+
+static gpointer
+gst_cuda_cache_reaper_thread (gpointer data)
+{
+  GstCudaCache *self = data;
+
+  for (;;) {
+    GstMemory *mem = g_async_queue_pop (self->reap_queue);
+
+    /* the cache pushes itself to stop the reaper, from finalize */
+    if ((gpointer) mem == (gpointer) self)
+      break;
+
+    GST_LOG_OBJECT (self, "reaper freeing %" G_GSIZE_FORMAT " bytes",
+        mem->maxsize);
+    gst_memory_unref (mem);
+
+    g_mutex_lock (&self->lock);
+    if (--self->pending_frees == 0)
+      g_cond_broadcast (&self->drained);
+    g_mutex_unlock (&self->lock);
+  }
+
+  return NULL;
+}
+
+/* Frees memory the cache let go of: inline, or on the reaper thread. */
+static void
+gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
+{
+  GList *l;
+
+  if (!mems)
+    return;
+
+  if (!(self->flags & GST_CUDA_CACHE_FLAG_ASYNC_FREE)) {
+    g_list_free_full (mems, (GDestroyNotify) gst_memory_unref);
+    return;
+  }
+
+  g_mutex_lock (&self->lock);
+  if (!self->reaper)
+    self->reaper = g_thread_new ("cudacache-reaper",
+        gst_cuda_cache_reaper_thread, self);
+  self->pending_frees += g_list_length (mems);
+  g_mutex_unlock (&self->lock);
+
+  for (l = mems; l; l = l->next)
+    g_async_queue_push (self->reap_queue, l->data);
+  g_list_free (mems);
+}
+
+static void
+gst_cuda_cache_entry_free (gpointer key, gpointer value, gpointer user_data)
+{
+  GstCudaCacheEntry *entry = value;
+
+  g_free (entry->key);
+  g_free (entry);
+}
+
+static void
+gst_cuda_cache_finalize (GObject * object)
+{
+  GstCudaCache *self = GST_CUDA_CACHE (object);
+  GList *to_free = NULL;
+
+  GST_DEBUG_OBJECT (self, "finalize: freeing %u idle blocks (%"
+      G_GUINT64_FORMAT " bytes)", self->totals.idle_blocks,
+      self->totals.idle_bytes);
+
+  /* used blocks hold a reference on the cache: only idle ones are left */
+  g_mutex_lock (&self->lock);
+  while (self->idle_lru.head)
+    to_free = g_list_prepend (to_free,
+        gst_cuda_cache_evict_locked (self, self->idle_lru.head->data,
+            "cache finalized"));
+  g_mutex_unlock (&self->lock);
+  gst_cuda_cache_free_memories (self, to_free);
+
+  if (self->reaper) {
+    g_async_queue_push (self->reap_queue, self);
+    g_thread_join (self->reaper);
+  }
+
+  g_async_queue_unref (self->reap_queue);
+  g_hash_table_foreach (self->entries, gst_cuda_cache_entry_free, NULL);
+  g_hash_table_unref (self->entries);
+  g_hash_table_unref (self->threads);
+  g_cond_clear (&self->drained);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* The dispose hook of a cache block: the last reference went away. */
+static gboolean
+gst_cuda_cache_memory_dispose (GstMiniObject * obj)
+{
+  GstMemory *mem = GST_MEMORY_CAST (obj);
+  GstCudaCacheBlock *block = gst_mini_object_get_qdata (obj, block_quark);
+  GstCudaCache *self;
+  GList *to_free = NULL;
+
+  if (!block)
+    return TRUE;
+
+  self = block->cache;
+
+  /* revive: the cache holds the idle block's only reference */
+  gst_memory_ref (mem);
+  mem->offset = block->offset;
+  mem->size = block->mem_size;
+
+  g_mutex_lock (&self->lock);
+  gst_cuda_cache_count_block_locked (self, block, FALSE, -1);
+  block->idle = TRUE;
+  block->cache = NULL;
+  g_queue_push_head_link (&self->idle_lru, &block->lru_link);
+  g_queue_push_head_link (&block->entry->idle, &block->entry_link);
+  gst_cuda_cache_count_block_locked (self, block, TRUE, 1);
+  GST_LOG_OBJECT (self, "released %" G_GSIZE_FORMAT " bytes of \"%s\"",
+      block->size, block->entry->key);
+
+  if (block->size > self->limit_bytes)
+    to_free = g_list_prepend (to_free, gst_cuda_cache_evict_locked (self,
+            block, "larger than the limit"));
+  else
+    to_free = gst_cuda_cache_trim_locked (self, to_free);
+  g_mutex_unlock (&self->lock);
+
+  gst_cuda_cache_free_memories (self, to_free);
+  gst_object_unref (self);
+
+  return FALSE;
+}
+
+/**
+ * gst_cuda_cache_new:
+ * @device_memory: total bytes of the memory the cache allocates from, for
+ *     the default limit (half of it) and percentages in
+ *     %GST_CUDA_CACHE_LIMIT_ENV; 0 if unknown
+ * @flags: #GstCudaCacheFlags
+ *
+ * Makes a new, empty cache. Most users want the shared one of their device
+ * (gst_cuda_cache_pool_get_cache()) or of system memory
+ * (gst_cuda_cache_get_system()) instead.
+ *
+ * Returns: (transfer full): a new #GstCudaCache
+ *
+ * Since: 1.0
+ */
+GstCudaCache *
+gst_cuda_cache_new (guint64 device_memory, GstCudaCacheFlags flags)
+{
+  GstCudaCache *self = g_object_new (GST_TYPE_CUDA_CACHE,
+      "device-memory", device_memory, "flags", flags, NULL);
+
+  gst_object_ref_sink (self);
+  return self;
+}
+
+/**
+ * gst_cuda_cache_get_system:
+ *
+ * The process's cache of system memory, shared by every
+ * #GstCudaCacheSystemPool made without a cache of its own. Its device
+ * memory is the machine's physical memory.
+ *
+ * Returns: (transfer full): the system-memory #GstCudaCache
+ *
+ * Since: 1.0
+ */
+GstCudaCache *
+gst_cuda_cache_get_system (void)
+{
+  static GstCudaCache *system_cache = NULL;
+
+  if (g_once_init_enter (&system_cache)) {
+    gint64 pages = sysconf (_SC_PHYS_PAGES);
+    gint64 page_size = sysconf (_SC_PAGESIZE);
+    GstCudaCache *cache = gst_cuda_cache_new (pages > 0 && page_size > 0 ?
+        (guint64) pages * page_size : 0, GST_CUDA_CACHE_FLAG_NONE);
+
+    gst_object_set_name (GST_OBJECT (cache), "cudacache-system");
+    GST_OBJECT_FLAG_SET (cache, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_once_init_leave (&system_cache, cache);
+  }
+
+  return gst_object_ref (system_cache);
+}
+
+/**
+ * gst_cuda_cache_acquire:
+ * @cache: a #GstCudaCache
+ * @key: the layout the block must have; equal keys share blocks
+ * @alloc_func: (scope call): makes a block on a miss
+ * @user_data: data for @alloc_func
+ *
+ * Takes the most recently released idle block for @key, or on a miss makes
+ * one with @alloc_func. If that fails, frees every idle block of the cache,
+ * waits for the frees, and calls @alloc_func once more.
+ *
+ * The returned memory goes back to @cache when its last reference is
+ * dropped, on any thread.
+ *
+ * Returns: (transfer full) (nullable): a block, or %NULL when the allocator
+ *     failed twice
+ *
+ * Since: 1.0
+ */
+GstMemory *
+gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
+    GstCudaCacheAllocFunc alloc_func, gpointer user_data)
+{
+  GstCudaCacheCounters *caller;
+  GstCudaCacheEntry *entry;
+  GstCudaCacheBlock *block;
+  GstMemory *mem;
+  GList *to_free = NULL;
+  gsize maxsize;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+  g_return_val_if_fail (alloc_func != NULL, NULL);
+
+  g_mutex_lock (&cache->lock);
+  caller = gst_cuda_cache_thread_counters_locked (cache, g_thread_self ());
+  entry = g_hash_table_lookup (cache->entries, key);
+  if (entry && entry->idle.head) {
+    block = entry->idle.head->data;
+    g_queue_unlink (&cache->idle_lru, &block->lru_link);
+    g_queue_unlink (&entry->idle, &block->entry_link);
+    gst_cuda_cache_count_block_locked (cache, block, TRUE, -1);
+    gst_cuda_cache_count_block_locked (cache, block, FALSE, 1);
+    block->idle = FALSE;
+    block->cache = gst_object_ref (cache);
+    cache->totals.hits++;
+    caller->hits++;
+    GST_LOG_OBJECT (cache, "hit: %" G_GSIZE_FORMAT " bytes of \"%s\"",
+        block->size, key);
+    g_mutex_unlock (&cache->lock);
+    return block->mem;
+  }
+  cache->totals.misses++;
+  caller->misses++;
+  g_mutex_unlock (&cache->lock);
+
+  mem = alloc_func (user_data);
+  if (!mem) {
+    guint64 freed = gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+
+    GST_INFO_OBJECT (cache, "allocation for \"%s\" failed; freed %"
+        G_GUINT64_FORMAT " idle bytes, retrying once", key, freed);
+    gst_cuda_cache_drain (cache);
+    mem = alloc_func (user_data);
+    if (!mem) {
+      GST_WARNING_OBJECT (cache, "allocation for \"%s\" failed again", key);
+      return NULL;
+    }
+  }
+
+  gst_memory_get_sizes (mem, NULL, &maxsize);
+  block = g_new0 (GstCudaCacheBlock, 1);
+  block->mem = mem;
+  block->cache = gst_object_ref (cache);
+  block->size = maxsize;
+  block->offset = mem->offset;
+  block->mem_size = mem->size;
+  block->lru_link.data = block;
+  block->entry_link.data = block;
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), block_quark,
+      block, NULL);
+  GST_MINI_OBJECT_CAST (mem)->dispose = gst_cuda_cache_memory_dispose;
+
+  g_mutex_lock (&cache->lock);
+  entry = g_hash_table_lookup (cache->entries, key);
+  if (!entry) {
+    entry = g_new0 (GstCudaCacheEntry, 1);
+    entry->key = g_strdup (key);
+    g_queue_init (&entry->idle);
+    g_hash_table_insert (cache->entries, entry->key, entry);
+  }
+  block->entry = entry;
+  block->owner = gst_cuda_cache_thread_counters_locked (cache,
+      g_thread_self ());
+  gst_cuda_cache_count_block_locked (cache, block, FALSE, 1);
+  GST_DEBUG_OBJECT (cache, "miss: allocated %" G_GSIZE_FORMAT " bytes for "
+      "\"%s\"; size now %" G_GUINT64_FORMAT, maxsize, key,
+      gst_cuda_cache_current_size_locked (cache));
+  to_free = gst_cuda_cache_trim_locked (cache, to_free);
+  g_mutex_unlock (&cache->lock);
+
+  gst_cuda_cache_free_memories (cache, to_free);
+
+  return mem;
+}
+
+/**
+ * gst_cuda_cache_owns_memory:
+ * @cache: a #GstCudaCache
+ * @mem: a #GstMemory
+ *
+ * Returns: whether @mem is a block of @cache, in use
+ *
+ * Since: 1.0
+ */
+gboolean
+gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem)
+{
+  GstCudaCacheBlock *block;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+  g_return_val_if_fail (mem != NULL, FALSE);
+
+  block = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), block_quark);
+  return block != NULL && block->cache == cache;
+}
+
+/**
+ * gst_cuda_cache_get_limit:
+ * @cache: a #GstCudaCache
+ *
+ * Returns: the bytes @cache may own before it drops idle blocks
+ *
+ * Since: 1.0
+ */
+guint64
+gst_cuda_cache_get_limit (GstCudaCache * cache)
+{
+  guint64 limit;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), 0);
+
+  g_mutex_lock (&cache->lock);
+  limit = cache->limit_bytes;
+  g_mutex_unlock (&cache->lock);
+
+  return limit;
+}
+
+/**
+ * gst_cuda_cache_set_limit:
+ * @cache: a #GstCudaCache
+ * @limit_bytes: bytes the cache may own, in use and idle; 0 keeps nothing
+ *
+ * Sets the limit, and drops idle blocks at once until @cache is back under
+ * it. Blocks in use are never taken away.
+ *
+ * Since: 1.0
+ */
+void
+gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes)
+{
+  GList *to_free;
+
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+
+  g_mutex_lock (&cache->lock);
+  GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+      cache->limit_bytes, limit_bytes);
+  cache->limit_bytes = limit_bytes;
+  to_free = gst_cuda_cache_trim_locked (cache, NULL);
+  g_mutex_unlock (&cache->lock);
+
+  gst_cuda_cache_free_memories (cache, to_free);
+}
+
+/**
+ * gst_cuda_cache_get_device_memory:
+ * @cache: a #GstCudaCache
+ *
+ * Returns: the total bytes of the memory @cache allocates from, as given at
+ *     construction (0 if unknown)
+ *
+ * Since: 1.0
+ */
+guint64
+gst_cuda_cache_get_device_memory (GstCudaCache * cache)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), 0);
+
+  return cache->device_memory;
+}
+
+/**
+ * gst_cuda_cache_get_stats:
+ * @cache: a #GstCudaCache
+ * @scope: the whole cache, or the calling thread's share
+ * @stats: (out caller-allocates): the figures
+ *
+ * Fills @stats. With %GST_CUDA_CACHE_SCOPE_THREAD, sizes and evictions count
+ * the blocks the calling thread allocated, hits and misses the acquisitions
+ * it made.
+ *
+ * Since: 1.0
+ */
+void
+gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
+    GstCudaCacheStats * stats)
+{
+  const GstCudaCacheCounters *counters;
+  static const GstCudaCacheCounters none;
+
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+  g_return_if_fail (stats != NULL);
+
+  memset (stats, 0, sizeof (*stats));
+
+  g_mutex_lock (&cache->lock);
+  if (scope == GST_CUDA_CACHE_SCOPE_THREAD)
+    counters = g_hash_table_lookup (cache->threads, g_thread_self ());
+  else
+    counters = &cache->totals;
+  if (!counters)
+    counters = &none;
+
+  stats->used_bytes = counters->used_bytes;
+  stats->idle_bytes = counters->idle_bytes;
+  stats->current_size = counters->used_bytes + counters->idle_bytes;
+  stats->used_blocks = counters->used_blocks;
+  stats->idle_blocks = counters->idle_blocks;
+  stats->hits = counters->hits;
+  stats->misses = counters->misses;
+  stats->evictions = counters->evictions;
+  stats->limit_bytes = cache->limit_bytes;
+  g_mutex_unlock (&cache->lock);
+}
+
+/**
+ * gst_cuda_cache_stats_to_structure:
+ * @stats: figures from gst_cuda_cache_get_stats()
+ * @name: the structure's name
+ *
+ * Returns: (transfer full): a structure with fields `current-size`,
+ *     `used-bytes`, `idle-bytes`, `limit` (all #guint64), `used-blocks`,
+ *     `idle-blocks` (#guint), `hits`, `misses`, `evictions` (#guint64)
+ *
+ * Since: 1.0
+ */
+GstStructure *
+gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
+    const gchar * name)
+{
+  g_return_val_if_fail (stats != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return gst_structure_new (name,
+      "current-size", G_TYPE_UINT64, stats->current_size,
+      "used-bytes", G_TYPE_UINT64, stats->used_bytes,
+      "idle-bytes", G_TYPE_UINT64, stats->idle_bytes,
+      "limit", G_TYPE_UINT64, stats->limit_bytes,
+      "used-blocks", G_TYPE_UINT, stats->used_blocks,
+      "idle-blocks", G_TYPE_UINT, stats->idle_blocks,
+      "hits", G_TYPE_UINT64, stats->hits,
+      "misses", G_TYPE_UINT64, stats->misses,
+      "evictions", G_TYPE_UINT64, stats->evictions, NULL);
+}
+
+/**
+ * gst_cuda_cache_clear:
+ * @cache: a #GstCudaCache
+ * @scope: drop every idle block, or those the calling thread allocated
+ *
+ * Drops idle blocks. Blocks in use are not affected. With
+ * %GST_CUDA_CACHE_FLAG_ASYNC_FREE the frees happen on the reaper thread:
+ * gst_cuda_cache_drain() waits for them.
+ *
+ * Returns: the bytes dropped
+ *
+ * Since: 1.0
+ */
+guint64
+gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope)
+{
+  GstCudaCacheCounters *owner = NULL;
+  GList *to_free = NULL, *l;
+  guint64 bytes = 0;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), 0);
+
+  g_mutex_lock (&cache->lock);
+  if (scope == GST_CUDA_CACHE_SCOPE_THREAD) {
+    owner = g_hash_table_lookup (cache->threads, g_thread_self ());
+    if (!owner) {
+      g_mutex_unlock (&cache->lock);
+      return 0;
+    }
+  }
+
+  l = cache->idle_lru.head;
+  while (l) {
+    GstCudaCacheBlock *block = l->data;
+
+    l = l->next;
+    if (owner && block->owner != owner)
+      continue;
+    bytes += block->size;
+    to_free = g_list_prepend (to_free,
+        gst_cuda_cache_evict_locked (cache, block, "cleared"));
+  }
+  g_mutex_unlock (&cache->lock);
+
+  gst_cuda_cache_free_memories (cache, to_free);
+
+  return bytes;
+}
+
+/**
+ * gst_cuda_cache_drain:
+ * @cache: a #GstCudaCache
+ *
+ * Waits until every block @cache has dropped so far is freed. Returns at
+ * once without %GST_CUDA_CACHE_FLAG_ASYNC_FREE, where frees are inline.
+ *
+ * Since: 1.0
+ */
+void
+gst_cuda_cache_drain (GstCudaCache * cache)
+{
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+
+  g_mutex_lock (&cache->lock);
+  while (cache->pending_frees > 0)
+    g_cond_wait (&cache->drained, &cache->lock);
+  g_mutex_unlock (&cache->lock);
+}
+
+/**
+ * gst_cuda_cache_parse_limit:
+ * @str: a limit: bytes with an optional `K`, `M`, `G` or `T` suffix (powers
+ *     of 1024, optionally followed by `B` or `iB`), or a percentage of
+ *     @device_memory from 0 to 100 such as `25%`
+ * @device_memory: total bytes, for percentages
+ * @limit_bytes: (out): the limit in bytes
+ *
+ * Parses a limit as %GST_CUDA_CACHE_LIMIT_ENV takes it.
+ *
+ * Returns: %TRUE if @str is a valid limit
+ *
+ * Since: 1.0
+ */
+gboolean
+gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
+    guint64 * limit_bytes)
+{
+  static const gchar *suffixes = "KMGT";
+  gchar *copy, *s, *end;
+  gboolean ret = FALSE;
+  guint64 value, scale = 1;
+
+  g_return_val_if_fail (str != NULL, FALSE);
+  g_return_val_if_fail (limit_bytes != NULL, FALSE);
+
+  copy = g_strstrip (g_strdup (str));
+  s = copy;
+  if (!g_ascii_isdigit (*s))
+    goto out;
+
+  if (g_str_has_suffix (s, "%")) {
+    gdouble percent = g_ascii_strtod (s, &end);
+
+    if (*end != '%' || end[1] != '\0' || percent < 0 || percent > 100)
+      goto out;
+    *limit_bytes = (guint64) (device_memory * (percent / 100.0));
+    ret = TRUE;
+    goto out;
+  }
+
+  errno = 0;
+  value = g_ascii_strtoull (s, &end, 10);
+  if (errno != 0)
+    goto out;
+
+  if (*end && g_ascii_strcasecmp (end, "B") != 0) {
+    const gchar *unit = strchr (suffixes, g_ascii_toupper (*end));
+
+    if (!unit)
+      goto out;
+    scale = G_GUINT64_CONSTANT (1) << (10 * (unit - suffixes + 1));
+    end++;
+    if (g_ascii_strcasecmp (end, "") != 0 && g_ascii_strcasecmp (end, "B") != 0
+        && g_ascii_strcasecmp (end, "iB") != 0)
+      goto out;
+  }
+
+  if (value > G_MAXUINT64 / scale)
+    goto out;
+  *limit_bytes = value * scale;
+  ret = TRUE;
+
+out:
+  g_free (copy);
+  return ret;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_H__
+#define __GST_CUDA_CACHE_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_CACHE (gst_cuda_cache_get_type ())
+GST_CUDA_CACHE_API
+G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
+
+/**
+ * GST_CUDA_CACHE_LIMIT_ENV:
+ *
+ * The environment variable that overrides a new cache's default limit:
+ * bytes, optionally with a `K`, `M`, `G` or `T` suffix (powers of 1024), or a
+ * percentage of the device's memory such as `25%`.
+ *
+ * Since: 1.0
+ */
+#define GST_CUDA_CACHE_LIMIT_ENV "GST_CUDA_CACHE_LIMIT"
+
+/**
+ * GstCudaCacheScope:
+ * @GST_CUDA_CACHE_SCOPE_GLOBAL: the whole cache
+ * @GST_CUDA_CACHE_SCOPE_THREAD: the blocks the calling thread allocated, and
+ *     the lookups it made
+ *
+ * What statistics and clearing apply to.
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_SCOPE_GLOBAL = 0,
+  GST_CUDA_CACHE_SCOPE_THREAD = 1,
+} GstCudaCacheScope;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_scope_get_type (void);
+#define GST_TYPE_CUDA_CACHE_SCOPE (gst_cuda_cache_scope_get_type ())
+
+/**
+ * GstCudaCacheFlags:
+ * @GST_CUDA_CACHE_FLAG_NONE: blocks the cache drops are freed on the thread
+ *     that dropped them
+ * @GST_CUDA_CACHE_FLAG_ASYNC_FREE: blocks the cache drops are freed on the
+ *     cache's own reaper thread, never on the thread that released or
+ *     acquired a block (device frees synchronise the whole device)
+ *
+ * Since: 1.0
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_FLAG_NONE = 0,
+  GST_CUDA_CACHE_FLAG_ASYNC_FREE = (1 << 0),
+} GstCudaCacheFlags;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_flags_get_type (void);
+#define GST_TYPE_CUDA_CACHE_FLAGS (gst_cuda_cache_flags_get_type ())
+
+/**
+ * GstCudaCacheStats:
+ * @current_size: bytes the cache owns, in use and idle
+ * @used_bytes: bytes of blocks handed out and not yet returned
+ * @idle_bytes: bytes of blocks kept for reuse
+ * @used_blocks: blocks handed out
+ * @idle_blocks: blocks kept for reuse
+ * @hits: acquisitions served from an idle block
+ * @misses: acquisitions that had to allocate
+ * @evictions: blocks the cache let go of because of its limit or a clear
+ * @limit_bytes: the cache's limit
+ *
+ * A snapshot of a cache's figures, for one #GstCudaCacheScope.
+ *
+ * Since: 1.0
+ */
+typedef struct
+{
+  guint64 current_size;
+  guint64 used_bytes;
+  guint64 idle_bytes;
+  guint used_blocks;
+  guint idle_blocks;
+  guint64 hits;
+  guint64 misses;
+  guint64 evictions;
+  guint64 limit_bytes;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstCudaCacheStats;
+
+/**
+ * GstCudaCacheAllocFunc:
+ * @user_data: the data given to gst_cuda_cache_acquire()
+ *
+ * Makes a new block on a cache miss. Called without any cache lock held.
+ *
+ * Returns: (transfer full) (nullable): a new memory, or %NULL when the
+ *     allocator is out of memory
+ *
+ * Since: 1.0
+ */
+typedef GstMemory *(*GstCudaCacheAllocFunc) (gpointer user_data);
+
+GST_CUDA_CACHE_API
+GstCudaCache *gst_cuda_cache_new (guint64 device_memory,
+    GstCudaCacheFlags flags);
+
+GST_CUDA_CACHE_API
+GstCudaCache *gst_cuda_cache_get_system (void);
+
+GST_CUDA_CACHE_API
+GstMemory *gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
+    GstCudaCacheAllocFunc alloc_func, gpointer user_data);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem);
+
+GST_CUDA_CACHE_API
+guint64 gst_cuda_cache_get_limit (GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes);
+
+GST_CUDA_CACHE_API
+guint64 gst_cuda_cache_get_device_memory (GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
+    GstCudaCacheStats * stats);
+
+GST_CUDA_CACHE_API
+GstStructure *gst_cuda_cache_stats_to_structure (const GstCudaCacheStats *
+    stats, const gchar * name);
+
+GST_CUDA_CACHE_API
+guint64 gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_drain (GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
+    guint64 * limit_bytes);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_H__ */

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:gstcudacachedevice
+ * @title: CUDA devices
+ * @short_description: device discovery, contexts and the cache of each device
+ *
+ * Every #GstCudaCachePool on a device shares one #GstCudaCache: a pool
+ * reconfigured, a second pool, a second pipeline all find each other's idle
+ * blocks. gst_cuda_cache_device_get_cache() returns it, for reading and
+ * setting its limit, reading its statistics and clearing it.
+ *
+ * The CUDA driver is loaded at run time, never linked: on a machine without
+ * a driver or a device, gst_cuda_cache_device_get_count() is 0 and nothing
+ * else here touches gst-cuda. GStreamer 1.22's gst-cuda does not export
+ * cuDeviceTotalMem() and cuMemGetInfo(); they are loaded from `libcuda.so.1`
+ * here.
+ *
+ * Since: 1.0
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudacachedevice.h"
+
+#include <gmodule.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_device_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_device_debug
+
+#ifndef CUDAAPI
+#define CUDAAPI
+#endif
+
+typedef struct
+{
+  CUresult (CUDAAPI * Init) (unsigned int flags);
+  CUresult (CUDAAPI * DeviceGetCount) (int *count);
+  CUresult (CUDAAPI * DeviceGet) (CUdevice * device, int ordinal);
+  CUresult (CUDAAPI * DeviceTotalMem) (size_t * bytes, CUdevice device);
+  CUresult (CUDAAPI * MemGetInfo) (size_t * free_bytes, size_t * total_bytes);
+  guint device_count;
+} GstCudaCacheDriver;
+
+static GstCudaCacheDriver driver;
+
+static GMutex caches_lock;
+static GHashTable *caches;      /* device id -> GstCudaCache */
+
+static void
+gst_cuda_cache_device_init_debug (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_device_debug, "cudacachedevice",
+        0, "CUDA cache: devices and their caches");
+    g_once_init_leave (&once, 1);
+  }
+}
+
+/* Loads the driver and counts devices, once. Everything in gst-cuda waits
+ * until this has found a device: 1.22 logs on debug categories it only sets
+ * up once a device answered. */
+static gboolean
+gst_cuda_cache_driver_load (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GModule *module;
+    int count = 0;
+
+    gst_cuda_cache_device_init_debug ();
+    module = g_module_open ("libcuda.so.1", G_MODULE_BIND_LAZY);
+    if (!module) {
+      GST_INFO ("no CUDA driver: %s", g_module_error ());
+      goto done;
+    }
+    g_module_make_resident (module);
+
+    if (!g_module_symbol (module, "cuInit", (gpointer *) & driver.Init) ||
+        !g_module_symbol (module, "cuDeviceGetCount",
+            (gpointer *) & driver.DeviceGetCount) ||
+        !g_module_symbol (module, "cuDeviceGet",
+            (gpointer *) & driver.DeviceGet) ||
+        !g_module_symbol (module, "cuDeviceTotalMem_v2",
+            (gpointer *) & driver.DeviceTotalMem) ||
+        !g_module_symbol (module, "cuMemGetInfo_v2",
+            (gpointer *) & driver.MemGetInfo)) {
+      GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
+      goto done;
+    }
+
+    if (driver.Init (0) != CUDA_SUCCESS ||
+        driver.DeviceGetCount (&count) != CUDA_SUCCESS || count <= 0) {
+      GST_INFO ("CUDA driver found, but no usable device");
+      goto done;
+    }
+
+    if (!gst_cuda_load_library ()) {
+      GST_WARNING ("gst-cuda could not load the CUDA driver");
+      goto done;
+    }
+    gst_cuda_memory_init_once ();
+    driver.device_count = count;
+    GST_INFO ("%d CUDA device(s)", count);
+
+  done:
+    g_once_init_leave (&once, 1);
+  }
+
+  return driver.device_count > 0;
+}
+
+/**
+ * gst_cuda_cache_device_get_count:
+ *
+ * Loads the CUDA driver on first use.
+ *
+ * Returns: the number of CUDA devices; 0 without a driver or a device
+ *
+ * Since: 1.0
+ */
+guint
+gst_cuda_cache_device_get_count (void)
+{
+  gst_cuda_cache_driver_load ();
+
+  return driver.device_count;
+}
+
+/**
+ * gst_cuda_cache_device_context_new:
+ * @device_id: a CUDA device ordinal
+ *
+ * Makes a #GstCudaContext for @device_id after checking, without touching
+ * gst-cuda, that the device exists. Elements share the pipeline's context
+ * instead, through #GstContext.
+ *
+ * Returns: (transfer full) (nullable): a new context, or %NULL where there
+ *     is no such device
+ *
+ * Since: 1.0
+ */
+GstCudaContext *
+gst_cuda_cache_device_context_new (guint device_id)
+{
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  return gst_cuda_context_new (device_id);
+}
+
+static guint
+gst_cuda_cache_device_id (GstCudaContext * context)
+{
+  guint device_id = 0;
+
+  g_object_get (context, "cuda-device-id", &device_id, NULL);
+  return device_id;
+}
+
+/**
+ * gst_cuda_cache_device_get_cache:
+ * @context: a #GstCudaContext
+ *
+ * The cache shared by every pool on @context's device, made on first use
+ * with a default limit of half the device's memory (see
+ * %GST_CUDA_CACHE_LIMIT_ENV). It frees on its own thread
+ * (%GST_CUDA_CACHE_FLAG_ASYNC_FREE). Blocks of different contexts on one
+ * device share the limit and the statistics, never a block.
+ *
+ * Returns: (transfer full): the device's #GstCudaCache
+ *
+ * Since: 1.0
+ */
+GstCudaCache *
+gst_cuda_cache_device_get_cache (GstCudaContext * context)
+{
+  GstCudaCache *cache;
+  guint device_id;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+
+  gst_cuda_cache_device_init_debug ();
+  device_id = gst_cuda_cache_device_id (context);
+
+  g_mutex_lock (&caches_lock);
+  if (!caches)
+    caches = g_hash_table_new (NULL, NULL);
+  cache = g_hash_table_lookup (caches, GUINT_TO_POINTER (device_id));
+  if (!cache) {
+    guint64 total = 0;
+    gchar *name;
+
+    gst_cuda_cache_device_get_memory_info (context, NULL, &total);
+    cache = gst_cuda_cache_new (total, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+    name = g_strdup_printf ("cudacache-device%u", device_id);
+    gst_object_set_name (GST_OBJECT (cache), name);
+    g_free (name);
+    /* lives as long as the process, like a registered allocator */
+    GST_OBJECT_FLAG_SET (cache, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    g_hash_table_insert (caches, GUINT_TO_POINTER (device_id), cache);
+    GST_INFO ("cache for device %u: %" G_GUINT64_FORMAT " bytes of device "
+        "memory, limit %" G_GUINT64_FORMAT, device_id, total,
+        gst_cuda_cache_get_limit (cache));
+  }
+  gst_object_ref (cache);
+  g_mutex_unlock (&caches_lock);
+
+  return cache;
+}
+
+/**
+ * gst_cuda_cache_device_get_memory_info:
+ * @context: a #GstCudaContext
+ * @free_bytes: (out) (optional): free device memory, as the driver sees it
+ * @total_bytes: (out) (optional): total device memory
+ *
+ * Returns: %TRUE if the driver answered
+ *
+ * Since: 1.0
+ */
+gboolean
+gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
+    guint64 * free_bytes, guint64 * total_bytes)
+{
+  size_t free_mem = 0, total_mem = 0;
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (!gst_cuda_cache_driver_load ())
+    return FALSE;
+
+  if (!gst_cuda_context_push (context))
+    return FALSE;
+  ret = driver.MemGetInfo (&free_mem, &total_mem) == CUDA_SUCCESS;
+  gst_cuda_context_pop (NULL);
+
+  if (!ret) {
+    CUdevice device;
+
+    /* fall back to the device's size alone */
+    ret = driver.DeviceGet (&device,
+        gst_cuda_cache_device_id (context)) == CUDA_SUCCESS &&
+        driver.DeviceTotalMem (&total_mem, device) == CUDA_SUCCESS;
+  }
+
+  if (free_bytes)
+    *free_bytes = free_mem;
+  if (total_bytes)
+    *total_bytes = total_mem;
+
+  return ret;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_DEVICE_H__
+#define __GST_CUDA_CACHE_DEVICE_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+#include <gst/cudacache/gstcudacache.h>
+#include <gst/cuda/gstcudacontext.h>
+
+G_BEGIN_DECLS
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_device_get_count (void);
+
+GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_device_context_new (guint device_id);
+
+GST_CUDA_CACHE_API
+GstCudaCache *gst_cuda_cache_device_get_cache (GstCudaContext * context);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
+    guint64 * free_bytes, guint64 * total_bytes);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_DEVICE_H__ */

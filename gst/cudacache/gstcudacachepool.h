@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_POOL_H__
+#define __GST_CUDA_CACHE_POOL_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+#include <gst/cudacache/gstcudacache.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_CACHE_POOL            (gst_cuda_cache_pool_get_type ())
+#define GST_CUDA_CACHE_POOL(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePool))
+#define GST_CUDA_CACHE_POOL_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePoolClass))
+#define GST_IS_CUDA_CACHE_POOL(obj)         (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_CUDA_CACHE_POOL))
+#define GST_IS_CUDA_CACHE_POOL_CLASS(klass) (G_TYPE_CHECK_CLASS_TYPE ((klass), GST_TYPE_CUDA_CACHE_POOL))
+
+typedef struct _GstCudaCachePool GstCudaCachePool;
+typedef struct _GstCudaCachePoolClass GstCudaCachePoolClass;
+typedef struct _GstCudaCachePoolPrivate GstCudaCachePoolPrivate;
+
+/**
+ * GstCudaCachePool:
+ *
+ * A #GstCudaBufferPool whose memory comes from its device's #GstCudaCache.
+ *
+ * Since: 1.0
+ */
+struct _GstCudaCachePool
+{
+  GstCudaBufferPool parent;
+
+  /*< private >*/
+  GstCudaCachePoolPrivate *priv;
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+struct _GstCudaCachePoolClass
+{
+  GstCudaBufferPoolClass parent_class;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+};
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_pool_get_type (void);
+
+GST_CUDA_CACHE_API
+GstBufferPool *gst_cuda_cache_pool_new (GstCudaContext * context);
+
+GST_CUDA_CACHE_API
+GstCudaCache *gst_cuda_cache_pool_get_cache (GstCudaCachePool * pool);
+
+GST_CUDA_CACHE_API
+void gst_buffer_pool_config_set_cuda_cache (GstStructure * config,
+    GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+gboolean gst_buffer_pool_config_get_cuda_cache (GstStructure * config,
+    GstCudaCache ** cache);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_POOL_H__ */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Shared by the project's gst-check suites. */
+
+#ifndef __CUDACACHE_CHECK_H__
+#define __CUDACACHE_CHECK_H__
+
+#include <gst/check/gstcheck.h>
+
+/* gst-check turns criticals and warnings into failures (or ASSERT_WARNING
+ * expectations) only for the log domains it knows; do the same for ours. */
+static void
+cudacache_check_log_func (const gchar * log_domain, GLogLevelFlags log_level,
+    const gchar * message, gpointer user_data)
+{
+  if (!_gst_check_expecting_log)
+    fail ("Unexpected critical/warning in %s: %s", log_domain, message);
+
+  if (log_level & G_LOG_LEVEL_CRITICAL)
+    _gst_check_raised_critical = TRUE;
+  if (log_level & G_LOG_LEVEL_WARNING)
+    _gst_check_raised_warning = TRUE;
+}
+
+static inline void
+cudacache_check_init (void)
+{
+  g_log_set_handler ("GStreamer-CudaCache",
+      G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING, cudacache_check_log_func,
+      NULL);
+}
+
+#endif /* __CUDACACHE_CHECK_H__ */

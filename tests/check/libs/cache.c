@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The cache's contract, on system memory. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "../cudacache-check.h"
+#include <gst/cudacache/cudacache.h>
+
+/* A fake device: counts allocations and frees, and refuses allocations
+ * beyond its capacity, as a device out of memory would. */
+typedef struct
+{
+  gsize size;
+  gint allocs;
+  gint frees;
+  gint64 outstanding;
+  gint64 capacity;              /* 0: unlimited */
+  GThread *last_free_thread;
+  GMutex lock;
+} Device;
+
+static void
+device_init (Device * dev, gsize size)
+{
+  memset (dev, 0, sizeof (*dev));
+  dev->size = size;
+  g_mutex_init (&dev->lock);
+}
+
+static void
+device_clear (Device * dev)
+{
+  g_mutex_clear (&dev->lock);
+}
+
+static void
+device_on_free (gpointer data, GstMiniObject * obj)
+{
+  Device *dev = data;
+
+  g_mutex_lock (&dev->lock);
+  dev->frees++;
+  dev->outstanding -= GST_MEMORY_CAST (obj)->maxsize;
+  dev->last_free_thread = g_thread_self ();
+  g_mutex_unlock (&dev->lock);
+}
+
+static GstMemory *
+device_alloc (gpointer data)
+{
+  Device *dev = data;
+  GstMemory *mem;
+
+  g_mutex_lock (&dev->lock);
+  if (dev->capacity && dev->outstanding + (gint64) dev->size > dev->capacity) {
+    g_mutex_unlock (&dev->lock);
+    return NULL;
+  }
+  dev->allocs++;
+  dev->outstanding += dev->size;
+  g_mutex_unlock (&dev->lock);
+
+  /* wrapped, so that maxsize is exactly what the device handed out */
+  mem = gst_memory_new_wrapped (0, g_malloc (dev->size), dev->size, 0,
+      dev->size, NULL, NULL);
+  gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (mem), device_on_free, dev);
+  return mem;
+}
+
+static GstCudaCacheStats
+stats_of (GstCudaCache * cache, GstCudaCacheScope scope)
+{
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, scope, &stats);
+  fail_unless_equals_uint64 (stats.current_size,
+      stats.used_bytes + stats.idle_bytes);
+  return stats;
+}
+
+GST_START_TEST (test_identical_keys_reuse)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCacheStats stats;
+  GstMemory *a, *again, *b;
+  Device dev;
+
+  device_init (&dev, 1000);
+
+  a = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless (a != NULL);
+  fail_unless (gst_cuda_cache_owns_memory (cache, a));
+  gst_memory_unref (a);
+  fail_unless_equals_int (dev.frees, 0);
+
+  again = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless (again == a);
+  b = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  fail_unless (b != a);
+  fail_unless_equals_int (dev.allocs, 2);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.hits, 1);
+  fail_unless_equals_uint64 (stats.misses, 2);
+  fail_unless_equals_uint64 (stats.used_bytes, 2000);
+  fail_unless_equals_int (stats.used_blocks, 2);
+  fail_unless_equals_uint64 (stats.idle_bytes, 0);
+
+  gst_memory_unref (again);
+  gst_memory_unref (b);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.idle_bytes, 2000);
+  fail_unless_equals_int (stats.idle_blocks, 2);
+  fail_unless_equals_uint64 (stats.current_size, 2000);
+  fail_unless_equals_uint64 (stats.evictions, 0);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, 2);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_released_memory_is_reset)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *mem;
+  Device dev;
+
+  device_init (&dev, 1000);
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  gst_memory_resize (mem, 10, 100);
+  gst_memory_unref (mem);
+
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless_equals_int (mem->offset, 0);
+  fail_unless_equals_int (mem->size, 1000);
+  gst_memory_unref (mem);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lru_trim_above_limit)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (0, 0);
+  GstMemory *mems[4], *mem;
+  GstCudaCacheStats stats;
+  const gchar *keys[] = { "A", "B", "C", "D" };
+  Device dev;
+  guint i;
+
+  device_init (&dev, 1000);
+  gst_cuda_cache_set_limit (cache, 3000);
+
+  for (i = 0; i < 3; i++)
+    mems[i] = gst_cuda_cache_acquire (cache, keys[i], device_alloc, &dev);
+  /* released in order: A is the least recently used */
+  for (i = 0; i < 3; i++)
+    gst_memory_unref (mems[i]);
+  fail_unless_equals_int (dev.frees, 0);
+
+  /* a fourth block puts the cache above its limit: A goes */
+  mems[3] = gst_cuda_cache_acquire (cache, "D", device_alloc, &dev);
+  fail_unless_equals_int (dev.frees, 1);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+  fail_unless_equals_uint64 (stats.current_size, 3000);
+
+  mem = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  fail_unless (mem == mems[1]);
+  gst_memory_unref (mem);
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless_equals_int (dev.allocs, 5);
+  /* C was the least recently used idle block */
+  fail_unless_equals_int (dev.frees, 2);
+  gst_memory_unref (mem);
+  gst_memory_unref (mems[3]);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless (stats.current_size <= 3000);
+  fail_unless_equals_int (stats.idle_blocks, 3);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, dev.allocs);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_block_larger_than_limit_not_kept)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (0, 0);
+  GstCudaCacheStats stats;
+  GstMemory *mem;
+  Device dev;
+
+  device_init (&dev, 1000);
+  gst_cuda_cache_set_limit (cache, 999);
+
+  /* the limit never refuses an allocation */
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless (mem != NULL);
+  gst_memory_unref (mem);
+  fail_unless_equals_int (dev.frees, 1);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_limit_zero_disables_caching)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *mem;
+  Device dev;
+  guint i;
+
+  device_init (&dev, 64);
+  gst_cuda_cache_set_limit (cache, 0);
+  for (i = 0; i < 5; i++) {
+    mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+    gst_memory_unref (mem);
+  }
+  fail_unless_equals_int (dev.allocs, 5);
+  fail_unless_equals_int (dev.frees, 5);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).hits, 0);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lowering_limit_trims_at_once)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCacheStats stats;
+  GstMemory *mems[4];
+  gchar key[8];
+  Device dev;
+  guint i;
+
+  device_init (&dev, 1000);
+  for (i = 0; i < 4; i++) {
+    g_snprintf (key, sizeof (key), "k%u", i);
+    mems[i] = gst_cuda_cache_acquire (cache, key, device_alloc, &dev);
+  }
+  /* one stays in use: it is never taken away */
+  for (i = 1; i < 4; i++)
+    gst_memory_unref (mems[i]);
+
+  gst_cuda_cache_set_limit (cache, 2500);
+  fail_unless_equals_int (dev.frees, 2);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.current_size, 2000);
+  fail_unless_equals_uint64 (stats.used_bytes, 1000);
+  fail_unless_equals_uint64 (stats.limit_bytes, 2500);
+
+  gst_cuda_cache_set_limit (cache, 0);
+  fail_unless_equals_int (dev.frees, 3);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).current_size, 1000);
+
+  gst_memory_unref (mems[0]);
+  fail_unless_equals_int (dev.frees, 4);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_limit_property)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (4000, 0);
+  guint64 limit = 0;
+
+  g_object_get (cache, "limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 2000);
+  g_object_set (cache, "limit", (guint64) 123, NULL);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_device_memory (cache), 4000);
+
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+static gpointer
+acquire_release_thread (gpointer data)
+{
+  GstCudaCache *cache = ((gpointer *) data)[0];
+  Device *dev = ((gpointer *) data)[1];
+
+  gst_memory_unref (gst_cuda_cache_acquire (cache, "T1", device_alloc, dev));
+  gst_memory_unref (gst_cuda_cache_acquire (cache, "T2", device_alloc, dev));
+  gst_memory_unref (gst_cuda_cache_acquire (cache, "T1", device_alloc, dev));
+
+  return NULL;
+}
+
+GST_START_TEST (test_thread_scope)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  gpointer args[2];
+  GstCudaCacheStats stats;
+  GstMemory *mine;
+  Device dev;
+  GThread *thread;
+
+  device_init (&dev, 100);
+  args[0] = cache;
+  args[1] = &dev;
+  thread = g_thread_new ("other", acquire_release_thread, args);
+  g_thread_join (thread);
+
+  mine = gst_cuda_cache_acquire (cache, "M", device_alloc, &dev);
+  gst_memory_unref (mine);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.idle_bytes, 100);
+  fail_unless_equals_uint64 (stats.misses, 1);
+  fail_unless_equals_uint64 (stats.hits, 0);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.idle_bytes, 300);
+  fail_unless_equals_uint64 (stats.misses, 3);
+  fail_unless_equals_uint64 (stats.hits, 1);
+
+  /* clearing this thread's share leaves the other thread's blocks */
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_THREAD), 100);
+  fail_unless_equals_int (dev.frees, 1);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.idle_bytes, 200);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL), 200);
+  fail_unless_equals_int (dev.frees, 3);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).current_size, 0);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+static gpointer
+unref_memory_thread (gpointer mem)
+{
+  gst_memory_unref (mem);
+  return NULL;
+}
+
+GST_START_TEST (test_cross_thread_release_reused)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *mem, *again;
+  GThread *thread;
+  Device dev;
+
+  device_init (&dev, 100);
+  mem = gst_cuda_cache_acquire (cache, "X", device_alloc, &dev);
+  /* the sink's thread drops the frame */
+  thread = g_thread_new ("sink", unref_memory_thread, mem);
+  g_thread_join (thread);
+
+  again = gst_cuda_cache_acquire (cache, "X", device_alloc, &dev);
+  fail_unless (again == mem);
+  fail_unless_equals_int (dev.allocs, 1);
+  gst_memory_unref (again);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+static void
+set_flag (gpointer data, GObject * obj)
+{
+  *(gboolean *) data = TRUE;
+}
+
+GST_START_TEST (test_memory_outlives_cache)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  gboolean finalized = FALSE;
+  GstMemory *idle, *used;
+  Device dev;
+
+  device_init (&dev, 100);
+  g_object_weak_ref (G_OBJECT (cache), set_flag, &finalized);
+  idle = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  used = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  gst_memory_unref (idle);
+
+  gst_object_unref (cache);
+  fail_if (finalized);
+  fail_unless_equals_int (dev.frees, 0);
+
+  /* the last block in use returns to a cache nobody else holds: both go */
+  gst_memory_unref (used);
+  fail_unless (finalized);
+  fail_unless_equals_int (dev.frees, 2);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_async_free_off_releasing_thread)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstMemory *mem;
+  Device dev;
+
+  device_init (&dev, 100);
+  gst_cuda_cache_set_limit (cache, 150);
+
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  gst_memory_unref (mem);
+  mem = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  /* A is trimmed, on the reaper thread */
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 1);
+  fail_unless (dev.last_free_thread != NULL);
+  fail_unless (dev.last_free_thread != g_thread_self ());
+
+  gst_memory_unref (mem);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 2);
+  fail_unless (dev.last_free_thread != g_thread_self ());
+
+  /* finalize frees what is idle and joins the reaper */
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  gst_memory_unref (mem);
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, 3);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_out_of_memory_frees_idle_and_retries)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstMemory *a, *b, *c, *d;
+  Device dev;
+
+  device_init (&dev, 100);
+  dev.capacity = 200;
+
+  a = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  b = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  gst_memory_unref (a);
+  /* the device is full, but A is idle: freed, then the retry succeeds */
+  c = gst_cuda_cache_acquire (cache, "C", device_alloc, &dev);
+  fail_unless (c != NULL);
+  fail_unless_equals_int (dev.frees, 1);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).evictions, 1);
+
+  /* nothing idle to give back: the acquisition fails */
+  d = gst_cuda_cache_acquire (cache, "D", device_alloc, &dev);
+  fail_unless (d == NULL);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).used_bytes, 200);
+
+  gst_memory_unref (b);
+  gst_memory_unref (c);
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, 3);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_parse_limit)
+{
+  static const struct
+  {
+    const gchar *str;
+    guint64 expected;
+  } good[] = {
+    {"0", 0}, {"1024", 1024}, {"512B", 512}, {"4K", 4096}, {"4k", 4096},
+    {"3M", 3 << 20}, {"2G", G_GUINT64_CONSTANT (2) << 30},
+    {"1T", G_GUINT64_CONSTANT (1) << 40}, {"512MiB", 512 << 20},
+    {"512MB", 512 << 20}, {" 8K ", 8192}, {"25%", 250}, {"100%", 1000},
+    {"0%", 0}, {"12.5%", 125},
+  };
+  static const gchar *bad[] = {
+    "banana", "", " ", "-5", "10X", "5%%", "101%", "-1%", "1.5G", "K",
+    "4KK", "4 K", "18446744073709551616", "16777216T", "%", "0x10",
+  };
+  guint64 limit;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (good); i++) {
+    limit = G_MAXUINT64;
+    fail_unless (gst_cuda_cache_parse_limit (good[i].str, 1000, &limit),
+        "\"%s\" refused", good[i].str);
+    fail_unless_equals_uint64 (limit, good[i].expected);
+  }
+  for (i = 0; i < G_N_ELEMENTS (bad); i++)
+    fail_if (gst_cuda_cache_parse_limit (bad[i], 1000, &limit),
+        "\"%s\" accepted", bad[i]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_limit_from_environment)
+{
+  GstCudaCache *cache;
+
+  g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "64M", TRUE);
+  cache = gst_cuda_cache_new (1000, 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 64 << 20);
+  gst_object_unref (cache);
+
+  g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "10%", TRUE);
+  cache = gst_cuda_cache_new (1000, 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 100);
+  gst_object_unref (cache);
+
+  /* a bad value warns and the default (half the device) stays */
+  g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "banana", TRUE);
+  ASSERT_WARNING (cache = gst_cuda_cache_new (1000, 0));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  gst_object_unref (cache);
+
+  g_unsetenv (GST_CUDA_CACHE_LIMIT_ENV);
+  cache = gst_cuda_cache_new (1000, 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_foreign_memory_not_counted)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *foreign = gst_allocator_alloc (NULL, 100, NULL);
+  Device dev;
+  GstMemory *mem;
+
+  device_init (&dev, 100);
+  mem = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_if (gst_cuda_cache_owns_memory (cache, foreign));
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).current_size, 100);
+  gst_memory_unref (foreign);
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).current_size, 100);
+  gst_memory_unref (mem);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stats_structure)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCacheStats stats;
+  GstStructure *s;
+  guint64 v = 0;
+  Device dev;
+
+  device_init (&dev, 100);
+  gst_memory_unref (gst_cuda_cache_acquire (cache, "A", device_alloc, &dev));
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  s = gst_cuda_cache_stats_to_structure (&stats, "cudacache-stats");
+  fail_unless (gst_structure_has_name (s, "cudacache-stats"));
+  fail_unless (gst_structure_get_uint64 (s, "idle-bytes", &v));
+  fail_unless_equals_uint64 (v, 100);
+  fail_unless (gst_structure_get_uint64 (s, "misses", &v));
+  fail_unless_equals_uint64 (v, 1);
+  gst_structure_free (s);
+
+  g_object_get (cache, "idle-bytes", &v, NULL);
+  fail_unless_equals_uint64 (v, 100);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+#define N_THREADS 6
+#define N_ROUNDS 2000
+#define N_KEYS 5
+
+typedef struct
+{
+  GstCudaCache *cache;
+  Device *dev;
+  GAsyncQueue *handoff;         /* memory acquired here, released elsewhere */
+  guint seed;
+} Worker;
+
+static gpointer
+worker_thread (gpointer data)
+{
+  Worker *w = data;
+  GRand *rand = g_rand_new_with_seed (w->seed);
+  GstMemory *held[4] = { NULL, };
+  gchar key[16];
+  guint i, slot;
+
+  for (i = 0; i < N_ROUNDS; i++) {
+    GstMemory *other;
+
+    slot = g_rand_int_range (rand, 0, G_N_ELEMENTS (held));
+    if (held[slot])
+      g_async_queue_push (w->handoff, held[slot]);
+    g_snprintf (key, sizeof (key), "key%d", g_rand_int_range (rand, 0,
+            N_KEYS));
+    held[slot] = gst_cuda_cache_acquire (w->cache, key, device_alloc, w->dev);
+    fail_unless (held[slot] != NULL);
+
+    while ((other = g_async_queue_try_pop (w->handoff)))
+      gst_memory_unref (other);
+
+    if (i % 250 == 0)
+      gst_cuda_cache_set_limit (w->cache, g_rand_int_range (rand, 0, 40) * 100);
+  }
+  for (slot = 0; slot < G_N_ELEMENTS (held); slot++)
+    if (held[slot])
+      gst_memory_unref (held[slot]);
+  g_rand_free (rand);
+
+  return NULL;
+}
+
+GST_START_TEST (test_concurrent_use)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GAsyncQueue *handoff = g_async_queue_new ();
+  Worker workers[N_THREADS];
+  GThread *threads[N_THREADS];
+  GstCudaCacheStats stats;
+  GstMemory *left;
+  Device dev;
+  guint i;
+
+  device_init (&dev, 100);
+  for (i = 0; i < N_THREADS; i++) {
+    workers[i].cache = cache;
+    workers[i].dev = &dev;
+    workers[i].handoff = handoff;
+    workers[i].seed = i + 1;
+    threads[i] = g_thread_new ("worker", worker_thread, &workers[i]);
+  }
+  for (i = 0; i < N_THREADS; i++)
+    g_thread_join (threads[i]);
+  while ((left = g_async_queue_try_pop (handoff)))
+    gst_memory_unref (left);
+  g_async_queue_unref (handoff);
+
+  gst_cuda_cache_set_limit (cache, 1000);
+  gst_cuda_cache_drain (cache);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.hits + stats.misses, N_THREADS * N_ROUNDS);
+  fail_unless_equals_uint64 (stats.misses, dev.allocs);
+  fail_unless_equals_uint64 (stats.used_bytes, 0);
+  fail_unless (stats.idle_bytes <= 1000);
+  fail_unless_equals_int (dev.allocs - dev.frees, stats.idle_blocks);
+  fail_unless_equals_uint64 (stats.evictions, dev.frees);
+  fail_unless (stats.hits > 0);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.allocs, dev.frees);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+static Suite *
+cache_suite (void)
+{
+  Suite *s = suite_create ("cudacache");
+  TCase *tc = tcase_create ("general");
+
+  cudacache_check_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_identical_keys_reuse);
+  tcase_add_test (tc, test_released_memory_is_reset);
+  tcase_add_test (tc, test_lru_trim_above_limit);
+  tcase_add_test (tc, test_block_larger_than_limit_not_kept);
+  tcase_add_test (tc, test_limit_zero_disables_caching);
+  tcase_add_test (tc, test_lowering_limit_trims_at_once);
+  tcase_add_test (tc, test_limit_property);
+  tcase_add_test (tc, test_thread_scope);
+  tcase_add_test (tc, test_cross_thread_release_reused);
+  tcase_add_test (tc, test_memory_outlives_cache);
+  tcase_add_test (tc, test_async_free_off_releasing_thread);
+  tcase_add_test (tc, test_out_of_memory_frees_idle_and_retries);
+  tcase_add_test (tc, test_parse_limit);
+  tcase_add_test (tc, test_limit_from_environment);
+  tcase_add_test (tc, test_foreign_memory_not_counted);
+  tcase_add_test (tc, test_stats_structure);
+  tcase_add_test (tc, test_concurrent_use);
+
+  return s;
+}
+
+GST_CHECK_MAIN (cache);

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* GstCudaCacheSystemPool: a system-memory video pool over the cache. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "../cudacache-check.h"
+#include <gst/video/video.h>
+#include <gst/cudacache/cudacache.h>
+
+static gboolean
+configure (GstBufferPool * pool, const gchar * caps_str, guint min_buffers)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+  gboolean ret;
+
+  fail_unless (caps != NULL);
+  gst_buffer_pool_config_set_params (config, caps,
+      gst_video_info_from_caps (&info, caps) ? info.size : 0, min_buffers, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ret = gst_buffer_pool_set_config (pool, config);
+  gst_caps_unref (caps);
+
+  return ret;
+}
+
+/* Configures, activates, acquires @n buffers, releases them, deactivates. */
+static void
+cycle (GstBufferPool * pool, const gchar * caps_str, guint n)
+{
+  GstBuffer *bufs[8];
+  guint i;
+
+  fail_unless (configure (pool, caps_str, n));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+  for (i = 0; i < n; i++)
+    gst_buffer_unref (bufs[i]);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+}
+
+static GstCudaCacheStats
+stats_of (GstCudaCache * cache)
+{
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  return stats;
+}
+
+GST_START_TEST (test_reconfigure_to_seen_caps_hits)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  const gchar *small = "video/x-raw,format=I420,width=320,height=240";
+  const gchar *large = "video/x-raw,format=I420,width=640,height=480";
+  GstCudaCacheStats stats;
+
+  fail_unless (GST_IS_VIDEO_BUFFER_POOL (pool));
+
+  cycle (pool, small, 3);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, 3);
+  fail_unless_equals_int (stats.idle_blocks, 3);
+  /* the cache counts what the allocator reserved: the frame plus at most
+   * its alignment */
+  fail_unless (stats.idle_bytes >= 3 * 320 * 240 * 3 / 2);
+  fail_unless (stats.idle_bytes < 3 * (320 * 240 * 3 / 2 + 64));
+
+  cycle (pool, large, 3);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, 6);
+  fail_unless_equals_uint64 (stats.hits, 0);
+
+  /* back to caps seen before: no allocation */
+  cycle (pool, small, 3);
+  cycle (pool, large, 2);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, 6);
+  fail_unless_equals_uint64 (stats.hits, 5);
+  fail_unless_equals_int (stats.idle_blocks, 6);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_framerate_change_shares_blocks)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+
+  cycle (pool, "video/x-raw,format=NV12,width=64,height=64,framerate=30/1", 2);
+  cycle (pool, "video/x-raw,format=NV12,width=64,height=64,framerate=60/1", 2);
+  fail_unless_equals_uint64 (stats_of (cache).hits, 2);
+  /* a different format of the same size is another layout */
+  cycle (pool, "video/x-raw,format=RGBA,width=64,height=32", 2);
+  fail_unless_equals_uint64 (stats_of (cache).hits, 2);
+  fail_unless_equals_uint64 (stats_of (cache).misses, 4);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_video_meta_and_layout)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstVideoInfo info;
+  GstVideoMeta *meta;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  GstCaps *caps;
+  guint i;
+
+  caps = gst_caps_from_string ("video/x-raw,format=NV12,width=100,height=50");
+  gst_video_info_from_caps (&info, caps);
+  gst_caps_unref (caps);
+
+  fail_unless (configure (pool,
+          "video/x-raw,format=NV12,width=100,height=50", 1));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_get_size (buf), info.size);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->format, GST_VIDEO_FORMAT_NV12);
+  for (i = 0; i < 2; i++) {
+    fail_unless_equals_int (meta->offset[i], info.offset[i]);
+    fail_unless_equals_int (meta->stride[i], info.stride[i]);
+  }
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  memset (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0), 0x42, 100);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_video_alignment)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstCaps *caps =
+      gst_caps_from_string ("video/x-raw,format=I420,width=100,height=50");
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoAlignment align;
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  gst_video_alignment_reset (&align);
+  align.padding_right = 28;
+  align.padding_bottom = 14;
+  /* I420 100x50: chroma rows are padded to 52 bytes */
+  gst_buffer_pool_config_set_params (config, caps, 7600, 1, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  gst_buffer_pool_config_set_video_alignment (config, &align);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless (meta->stride[0] >= 128);
+  fail_unless (gst_buffer_get_size (buf) >= (gsize) 128 * 64 * 3 / 2);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_caps_unref (caps);
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tensor_caps)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstCudaTensorMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"32:16:3:1\",types=float32,layout=NCHW", 1));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 32 * 16 * 3 * 4);
+  meta = gst_buffer_get_cuda_tensor_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (gst_cuda_tensor_info_get_channels (&meta->info), 3);
+  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&meta->info), 16);
+  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&meta->info), 32);
+  fail_unless (gst_buffer_get_video_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  /* a tensor and an image of the same byte size never share a block */
+  cycle (pool, "video/x-raw,format=RGBA,width=32,height=48", 1);
+  fail_unless_equals_uint64 (stats_of (cache).hits, 0);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_config_refused)
+{
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (NULL);
+  GstStructure *config;
+
+  fail_if (configure (pool, "audio/x-raw,format=S16LE,rate=48000,channels=2,"
+          "layout=interleaved", 1));
+  fail_if (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"0:16:3:1\",types=float32", 1));
+  fail_if (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"4:16:3:1\",types=complex128", 1));
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, NULL, 100, 1, 0);
+  fail_if (gst_buffer_pool_set_config (pool, config));
+
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_default_cache_is_shared)
+{
+  GstBufferPool *a = gst_cuda_cache_system_pool_new (NULL);
+  GstBufferPool *b = gst_cuda_cache_system_pool_new (NULL);
+  GstCudaCache *ca =
+      gst_cuda_cache_system_pool_get_cache (GST_CUDA_CACHE_SYSTEM_POOL (a));
+  GstCudaCache *cb =
+      gst_cuda_cache_system_pool_get_cache (GST_CUDA_CACHE_SYSTEM_POOL (b));
+  GstCudaCacheStats before;
+  const gchar *caps = "video/x-raw,format=GRAY8,width=7,height=13";
+
+  fail_unless (ca == cb);
+  gst_cuda_cache_get_stats (ca, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+  cycle (a, caps, 2);
+  /* a second pool, as a second pipeline would, finds a's blocks */
+  cycle (b, caps, 2);
+  fail_unless_equals_uint64 (stats_of (ca).hits, before.hits + 2);
+  fail_unless_equals_uint64 (stats_of (ca).misses, before.misses + 2);
+
+  gst_cuda_cache_clear (ca, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (ca);
+  gst_object_unref (cb);
+  gst_object_unref (a);
+  gst_object_unref (b);
+}
+
+GST_END_TEST;
+
+static void
+count_finalize (gpointer data, GObject * obj)
+{
+  (*(gint *) data)++;
+}
+
+GST_START_TEST (test_buffer_outlives_pool_and_cache)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstBuffer *buf;
+  gint finalized = 0;
+
+  g_object_weak_ref (G_OBJECT (pool), count_finalize, &finalized);
+  g_object_weak_ref (G_OBJECT (cache), count_finalize, &finalized);
+
+  fail_unless (configure (pool, "video/x-raw,format=RGBA,width=16,height=16",
+          1));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+  /* the buffer holds its pool, its memory holds the cache */
+  fail_unless_equals_int (finalized, 0);
+
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (finalized, 2);
+}
+
+GST_END_TEST;
+
+static Suite *
+systempool_suite (void)
+{
+  Suite *s = suite_create ("cudacachesystempool");
+  TCase *tc = tcase_create ("general");
+
+  cudacache_check_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_reconfigure_to_seen_caps_hits);
+  tcase_add_test (tc, test_framerate_change_shares_blocks);
+  tcase_add_test (tc, test_video_meta_and_layout);
+  tcase_add_test (tc, test_video_alignment);
+  tcase_add_test (tc, test_tensor_caps);
+  tcase_add_test (tc, test_invalid_config_refused);
+  tcase_add_test (tc, test_default_cache_is_shared);
+  tcase_add_test (tc, test_buffer_outlives_pool_and_cache);
+
+  return s;
+}
+
+GST_CHECK_MAIN (systempool);
