@@ -64,8 +64,9 @@ device_alloc (gpointer data)
   g_mutex_unlock (&dev->lock);
 
   /* wrapped, so that maxsize is exactly what the device handed out */
-  mem = gst_memory_new_wrapped (0, g_malloc (dev->size), dev->size, 0,
-      dev->size, NULL, NULL);
+  data = g_malloc (dev->size);
+  mem = gst_memory_new_wrapped (0, data, dev->size, 0, dev->size, data,
+      g_free);
   gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (mem), device_on_free, dev);
   return mem;
 }
