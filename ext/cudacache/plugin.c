@@ -17,10 +17,16 @@
 
 #include <gst/gst.h>
 
+#include "gstcudacacheidentity.h"
+
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return TRUE;
+  gboolean ret = FALSE;
+
+  ret |= GST_ELEMENT_REGISTER (cudacacheidentity, plugin);
+
+  return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudacache,

@@ -41,8 +41,8 @@ typedef struct
   CUresult (CUDAAPI * Init) (unsigned int flags);
   CUresult (CUDAAPI * DeviceGetCount) (int *count);
   CUresult (CUDAAPI * DeviceGet) (CUdevice * device, int ordinal);
-  CUresult (CUDAAPI * DeviceTotalMem) (size_t * bytes, CUdevice device);
-  CUresult (CUDAAPI * MemGetInfo) (size_t * free_bytes, size_t * total_bytes);
+  CUresult (CUDAAPI * DeviceTotalMem) (size_t *bytes, CUdevice device);
+  CUresult (CUDAAPI * MemGetInfo) (size_t *free_bytes, size_t *total_bytes);
   guint device_count;
 } GstCudaCacheDriver;
 

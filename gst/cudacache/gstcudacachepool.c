@@ -233,8 +233,7 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   if (!mem) {
     GstCudaCacheStats stats;
 
-    gst_cuda_cache_get_stats (priv->cache, GST_CUDA_CACHE_SCOPE_GLOBAL,
-        &stats);
+    gst_cuda_cache_get_stats (priv->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
     GST_ERROR_OBJECT (self, "out of device memory: asked for %"
         G_GSIZE_FORMAT " bytes (\"%s\"); cache limit %" G_GUINT64_FORMAT
         " bytes, cache size %" G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT

@@ -82,8 +82,7 @@ gst_cuda_cache_system_pool_set_tensor_config (GstCudaCacheSystemPool * self,
     GstStructure * config, GstCaps * caps, guint size, guint min_buffers,
     guint max_buffers)
 {
-  GstBufferPoolClass *base_class =
-      g_type_class_peek (GST_TYPE_BUFFER_POOL);
+  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
 
   self->size = MAX (size, self->layout.tensor.size);
   self->add_videometa = FALSE;
@@ -134,8 +133,7 @@ gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
           gst_buffer_pool_config_has_option (config,
           GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
       if (self->need_alignment) {
-        gst_buffer_pool_config_get_video_alignment (config,
-            &self->video_align);
+        gst_buffer_pool_config_get_video_alignment (config, &self->video_align);
         gst_video_info_align (info, &self->video_align);
       }
       info->size = size;
@@ -145,8 +143,7 @@ gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
   if (!ret)
     return FALSE;
 
-  if (!gst_buffer_pool_config_get_allocator (config, &allocator,
-          &self->params))
+  if (!gst_buffer_pool_config_get_allocator (config, &allocator, &self->params))
     return FALSE;
   gst_clear_object (&self->allocator);
   self->allocator = allocator ? gst_object_ref (allocator) : NULL;

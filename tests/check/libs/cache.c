@@ -65,8 +65,7 @@ device_alloc (gpointer data)
 
   /* wrapped, so that maxsize is exactly what the device handed out */
   data = g_malloc (dev->size);
-  mem = gst_memory_new_wrapped (0, data, dev->size, 0, dev->size, data,
-      g_free);
+  mem = gst_memory_new_wrapped (0, data, dev->size, 0, dev->size, data, g_free);
   gst_mini_object_weak_ref (GST_MINI_OBJECT_CAST (mem), device_on_free, dev);
   return mem;
 }
@@ -632,8 +631,7 @@ worker_thread (gpointer data)
     slot = g_rand_int_range (rand, 0, G_N_ELEMENTS (held));
     if (held[slot])
       g_async_queue_push (w->handoff, held[slot]);
-    g_snprintf (key, sizeof (key), "key%d", g_rand_int_range (rand, 0,
-            N_KEYS));
+    g_snprintf (key, sizeof (key), "key%d", g_rand_int_range (rand, 0, N_KEYS));
     held[slot] = gst_cuda_cache_acquire (w->cache, key, device_alloc, w->dev);
     fail_unless (held[slot] != NULL);
 

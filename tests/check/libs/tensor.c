@@ -151,8 +151,7 @@ GST_START_TEST (test_strings)
 
   fail_unless (gst_cuda_tensor_layout_from_string ("nhwc", &layout));
   fail_unless_equals_int (layout, GST_CUDA_TENSOR_LAYOUT_NHWC);
-  fail_unless_equals_string (gst_cuda_tensor_layout_to_string (layout),
-      "NHWC");
+  fail_unless_equals_string (gst_cuda_tensor_layout_to_string (layout), "NHWC");
   fail_if (gst_cuda_tensor_layout_from_string ("HWC", &layout));
 }
 

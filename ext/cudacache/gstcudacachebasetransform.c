@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* GstCudaCacheBaseTransform: the CUDA context, cache properties and stats
+ * message that cudacacheidentity and cudacacheconvert share. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcudacachebasetransform.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_base_transform_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_base_transform_debug
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_CACHE_LIMIT,
+  PROP_CURRENT_SIZE,
+  PROP_USED_BYTES,
+  PROP_IDLE_BYTES,
+  PROP_HITS,
+  PROP_MISSES,
+  PROP_EVICTIONS,
+  PROP_STATS_INTERVAL,
+};
+
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_STATS_INTERVAL 0
+
+#define STATS_MESSAGE_NAME "cudacache-stats"
+
+#define gst_cuda_cache_base_transform_parent_class parent_class
+G_DEFINE_ABSTRACT_TYPE (GstCudaCacheBaseTransform,
+    gst_cuda_cache_base_transform, GST_TYPE_BASE_TRANSFORM);
+
+static void gst_cuda_cache_base_transform_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_cache_base_transform_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_cuda_cache_base_transform_dispose (GObject * object);
+static void gst_cuda_cache_base_transform_set_context (GstElement * element,
+    GstContext * context);
+static gboolean gst_cuda_cache_base_transform_start (GstBaseTransform * trans);
+static gboolean gst_cuda_cache_base_transform_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static gboolean gst_cuda_cache_base_transform_set_caps (GstBaseTransform *
+    trans, GstCaps * incaps, GstCaps * outcaps);
+static void gst_cuda_cache_base_transform_before_transform (GstBaseTransform *
+    trans, GstBuffer * buffer);
+static gboolean gst_cuda_cache_base_transform_sink_event (GstBaseTransform *
+    trans, GstEvent * event);
+
+static void
+gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
+    klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
+  gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
+  gobject_class->dispose = gst_cuda_cache_base_transform_dispose;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to use when the pipeline has no CUDA context yet "
+          "(-1: the pipeline's, or device 0)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
+      g_param_spec_uint64 ("cache-limit", "Cache limit",
+          "Bytes of idle and used memory the cache keeps at most; idle blocks "
+          "above it are freed least recently used first, 0 disables caching. "
+          "Shared by every user of the cache: the device's cache for CUDA "
+          "memory, the process's system-memory cache otherwise. Default: "
+          "half the device's memory, or " GST_CUDA_CACHE_LIMIT_ENV,
+          0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
+      g_param_spec_uint64 ("current-size", "Current size",
+          "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_USED_BYTES,
+      g_param_spec_uint64 ("used-bytes", "Used bytes",
+          "Bytes of the cache's memory in buffers now", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
+      g_param_spec_uint64 ("idle-bytes", "Idle bytes",
+          "Bytes the cache keeps for reuse", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_HITS,
+      g_param_spec_uint64 ("hits", "Hits",
+          "Buffers served from cached memory, without an allocation", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_MISSES,
+      g_param_spec_uint64 ("misses", "Misses",
+          "Buffers whose memory had to be allocated", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_EVICTIONS,
+      g_param_spec_uint64 ("evictions", "Evictions",
+          "Idle blocks freed because of the limit or a clear", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint ("stats-interval", "Stats interval",
+          "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
+          "carrying the cache's figures (one more at end of stream); 0: none",
+          0, G_MAXUINT, DEFAULT_STATS_INTERVAL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_context);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_query);
+  trans_class->set_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_caps);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_before_transform);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_sink_event);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_BASE_TRANSFORM, 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_base_transform_debug,
+      "cudacachebasetransform", 0, "CUDA cache: element base class");
+}
+
+static void
+gst_cuda_cache_base_transform_init (GstCudaCacheBaseTransform * self)
+{
+  self->device_id = DEFAULT_DEVICE_ID;
+  self->stats_interval_ms = DEFAULT_STATS_INTERVAL;
+  self->last_stats = GST_CLOCK_TIME_NONE;
+}
+
+static GstCudaCacheStats
+gst_cuda_cache_base_transform_stats (GstCudaCacheBaseTransform * self)
+{
+  GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  gst_object_unref (cache);
+
+  return stats;
+}
+
+static void
+gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      self->device_id = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_CACHE_LIMIT:{
+      GstCudaCache *cache;
+
+      GST_OBJECT_LOCK (self);
+      self->limit_bytes = g_value_get_uint64 (value);
+      self->limit_set = TRUE;
+      GST_OBJECT_UNLOCK (self);
+      /* applied now to the cache in use, and again to the negotiated one */
+      cache = gst_cuda_cache_base_transform_get_cache (self);
+      gst_cuda_cache_set_limit (cache, g_value_get_uint64 (value));
+      gst_object_unref (cache);
+      break;
+    }
+    case PROP_STATS_INTERVAL:
+      GST_OBJECT_LOCK (self);
+      self->stats_interval_ms = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (self);
+      g_value_set_int (value, self->device_id);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_CACHE_LIMIT:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).limit_bytes);
+      break;
+    case PROP_CURRENT_SIZE:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).current_size);
+      break;
+    case PROP_USED_BYTES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).used_bytes);
+      break;
+    case PROP_IDLE_BYTES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).idle_bytes);
+      break;
+    case PROP_HITS:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).hits);
+      break;
+    case PROP_MISSES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).misses);
+      break;
+    case PROP_EVICTIONS:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).evictions);
+      break;
+    case PROP_STATS_INTERVAL:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->stats_interval_ms);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_cuda_cache_base_transform_set_context (GstElement * element,
+    GstContext * context)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* a CUDA context can only come from an element that already loaded the
+   * driver, so this never touches gst-cuda on a machine without one */
+  if (gst_cuda_cache_device_get_count () > 0)
+    gst_cuda_handle_set_context (element, context, device_id, &self->context);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  guint n_devices = gst_cuda_cache_device_get_count ();
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  self->last_stats = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_UNLOCK (self);
+
+  if (n_devices == 0) {
+    if (device_id >= 0) {
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("No CUDA device: device-id=%d is ignored, only system memory "
+              "can be used", device_id), (NULL));
+    }
+    GST_INFO_OBJECT (self, "no CUDA device: system memory only");
+    return TRUE;
+  }
+
+  if (device_id >= (gint) n_devices) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("CUDA device %d does not exist", device_id),
+        ("device-id=%d, but this machine has %u CUDA device(s)", device_id,
+            n_devices));
+    return FALSE;
+  }
+
+  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
+          &self->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not create a CUDA context on device %d", MAX (device_id, 0)),
+        (NULL));
+    return FALSE;
+  }
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_cache_base_transform_stop (GstBaseTransform * trans)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->cache);
+  self->cuda_memory = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&self->context);
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->context &&
+      gst_cuda_handle_context_query (GST_ELEMENT (self), query, self->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static GstCudaCache *
+gst_cuda_cache_base_transform_select_cache (GstCudaCacheBaseTransform * self,
+    gboolean cuda_memory)
+{
+  if (cuda_memory && self->context)
+    return gst_cuda_cache_device_get_cache (self->context);
+
+  return gst_cuda_cache_get_system ();
+}
+
+/* Subclasses chain up first: this picks the cache the output memory comes
+ * from and hands it the limit the application asked for. */
+static gboolean
+gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
+  GstCudaCache *cache, *old;
+  guint64 limit_bytes;
+  gboolean limit_set;
+
+  if (cuda_memory && !self->context) {
+    GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
+    return FALSE;
+  }
+
+  cache = gst_cuda_cache_base_transform_select_cache (self, cuda_memory);
+  GST_OBJECT_LOCK (self);
+  old = self->cache;
+  self->cache = gst_object_ref (cache);
+  self->cuda_memory = cuda_memory;
+  limit_bytes = self->limit_bytes;
+  limit_set = self->limit_set;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&old);
+
+  if (limit_set)
+    gst_cuda_cache_set_limit (cache, limit_bytes);
+  GST_DEBUG_OBJECT (self, "output in %s memory, cache %" GST_PTR_FORMAT,
+      cuda_memory ? "CUDA" : "system", cache);
+  gst_object_unref (cache);
+
+  return TRUE;
+}
+
+static void
+gst_cuda_cache_base_transform_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  GstClockTime now, interval;
+  gboolean post = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  interval = self->stats_interval_ms * GST_MSECOND;
+  if (interval > 0) {
+    now = gst_util_get_timestamp ();
+    if (!GST_CLOCK_TIME_IS_VALID (self->last_stats))
+      self->last_stats = now;
+    else if (now - self->last_stats >= interval) {
+      self->last_stats = now;
+      post = TRUE;
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (post)
+    gst_cuda_cache_base_transform_post_stats (self);
+}
+
+static gboolean
+gst_cuda_cache_base_transform_sink_event (GstBaseTransform * trans,
+    GstEvent * event)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    gboolean post;
+
+    GST_OBJECT_LOCK (self);
+    post = self->stats_interval_ms > 0;
+    GST_OBJECT_UNLOCK (self);
+    /* before the EOS goes on, so applications see it before EOS */
+    if (post)
+      gst_cuda_cache_base_transform_post_stats (self);
+  }
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static void
+gst_cuda_cache_base_transform_dispose (GObject * object)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
+
+  gst_clear_object (&self->cache);
+  gst_clear_object (&self->context);
+
+  G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+gboolean
+gst_cuda_cache_caps_are_cuda (const GstCaps * caps)
+{
+  GstCapsFeatures *features;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+
+  features = gst_caps_get_features (caps, 0);
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* Returns: (transfer full): the cache of the negotiated memory; before
+ * negotiation, the device's where the element has a context */
+GstCudaCache *
+gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
+{
+  GstCudaCache *cache = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->cache)
+    cache = gst_object_ref (self->cache);
+  GST_OBJECT_UNLOCK (self);
+
+  if (!cache)
+    cache = gst_cuda_cache_base_transform_select_cache (self, TRUE);
+
+  return cache;
+}
+
+static gsize
+caps_frame_size (GstCaps * caps)
+{
+  GstCudaTensorInfo tensor;
+  GstVideoInfo video;
+
+  if (gst_cuda_tensor_info_from_caps (&tensor, caps))
+    return tensor.size;
+  if (gst_video_info_from_caps (&video, caps))
+    return GST_VIDEO_INFO_SIZE (&video);
+
+  return 0;
+}
+
+/* Returns: (transfer full) (nullable): a configured pool over the cache
+ * for @caps' memory, or %NULL if @caps are not a frame or a tensor */
+GstBufferPool *
+gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
+    GstCaps * caps, guint min_buffers, guint max_buffers)
+{
+  gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
+  gsize size = caps_frame_size (caps);
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (size == 0) {
+    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT, caps);
+    return NULL;
+  }
+
+  if (cuda_memory) {
+    if (!self->context)
+      return NULL;
+    pool = gst_cuda_cache_pool_new (self->context);
+  } else {
+    pool = gst_cuda_cache_system_pool_new (NULL);
+  }
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+      max_buffers);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+
+  return pool;
+}
+
+/* Whether @pool hands out memory from the cache this element would use. */
+gboolean
+gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
+    GstBufferPool * pool, gboolean cuda_memory)
+{
+  if (!pool)
+    return FALSE;
+
+  if (cuda_memory) {
+    return GST_IS_CUDA_CACHE_POOL (pool) && self->context &&
+        GST_CUDA_BUFFER_POOL (pool)->context == self->context;
+  }
+
+  return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);
+}
+
+/* Posts the 'cudacache-stats' element message with the cache's figures. */
+void
+gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self)
+{
+  GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
+  GstCudaCacheStats stats;
+  GstStructure *s;
+  gboolean cuda_memory;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  GST_OBJECT_LOCK (self);
+  cuda_memory = self->cuda_memory;
+  GST_OBJECT_UNLOCK (self);
+
+  s = gst_cuda_cache_stats_to_structure (&stats, STATS_MESSAGE_NAME);
+  gst_structure_set (s, "cache", G_TYPE_STRING, GST_OBJECT_NAME (cache),
+      "memory", G_TYPE_STRING, cuda_memory ? "CUDAMemory" : "SystemMemory",
+      NULL);
+  GST_LOG_OBJECT (self, "posting %" GST_PTR_FORMAT, s);
+  gst_object_unref (cache);
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
