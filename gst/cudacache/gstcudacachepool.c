@@ -138,10 +138,25 @@ gst_cuda_cache_pool_alloc_memory (gpointer user_data)
       GST_CUDA_BUFFER_POOL (self)->context, &priv->alloc_info);
   /* a tensor is one row: its size is the row, never the pitch past it */
   if (mem && priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR)
-    gst_memory_resize (mem, 0, GST_VIDEO_INFO_PLANE_STRIDE (&priv->alloc_info,
-            0));
+    gst_memory_resize (mem, 0, priv->layout.tensor.size);
 
   return mem;
+}
+
+/* The cache already freed every idle block and retried once. */
+static void
+gst_cuda_cache_pool_log_out_of_memory (GstCudaCachePool * self)
+{
+  GstCudaCachePoolPrivate *priv = self->priv;
+  GstCudaCacheStats stats;
+  gsize bytes = priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR ?
+      priv->layout.tensor.size : GST_VIDEO_INFO_SIZE (&priv->alloc_info);
+
+  gst_cuda_cache_get_stats (priv->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  GST_ERROR_OBJECT (self, "out of device memory: asked for %" G_GSIZE_FORMAT
+      " bytes (\"%s\"); cache limit %" G_GUINT64_FORMAT " bytes, cache size %"
+      G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT " in use)", bytes,
+      priv->key, stats.limit_bytes, stats.current_size, stats.used_bytes);
 }
 
 static gboolean
@@ -204,8 +219,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   mem = gst_cuda_cache_acquire (priv->cache, priv->key,
       gst_cuda_cache_pool_alloc_memory, self);
   if (!mem) {
-    GST_ERROR_OBJECT (self, "could not allocate device memory for \"%s\"",
-        priv->key);
+    gst_cuda_cache_pool_log_out_of_memory (self);
     return FALSE;
   }
   gst_buffer_pool_config_set_params (config, caps, mem->size, min_buffers,
@@ -231,14 +245,7 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   mem = gst_cuda_cache_acquire (priv->cache, priv->key,
       gst_cuda_cache_pool_alloc_memory, self);
   if (!mem) {
-    GstCudaCacheStats stats;
-
-    gst_cuda_cache_get_stats (priv->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
-    GST_ERROR_OBJECT (self, "out of device memory: asked for %"
-        G_GSIZE_FORMAT " bytes (\"%s\"); cache limit %" G_GUINT64_FORMAT
-        " bytes, cache size %" G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT
-        " in use)", GST_VIDEO_INFO_SIZE (&priv->alloc_info), priv->key,
-        stats.limit_bytes, stats.current_size, stats.used_bytes);
+    gst_cuda_cache_pool_log_out_of_memory (self);
     return GST_FLOW_ERROR;
   }
 

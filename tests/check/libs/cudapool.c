@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* GstCudaCachePool on a real device: caps reuse, layouts, tensors, limits,
+ * out of memory, frees off the releasing thread, nvcodec interop. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudaloader.h>
+#include "../cudacache-check-gpu.h"
+
+static GstCudaContext *context;
+
+static void
+setup (void)
+{
+  context = gst_cuda_cache_device_context_new (0);
+  fail_unless (context != NULL, "no CUDA context on device 0");
+}
+
+static void
+teardown (void)
+{
+  gst_clear_object (&context);
+}
+
+static GstCudaCacheStats
+stats_of (GstCudaCache * cache)
+{
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  return stats;
+}
+
+static gboolean
+configure (GstBufferPool * pool, const gchar * caps_str, guint min_buffers,
+    GstCudaCache * cache)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gboolean ret;
+
+  fail_unless (caps != NULL);
+  gst_buffer_pool_config_set_params (config, caps, 0, min_buffers, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (cache)
+    gst_buffer_pool_config_set_cuda_cache (config, cache);
+  ret = gst_buffer_pool_set_config (pool, config);
+  gst_caps_unref (caps);
+
+  return ret;
+}
+
+/* Configures, activates, acquires @n buffers, releases, deactivates. */
+static void
+cycle (GstBufferPool * pool, const gchar * caps_str, guint n,
+    GstCudaCache * cache)
+{
+  GstBuffer *bufs[16];
+  guint i;
+
+  fail_unless (n <= G_N_ELEMENTS (bufs));
+  fail_unless (configure (pool, caps_str, n, cache), "refused %s", caps_str);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  for (i = 0; i < n; i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (bufs[i], 0)));
+  }
+  for (i = 0; i < n; i++)
+    gst_buffer_unref (bufs[i]);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+}
+
+#define CAPS_1080 "video/x-raw(memory:CUDAMemory),format=NV12,width=1920,height=1080"
+#define CAPS_720 "video/x-raw(memory:CUDAMemory),format=NV12,width=1280,height=720"
+
+GST_START_TEST (test_renegotiation_to_seen_caps_hits)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCudaCacheStats stats;
+  guint64 misses;
+
+  fail_unless (GST_IS_CUDA_BUFFER_POOL (pool));
+
+  cycle (pool, CAPS_1080, 4, cache);
+  cycle (pool, CAPS_720, 4, cache);
+  misses = stats_of (cache).misses;
+  fail_unless_equals_uint64 (misses, 8);
+
+  /* back and forth among seen caps: not one device allocation */
+  cycle (pool, CAPS_1080, 4, cache);
+  cycle (pool, CAPS_720, 4, cache);
+  cycle (pool, CAPS_1080, 4, cache);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, misses);
+  fail_unless (stats.hits >= 12);
+  fail_unless_equals_int (stats.idle_blocks, 8);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_cache_shared)
+{
+  GstCudaCache *a = gst_cuda_cache_device_get_cache (context);
+  GstCudaContext *other = gst_cuda_cache_device_context_new (0);
+  GstCudaCache *b = gst_cuda_cache_device_get_cache (other);
+  GstBufferPool *pool1 = gst_cuda_cache_pool_new (context);
+  GstBufferPool *pool2 = gst_cuda_cache_pool_new (context);
+  GstCudaCache *of_pool;
+  guint64 total = 0, misses;
+
+  /* one cache per device, whatever the context */
+  fail_unless (a == b);
+  of_pool = gst_cuda_cache_pool_get_cache (GST_CUDA_CACHE_POOL (pool1));
+  fail_unless (of_pool == a);
+  gst_object_unref (of_pool);
+
+  /* the default limit is half the device's memory */
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, NULL, &total));
+  fail_unless (total > 0);
+  if (!g_getenv (GST_CUDA_CACHE_LIMIT_ENV))
+    fail_unless_equals_uint64 (gst_cuda_cache_get_limit (a), total / 2);
+
+  /* a second pool finds the first one's blocks */
+  cycle (pool1, CAPS_720, 2, NULL);
+  misses = stats_of (a).misses;
+  cycle (pool2, CAPS_720, 2, NULL);
+  fail_unless_equals_uint64 (stats_of (a).misses, misses);
+
+  gst_object_unref (pool2);
+  gst_object_unref (pool1);
+  gst_object_unref (other);
+  gst_object_unref (b);
+  gst_object_unref (a);
+}
+
+GST_END_TEST;
+
+/* Same caps through GstCudaBufferPool and ours: the same planes. */
+GST_START_TEST (test_image_layout_matches_stock_pool)
+{
+  static const gchar *formats[] = {
+    "NV12", "I420", "P010_10LE", "Y444", "Y42B", "RGBA", "BGRx", "RGB",
+    "BGR10A2_LE", "YUY2", "GBRA", "I420_10LE",
+  };
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  guint i, p;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *caps_str = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
+        "format=%s,width=638,height=362", formats[i]);
+    GstBufferPool *ours = gst_cuda_cache_pool_new (context);
+    GstBufferPool *stock = gst_cuda_buffer_pool_new (context);
+    GstBuffer *a, *b;
+    GstVideoMeta *ma, *mb;
+    GstCudaMemory *ca, *cb;
+
+    fail_unless (configure (ours, caps_str, 1, cache), "%s", caps_str);
+    fail_unless (configure (stock, caps_str, 1, NULL), "%s", caps_str);
+    fail_unless (gst_buffer_pool_set_active (ours, TRUE));
+    fail_unless (gst_buffer_pool_set_active (stock, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (ours, &a, NULL),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (stock, &b, NULL),
+        GST_FLOW_OK);
+
+    ma = gst_buffer_get_video_meta (a);
+    mb = gst_buffer_get_video_meta (b);
+    fail_unless (ma != NULL && mb != NULL);
+    fail_unless_equals_int (ma->n_planes, mb->n_planes);
+    for (p = 0; p < mb->n_planes; p++) {
+      fail_unless_equals_uint64 (ma->offset[p], mb->offset[p]);
+      fail_unless_equals_int (ma->stride[p], mb->stride[p]);
+    }
+    fail_unless_equals_uint64 (gst_buffer_get_size (a),
+        gst_buffer_get_size (b));
+    ca = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (a, 0));
+    cb = GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (b, 0));
+    fail_unless_equals_uint64 (GST_VIDEO_INFO_SIZE (&ca->info),
+        GST_VIDEO_INFO_SIZE (&cb->info));
+
+    gst_buffer_unref (a);
+    gst_buffer_unref (b);
+    fail_unless (gst_buffer_pool_set_active (ours, FALSE));
+    fail_unless (gst_buffer_pool_set_active (stock, FALSE));
+    gst_object_unref (ours);
+    gst_object_unref (stock);
+    g_free (caps_str);
+  }
+
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Written linearly through the device pointer, read back on the CPU: the
+ * tensor is packed, row pitch equal to the row's bytes. */
+GST_START_TEST (test_tensor_is_packed)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  const guint c = 3, h = 37, w = 53;    /* rows of odd byte counts */
+  const gsize n = c * h * w;
+  GstCudaTensorMeta *meta;
+  GstMapInfo map;
+  GstBuffer *buf;
+  gfloat *host;
+  CUDA_MEMCPY2D copy = { 0, };
+  gsize i;
+
+  fail_unless (configure (pool, "other/tensors(memory:CUDAMemory),"
+          "format=static,num_tensors=1,types=float32,layout=NCHW,"
+          "dimensions=53:37:3:1", 1, cache));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+
+  meta = gst_buffer_get_cuda_tensor_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless (gst_buffer_get_video_meta (buf) == NULL);
+  fail_unless_equals_uint64 (meta->info.strides[3], 4);
+  fail_unless_equals_uint64 (meta->info.strides[2], w * 4);
+  fail_unless_equals_uint64 (meta->info.strides[1], h * w * 4);
+  fail_unless_equals_uint64 (gst_buffer_get_size (buf), n * 4);
+
+  host = g_new (gfloat, n);
+  for (i = 0; i < n; i++)
+    host[i] = (gfloat) i *0.5f;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (context));
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = host;
+  copy.srcPitch = n * 4;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = (CUdeviceptr) map.data;
+  copy.dstPitch = n * 4;
+  copy.WidthInBytes = n * 4;
+  copy.Height = 1;
+  fail_unless_equals_int (CuMemcpy2D (&copy), CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (buf, &map);
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, n * 4);
+  for (i = 0; i < n; i++)
+    fail_unless (((gfloat *) map.data)[i] == host[i], "element %"
+        G_GSIZE_FORMAT ": %f, wrote %f", i, ((gfloat *) map.data)[i], host[i]);
+  gst_buffer_unmap (buf, &map);
+
+  g_free (host);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Idle device memory above the limit is really given back to the device. */
+GST_START_TEST (test_limit_trims_device_memory)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 34,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  const gchar *big = "video/x-raw(memory:CUDAMemory),format=RGBA,"
+      "width=4096,height=4096";
+  guint64 free_before, free_cached, free_trimmed;
+  GstCudaCacheStats stats;
+
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, &free_before,
+          NULL));
+  cycle (pool, big, 8, cache);
+  stats = stats_of (cache);
+  fail_unless_equals_int (stats.idle_blocks, 8);
+  fail_unless (stats.idle_bytes >= 8ULL * 4096 * 4096 * 4);
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, &free_cached,
+          NULL));
+  fail_unless (free_before - free_cached >= 8ULL * 4096 * 4096 * 4,
+      "the cache holds 512 MiB, yet the device lost only %" G_GUINT64_FORMAT
+      " bytes", free_before - free_cached);
+
+  /* room for two blocks: six go, least recently used first */
+  gst_cuda_cache_set_limit (cache, stats.idle_bytes / 4);
+  gst_cuda_cache_drain (cache);
+  stats = stats_of (cache);
+  fail_unless_equals_int (stats.idle_blocks, 2);
+  fail_unless_equals_uint64 (stats.evictions, 6);
+  fail_unless (stats.current_size <= stats.limit_bytes);
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, &free_trimmed,
+          NULL));
+  fail_unless (free_trimmed - free_cached >= 6ULL * 4096 * 4096 * 4,
+      "trimmed 384 MiB, yet the device got back only %" G_GUINT64_FORMAT
+      " bytes", free_trimmed - free_cached);
+
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_uint64 (stats_of (cache).current_size, 0);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* More than the device has: idle blocks are freed, the retry fails, the
+ * pool says so, and nothing is lost. */
+GST_START_TEST (test_out_of_memory)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 40,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  guint64 total = 0;
+  GstCudaCacheStats stats;
+  gchar *huge;
+  guint side;
+
+  cycle (pool, CAPS_720, 3, cache);
+  fail_unless_equals_int (stats_of (cache).idle_blocks, 3);
+
+  /* one RGBA frame larger than the whole device */
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, NULL, &total));
+  side = (guint) sqrt ((gdouble) total / 4.0) + 4096;
+  huge = g_strdup_printf ("video/x-raw(memory:CUDAMemory),format=RGBA,"
+      "width=%u,height=%u", side, side);
+  fail_if (configure (pool, huge, 1, cache), "%s did not fail", huge);
+  g_free (huge);
+
+  stats = stats_of (cache);
+  fail_unless_equals_int (stats.idle_blocks, 0);
+  fail_unless_equals_uint64 (stats.evictions, 3);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+
+  /* and the pool still works afterwards */
+  cycle (pool, CAPS_720, 2, cache);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GMutex lock;
+  GThread *thread;
+} FreeRecord;
+
+static void
+record_free (gpointer data, GstMiniObject * obj)
+{
+  FreeRecord *rec = data;
+
+  g_mutex_lock (&rec->lock);
+  rec->thread = g_thread_self ();
+  g_mutex_unlock (&rec->lock);
+}
+
+GST_START_TEST (test_frees_off_releasing_thread)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 34,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  FreeRecord rec = { 0, };
+  GstBuffer *buf;
+  GstMemory *mem;
+
+  fail_unless (configure (pool, CAPS_1080, 1, cache));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (buf, 0);
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (mem), record_free, &rec);
+
+  /* nothing may stay idle: the block is dropped when the pool lets go */
+  gst_cuda_cache_set_limit (cache, 0);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_cuda_cache_drain (cache);
+
+  g_mutex_lock (&rec.lock);
+  fail_unless (rec.thread != NULL, "the block was not freed");
+  fail_unless (rec.thread != g_thread_self (),
+      "the driver's free ran on the thread that released the buffer");
+  g_mutex_unlock (&rec.lock);
+  fail_unless_equals_uint64 (stats_of (cache).current_size, 0);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* cudaupload takes a GstCudaCachePool proposed downstream, and the frames
+ * that reach the sink are the cache's. */
+typedef struct
+{
+  GstCudaCache *cache;
+  guint frames;
+  guint from_cache;
+  gboolean proposed;
+} Interop;
+
+static GstPadProbeReturn
+answer_allocation (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Interop *io = user_data;
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  GstVideoInfo vinfo;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  fail_unless (caps != NULL);
+  fail_unless (gst_video_info_from_caps (&vinfo, caps));
+  pool = gst_cuda_cache_pool_new (context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, vinfo.size, 2, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_query_add_allocation_pool (query, pool, vinfo.size, 2, 0);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_object_unref (pool);
+  io->proposed = TRUE;
+
+  return GST_PAD_PROBE_HANDLED;
+}
+
+static GstPadProbeReturn
+count_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Interop *io = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  io->frames++;
+  if (gst_cuda_cache_owns_memory (io->cache, gst_buffer_peek_memory (buf, 0)))
+    io->from_cache++;
+
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+run_pipeline (GstElement * pipeline)
+{
+  GstMessage *msg;
+  GstContext *ctx = gst_context_new_cuda_context (context);
+
+  /* every element of the pipeline on the test's context */
+  gst_element_set_context (pipeline, ctx);
+  gst_context_unref (ctx);
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "pipeline timed out");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &err, &debug);
+    fail ("pipeline error from %s: %s (%s)", GST_OBJECT_NAME (msg->src),
+        err->message, GST_STR_NULL (debug));
+  }
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+}
+
+GST_START_TEST (test_cudaupload_takes_proposed_pool)
+{
+  Interop io = { 0, };
+  GstElement *pipeline, *tap;
+  GstPad *pad;
+  GError *err = NULL;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,format=NV12,width=320,height=240 ! cudaupload ! "
+      "identity name=tap ! cudadownload ! fakesink", &err);
+  fail_unless (pipeline != NULL, "cudaupload/cudadownload missing: %s",
+      err ? err->message : "");
+  io.cache = gst_cuda_cache_device_get_cache (context);
+
+  tap = gst_bin_get_by_name (GST_BIN (pipeline), "tap");
+  pad = gst_element_get_static_pad (tap, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      answer_allocation, &io, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (tap, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_frames, &io, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (tap);
+
+  run_pipeline (pipeline);
+
+  fail_unless (io.proposed, "cudaupload never asked for a pool");
+  fail_unless_equals_int (io.frames, 30);
+  fail_unless_equals_int (io.from_cache, 30);
+
+  gst_object_unref (io.cache);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Four resolutions, switched every 5 frames, through cudacacheidentity:
+ * device memory is allocated only on the first visit to each. */
+typedef struct
+{
+  GstElement *capsfilter;
+  guint every;
+  guint frames;
+} Switcher;
+
+static const gint sizes[][2] = {
+  {1920, 1080}, {1280, 720}, {960, 540}, {640, 360}
+};
+
+static void
+set_size (GstElement * capsfilter, guint i)
+{
+  GstCaps *caps = gst_caps_new_simple ("video/x-raw",
+      "format", G_TYPE_STRING, "NV12",
+      "width", G_TYPE_INT, sizes[i][0], "height", G_TYPE_INT, sizes[i][1],
+      NULL);
+
+  g_object_set (capsfilter, "caps", caps, NULL);
+  gst_caps_unref (caps);
+}
+
+static GstPadProbeReturn
+switch_size (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Switcher *sw = user_data;
+
+  sw->frames++;
+  if (sw->frames % sw->every == 0)
+    set_size (sw->capsfilter, (sw->frames / sw->every) % G_N_ELEMENTS (sizes));
+
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+run_switching (guint cycles, GstCudaCacheStats * stats)
+{
+  Switcher sw = { NULL, 5, 0 };
+  GstCudaCache *cache;
+  GstElement *pipeline, *src;
+  GstPad *pad;
+  gchar *desc;
+
+  desc = g_strdup_printf ("videotestsrc name=src num-buffers=%u ! "
+      "capsfilter name=res ! cudaupload ! cudacacheidentity ! cudadownload ! "
+      "fakesink", cycles * 4 * sw.every);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pipeline != NULL);
+  sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
+  set_size (sw.capsfilter, 0);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, switch_size, &sw, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+
+  run_pipeline (pipeline);
+  fail_unless_equals_int (sw.frames, cycles * 4 * sw.every);
+
+  cache = gst_cuda_cache_device_get_cache (context);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, stats);
+  gst_object_unref (cache);
+  gst_object_unref (sw.capsfilter);
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_switching_resolutions_allocate_once)
+{
+  GstCudaCacheStats before, first_pass, again;
+
+  {
+    GstCudaCache *cache = gst_cuda_cache_device_get_cache (context);
+
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+    gst_object_unref (cache);
+  }
+
+  /* the first visit to each resolution allocates */
+  run_switching (1, &first_pass);
+  fail_unless (first_pass.misses > before.misses);
+  GST_INFO ("first pass: %" G_GUINT64_FORMAT " allocations",
+      first_pass.misses - before.misses);
+
+  /* three more rounds, a new pipeline on the same context: none */
+  run_switching (3, &again);
+  fail_unless_equals_uint64 (again.misses, first_pass.misses);
+  fail_unless (again.hits > first_pass.hits);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudapool_suite (void)
+{
+  Suite *s = suite_create ("cudapool");
+  TCase *tc = tcase_create ("gpu");
+
+  cudacache_check_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_renegotiation_to_seen_caps_hits);
+  tcase_add_test (tc, test_device_cache_shared);
+  tcase_add_test (tc, test_image_layout_matches_stock_pool);
+  tcase_add_test (tc, test_tensor_is_packed);
+  tcase_add_test (tc, test_limit_trims_device_memory);
+  tcase_add_test (tc, test_out_of_memory);
+  tcase_add_test (tc, test_frees_off_releasing_thread);
+  tcase_add_test (tc, test_cudaupload_takes_proposed_pool);
+  tcase_add_test (tc, test_switching_resolutions_allocate_once);
+
+  return s;
+}
+
+CUDACACHE_CHECK_GPU_MAIN (cudapool);
