@@ -111,7 +111,8 @@ main (int argc, char **argv)
       cuda ? "(memory:CUDAMemory)" : "") : g_strdup ("");
   desc = g_strdup_printf ("videotestsrc name=src num-buffers=%d "
       "pattern=ball ! capsfilter name=res ! %s%scudacacheidentity name=cache "
-      "! %sfakesink name=sink", frames, cuda ? "cudaupload ! " : "", conv,
+      "! %sfakesink name=sink", frames,
+      cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) ! " : "", conv,
       cuda ? "cudadownload ! " : "");
   g_free (conv);
 
