@@ -550,3 +550,84 @@ gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self)
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
+
+/* Puts @pool first in @query, keeping what downstream offered after it. */
+static void
+query_prepend_pool (GstQuery * query, GstBufferPool * pool, guint size,
+    guint min_buffers, guint max_buffers)
+{
+  guint n = gst_query_get_n_allocation_pools (query);
+  GstBufferPool **pools = g_newa (GstBufferPool *, n + 1);
+  guint *params = g_newa (guint, 3 * (n + 1));
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pools[i], &params[3 * i],
+        &params[3 * i + 1], &params[3 * i + 2]);
+    gst_query_remove_nth_allocation_pool (query, 0);
+  }
+
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, max_buffers);
+  for (i = 0; i < n; i++) {
+    gst_query_add_allocation_pool (query, pools[i], params[3 * i],
+        params[3 * i + 1], params[3 * i + 2]);
+    gst_clear_object (&pools[i]);
+  }
+}
+
+/* Offers upstream, first in @query, a pool over the cache for @query's
+ * caps, unless downstream already offers one. */
+gboolean
+gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
+    GstQuery * query)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (base);
+  GstBufferPool *pool = NULL;
+  guint size = 0, min_buffers = 0, max_buffers = 0;
+  gboolean cuda_memory, need_pool;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps)
+    return FALSE;
+  cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers,
+        &max_buffers);
+    if (gst_cuda_cache_base_transform_is_own_pool (base, pool, cuda_memory)) {
+      GST_DEBUG_OBJECT (trans, "downstream already offers %" GST_PTR_FORMAT,
+          pool);
+      gst_object_unref (pool);
+      return TRUE;
+    }
+    gst_clear_object (&pool);
+  }
+
+  pool = gst_cuda_cache_base_transform_new_pool (base, caps, min_buffers,
+      max_buffers);
+  if (!pool) {
+    GST_DEBUG_OBJECT (trans, "no cache pool for %" GST_PTR_FORMAT, caps);
+    return gst_query_get_n_allocation_pools (query) > 0;
+  }
+
+  {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+  }
+
+  GST_DEBUG_OBJECT (trans, "proposing %" GST_PTR_FORMAT " for %"
+      GST_PTR_FORMAT, pool, caps);
+  query_prepend_pool (query, pool, size, min_buffers, max_buffers);
+  gst_object_unref (pool);
+
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!gst_query_find_allocation_meta (query, GST_CUDA_TENSOR_META_API_TYPE,
+          NULL))
+    gst_query_add_allocation_meta (query, GST_CUDA_TENSOR_META_API_TYPE, NULL);
+
+  return TRUE;
+}

@@ -69,6 +69,9 @@ GstBufferPool *gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform
 gboolean gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
     GstBufferPool * pool, gboolean cuda_memory);
 
+gboolean gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * self,
+    GstQuery * query);
+
 void gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self);
 
 G_END_DECLS

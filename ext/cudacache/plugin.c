@@ -17,6 +17,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcudacacheconvert.h"
 #include "gstcudacacheidentity.h"
 
 static gboolean
@@ -25,6 +26,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (cudacacheidentity, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudacacheconvert, plugin);
 
   return ret;
 }

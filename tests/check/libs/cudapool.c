@@ -12,6 +12,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudaloader.h>
 #include "../cudacache-check-gpu.h"
+#include "../cudacache-pipeline.h"
 
 static GstCudaContext *context;
 
@@ -455,34 +456,6 @@ count_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-static void
-run_pipeline (GstElement * pipeline)
-{
-  GstMessage *msg;
-  GstContext *ctx = gst_context_new_cuda_context (context);
-
-  /* every element of the pipeline on the test's context */
-  gst_element_set_context (pipeline, ctx);
-  gst_context_unref (ctx);
-
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "pipeline timed out");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gchar *debug = NULL;
-
-    gst_message_parse_error (msg, &err, &debug);
-    fail ("pipeline error from %s: %s (%s)", GST_OBJECT_NAME (msg->src),
-        err->message, GST_STR_NULL (debug));
-  }
-  gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-}
-
 GST_START_TEST (test_cudaupload_takes_proposed_pool)
 {
   Interop io = { 0, };
@@ -508,7 +481,7 @@ GST_START_TEST (test_cudaupload_takes_proposed_pool)
   gst_object_unref (pad);
   gst_object_unref (tap);
 
-  run_pipeline (pipeline);
+  cudacache_run_pipeline (pipeline, context);
 
   fail_unless (io.proposed, "cudaupload never asked for a pool");
   fail_unless_equals_int (io.frames, 30);
@@ -522,74 +495,6 @@ GST_END_TEST;
 
 /* Four resolutions, switched every 5 frames, through cudacacheidentity:
  * device memory is allocated only on the first visit to each. */
-typedef struct
-{
-  GstElement *capsfilter;
-  guint every;
-  guint frames;
-} Switcher;
-
-static const gint sizes[][2] = {
-  {1920, 1080}, {1280, 720}, {960, 540}, {640, 360}
-};
-
-static void
-set_size (GstElement * capsfilter, guint i)
-{
-  GstCaps *caps = gst_caps_new_simple ("video/x-raw",
-      "format", G_TYPE_STRING, "NV12",
-      "width", G_TYPE_INT, sizes[i][0], "height", G_TYPE_INT, sizes[i][1],
-      NULL);
-
-  g_object_set (capsfilter, "caps", caps, NULL);
-  gst_caps_unref (caps);
-}
-
-static GstPadProbeReturn
-switch_size (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Switcher *sw = user_data;
-
-  sw->frames++;
-  if (sw->frames % sw->every == 0)
-    set_size (sw->capsfilter, (sw->frames / sw->every) % G_N_ELEMENTS (sizes));
-
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-run_switching (guint cycles, GstCudaCacheStats * stats)
-{
-  Switcher sw = { NULL, 5, 0 };
-  GstCudaCache *cache;
-  GstElement *pipeline, *src;
-  GstPad *pad;
-  gchar *desc;
-
-  desc = g_strdup_printf ("videotestsrc name=src num-buffers=%u ! "
-      "capsfilter name=res ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
-      "cudacacheidentity ! cudadownload ! " "fakesink", cycles * 4 * sw.every);
-  pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  fail_unless (pipeline != NULL);
-  sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
-  set_size (sw.capsfilter, 0);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  pad = gst_element_get_static_pad (src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, switch_size, &sw, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (src);
-
-  run_pipeline (pipeline);
-  fail_unless_equals_int (sw.frames, cycles * 4 * sw.every);
-
-  cache = gst_cuda_cache_device_get_cache (context);
-  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, stats);
-  gst_object_unref (cache);
-  gst_object_unref (sw.capsfilter);
-  gst_object_unref (pipeline);
-}
-
 GST_START_TEST (test_switching_resolutions_allocate_once)
 {
   GstCudaCacheStats before, first_pass, again;
@@ -602,13 +507,13 @@ GST_START_TEST (test_switching_resolutions_allocate_once)
   }
 
   /* the first visit to each resolution allocates */
-  run_switching (1, &first_pass);
+  run_switching_pipeline ("cudacacheidentity", 1, context, &first_pass);
   fail_unless (first_pass.misses > before.misses);
   GST_INFO ("first pass: %" G_GUINT64_FORMAT " allocations",
       first_pass.misses - before.misses);
 
   /* three more rounds, a new pipeline on the same context: none */
-  run_switching (3, &again);
+  run_switching_pipeline ("cudacacheidentity", 3, context, &again);
   fail_unless_equals_uint64 (again.misses, first_pass.misses);
   fail_unless (again.hits > first_pass.hits);
 }

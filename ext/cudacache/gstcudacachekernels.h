@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_KERNELS_H__
+#define __GST_CUDA_CACHE_KERNELS_H__
+
+#include <gst/video/video.h>
+#include <gst/cudacache/cudacache.h>
+
+G_BEGIN_DECLS
+
+/* One conversion, as cudacacheconvert sets it up for both its CPU path and
+ * the CUDA kernels (ext/cudacache/kernels/convert.cu), which follow the same
+ * definition:
+ *
+ * 1. Geometry. The output is out_width x out_height. The input image is
+ *    scaled into the rectangle (dest_x, dest_y, dest_width, dest_height);
+ *    every output pixel outside it is the fill colour (fill[], RGB 0..255).
+ * 2. Scaling is GstVideoResampler's LINEAR method, separably in x and y:
+ *    for in_size -> out_size, s = in_size / out_size;
+ *    n_taps = s > 1 ? ceil (2 * s) : 2, and at most in_size;
+ *    fx = 2 / n_taps;
+ *    for output index j: x = (j + 0.5) * s - (n_taps > 1 ? 0.5 : 0),
+ *    clamped to [0, in_size - 1]; xi = floor (x - (n_taps - 1) / 2);
+ *    tap l (0 <= l < n_taps) reads source pixel CLAMP (xi + l, 0,
+ *    in_size - 1) with weight MAX (0, 1 - |x - (xi + l)| * fx); weights are
+ *    normalised to sum 1.
+ * 3. Every tap is converted to RGB (floats on the 0..255 scale) before it
+ *    is weighted: packed RGB formats are read as they are; YUV formats
+ *    (NV12, I420) take chroma from the 2x2 block's sample (x / 2, y / 2) and
+ *    go through yuv_to_rgb: rgb[c] = m[4c] * Y + m[4c+1] * U + m[4c+2] * V +
+ *    m[4c+3], with Y, U, V the raw 8-bit values.
+ * 4. Output, video: packed RGB formats store CLAMP (round (v), 0, 255) per
+ *    channel in the format's byte order (the x byte of RGBx/BGRx is 255);
+ *    NV12 and I420 store, per pixel, Y = rgb_to_yuv row 0 applied to
+ *    (R, G, B, 1), and per 2x2 block U and V = rows 1 and 2 applied to the
+ *    mean of the block's four RGB values (clipped to the image at odd
+ *    sizes), each rounded and clamped to 0..255.
+ * 5. Output, tensor: channel k of the tensor is R, G, B for RGB order, or
+ *    B, G, R when bgr is set; the stored value is v * mul[k] + add[k]
+ *    (v before rounding), as uint8 (rounded, clamped to 0..255), float16
+ *    (round to nearest even) or float32, at the tensor layout's offset
+ *    (NCHW: k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
+typedef struct
+{
+  /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR */
+  GstVideoFormat in_format;
+  gint in_width;
+  gint in_height;
+  guintptr in_data[3];          /* device pointers, per plane */
+  gint in_stride[3];
+  gfloat yuv_to_rgb[12];
+
+  /* geometry */
+  gint out_width;
+  gint out_height;
+  gint dest_x;
+  gint dest_y;
+  gint dest_width;
+  gint dest_height;
+  gfloat fill[3];
+
+  /* output video (out_format != GST_VIDEO_FORMAT_UNKNOWN): one of the
+   * input formats */
+  GstVideoFormat out_format;
+  guintptr out_data[3];
+  gint out_stride[3];
+  gfloat rgb_to_yuv[12];
+
+  /* output tensor (out_format == GST_VIDEO_FORMAT_UNKNOWN): packed, 3
+   * channels, batch 1, at out_data[0] */
+  GstCudaTensorDType dtype;
+  GstCudaTensorLayout layout;
+  gboolean bgr;
+  gfloat mul[3];
+  gfloat add[3];
+} GstCudaCacheConvertParams;
+
+typedef struct _GstCudaCacheKernels GstCudaCacheKernels;
+
+/* Whether the plugin was built with its kernels (nvcc found). */
+gboolean gst_cuda_cache_kernels_built (void);
+
+/* Loads the kernels' module into @context. NULL, with the reason logged,
+ * where they were not built or the device cannot run them. */
+GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
+
+/* Launches one conversion on @stream (NULL: the default stream) and waits
+ * for it. The caller has pushed no context: this pushes the kernels' own. */
+gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params, CUstream stream);
+
+void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_KERNELS_H__ */

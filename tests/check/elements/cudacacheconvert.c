@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* cudacacheconvert on system memory: negotiation, scaling, letterbox,
+ * tensor packing and normalisation (checked numerically), renegotiation
+ * from the cache, bad input. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/cudacache/cudacache.h>
+#include "../cudacache-check.h"
+#include "../cudacache-pipeline.h"
+
+/* A w x h RGBA frame whose pixel (x, y) is (10x + 1, 20y + 2, 3, 255). */
+static GstBuffer *
+make_rgba (gint w, gint h)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, w * h * 4, NULL);
+  GstMapInfo map;
+  gint x, y;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (y = 0; y < h; y++) {
+    for (x = 0; x < w; x++) {
+      guint8 *p = map.data + (y * w + x) * 4;
+
+      p[0] = 10 * x + 1;
+      p[1] = 20 * y + 2;
+      p[2] = 3;
+      p[3] = 255;
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+
+  return buf;
+}
+
+static GstHarness *
+harness_new (const gchar * in_caps, const gchar * out_caps)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+
+  gst_harness_set_caps_str (h, in_caps, out_caps);
+  return h;
+}
+
+#define RGBA_4x2 "video/x-raw,format=RGBA,width=4,height=2,framerate=30/1"
+
+GST_START_TEST (test_video_format_conversion)
+{
+  GstHarness *h = harness_new (RGBA_4x2,
+      "video/x-raw,format=BGR,width=4,height=2,framerate=30/1");
+  GstBuffer *out;
+  GstVideoFrame frame;
+  GstVideoInfo info;
+  gint x, y;
+
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGR, 4, 2);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (y = 0; y < 2; y++) {
+    for (x = 0; x < 4; x++) {
+      const guint8 *p = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + 3 * x;
+
+      fail_unless_equals_int (p[0], 3);
+      fail_unless_equals_int (p[1], 20 * y + 2);
+      fail_unless_equals_int (p[2], 10 * x + 1);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_scaling_negotiates_output_size)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBuffer *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,width=32,height=24");
+  out = gst_harness_push_and_pull (h, gst_harness_create_buffer (h,
+          64 * 48 * 3 / 2));
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 32);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 24);
+  /* the input format is kept where downstream leaves it open */
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_FORMAT_I420);
+  fail_unless_equals_uint64 (gst_buffer_get_size (out), info.size);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_letterbox)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 8 * 4 * 4, NULL);
+  GstVideoFrame frame;
+  GstVideoInfo info;
+  GstBuffer *out;
+  gint x, y;
+
+  g_object_set (h->element, "letterbox", TRUE, "fill-value", 114, NULL);
+  gst_harness_set_caps_str (h,
+      "video/x-raw,format=RGBA,width=8,height=4,framerate=30/1",
+      "video/x-raw,format=RGBA,width=8,height=8,framerate=30/1");
+  gst_buffer_memset (in, 0, 255, 8 * 4 * 4);
+  out = gst_harness_push_and_pull (h, in);
+
+  /* an 8x4 picture in an 8x8 frame: two rows of padding above and below */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 8, 8);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (y = 0; y < 8; y++) {
+    const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    gint expected = (y < 2 || y >= 6) ? 114 : 255;
+
+    for (x = 0; x < 8; x++)
+      fail_unless_equals_int (row[4 * x + 1], expected);
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Values, NCHW float32: (v * scale - mean) / std per RGB channel. */
+GST_START_TEST (test_tensor_nchw_float32_normalised)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstCudaTensorMeta *meta;
+  GValue mean = G_VALUE_INIT;
+  GstBuffer *out;
+  GstMapInfo map;
+  const gfloat *t;
+  gint x, y;
+
+  /* mean <0.5, 0.25, 0>, std <2, 4, 1>, scale 1/100 */
+  gst_util_set_object_arg (G_OBJECT (h->element), "mean", "<0.5, 0.25, 0.0>");
+  gst_util_set_object_arg (G_OBJECT (h->element), "std", "<2.0, 4.0, 1.0>");
+  g_object_set (h->element, "scale", 0.01, NULL);
+  g_value_init (&mean, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (h->element), "mean", &mean);
+  fail_unless_equals_int (gst_value_array_get_size (&mean), 3);
+  g_value_unset (&mean);
+
+  gst_harness_set_caps_str (h, RGBA_4x2, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=4:2:3:1,framerate=30/1");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  meta = gst_buffer_get_cuda_tensor_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->info.layout, GST_CUDA_TENSOR_LAYOUT_NCHW);
+
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, 3 * 2 * 4 * 4);
+  t = (const gfloat *) map.data;
+  for (y = 0; y < 2; y++) {
+    for (x = 0; x < 4; x++) {
+      gfloat r = ((10 * x + 1) * 0.01f - 0.5f) / 2.0f;
+      gfloat g = ((20 * y + 2) * 0.01f - 0.25f) / 4.0f;
+      gfloat b = 3 * 0.01f;
+
+      fail_unless (fabsf (t[0 * 8 + y * 4 + x] - r) < 1e-6, "R(%d,%d) %f "
+          "!= %f", x, y, t[y * 4 + x], r);
+      fail_unless (fabsf (t[1 * 8 + y * 4 + x] - g) < 1e-6);
+      fail_unless (fabsf (t[2 * 8 + y * 4 + x] - b) < 1e-6);
+    }
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* NHWC uint8 in BGR order: the pixels themselves, channels swapped. */
+GST_START_TEST (test_tensor_nhwc_uint8_bgr)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBuffer *out;
+  GstMapInfo map;
+  gint x, y;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "channel-order", "bgr");
+  gst_harness_set_caps_str (h, RGBA_4x2, "other/tensors,format=static,"
+      "num_tensors=1,types=uint8,dimensions=3:4:2:1,layout=NHWC,"
+      "framerate=30/1");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, 2 * 4 * 3);
+  for (y = 0; y < 2; y++) {
+    for (x = 0; x < 4; x++) {
+      const guint8 *p = map.data + (y * 4 + x) * 3;
+
+      fail_unless_equals_int (p[0], 3);
+      fail_unless_equals_int (p[1], 20 * y + 2);
+      fail_unless_equals_int (p[2], 10 * x + 1);
+    }
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* float16, NCHW: half floats, rounded to nearest even. */
+GST_START_TEST (test_tensor_float16)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBuffer *in = gst_buffer_new_allocate (NULL, 4 * 2 * 4, NULL);
+  GstBuffer *out;
+  GstMapInfo map;
+  const guint16 *t;
+  guint i;
+
+  /* 128 / 256 = 0.5 is 0x3800 in half precision; 0.5 - 1 = -0.5: 0xb800 */
+  g_object_set (h->element, "scale", 1.0 / 256.0, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mean", "<0.0, 1.0, 0.0>");
+  gst_harness_set_caps_str (h, RGBA_4x2, "other/tensors,format=static,"
+      "num_tensors=1,types=float16,dimensions=4:2:3:1,framerate=30/1");
+  gst_buffer_memset (in, 0, 128, 4 * 2 * 4);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, 3 * 8 * 2);
+  t = (const guint16 *) map.data;
+  for (i = 0; i < 8; i++) {
+    fail_unless_equals_int (t[i], 0x3800);
+    fail_unless_equals_int (t[8 + i], 0xb800);
+    fail_unless_equals_int (t[16 + i], 0x3800);
+  }
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tensor_defaults_to_input_size)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstCudaTensorInfo info;
+  GstBuffer *out;
+  GstCaps *caps;
+
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_cuda_tensor_info_from_caps (&info, caps));
+  fail_unless_equals_int (info.dtype, GST_CUDA_TENSOR_DTYPE_F32);
+  fail_unless_equals_int (info.layout, GST_CUDA_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&info), 4);
+  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&info), 2);
+  fail_unless_equals_uint64 (gst_buffer_get_size (out), 4 * 2 * 3 * 4);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_output_from_cache)
+{
+  GstHarness *h = harness_new (RGBA_4x2,
+      "video/x-raw,format=RGBA,width=16,height=16,framerate=30/1");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  GstBuffer *out;
+
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (gst_cuda_cache_owns_memory (cache,
+          gst_buffer_peek_memory (out, 0)));
+  gst_buffer_unref (out);
+  gst_object_unref (cache);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_renegotiation_reuses_memory)
+{
+  GstCudaCacheStats first_pass, again;
+
+  run_switching_pipeline ("cudacacheconvert ! video/x-raw,format=RGBA", 1,
+      NULL, &first_pass);
+  fail_unless (first_pass.misses > 0);
+  run_switching_pipeline ("cudacacheconvert ! video/x-raw,format=RGBA", 3,
+      NULL, &again);
+  fail_unless_equals_uint64 (again.misses, first_pass.misses);
+  fail_unless (again.hits > first_pass.hits);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_caps_refused)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+
+  /* YUY2 is not an input format */
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=YUY2,width=4,height=2,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_harness_create_buffer (h,
+              16)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  /* tensors have three channels */
+  h = gst_harness_new ("cudacacheconvert");
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=4:2:4:1");
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_properties_refused)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  GValue std = G_VALUE_INIT;
+  guint fill = 0;
+
+  ASSERT_WARNING (g_object_set (e, "fill-value", 300, NULL));
+  g_object_get (e, "fill-value", &fill, NULL);
+  fail_unless_equals_int (fill, 0);
+
+  /* three values, each above 0 */
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (e), "std", "<1.0, 2.0>"));
+  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (e), "std",
+          "<1.0, 0.0, 1.0>"));
+  g_value_init (&std, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "std", &std);
+  fail_unless_equals_int (gst_value_array_get_size (&std), 3);
+  fail_unless (g_value_get_double (gst_value_array_get_value (&std, 1)) == 1.0);
+  g_value_unset (&std);
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudacacheconvert_suite (void)
+{
+  Suite *s = suite_create ("cudacacheconvert");
+  TCase *tc = tcase_create ("general");
+
+  cudacache_check_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_video_format_conversion);
+  tcase_add_test (tc, test_scaling_negotiates_output_size);
+  tcase_add_test (tc, test_letterbox);
+  tcase_add_test (tc, test_tensor_nchw_float32_normalised);
+  tcase_add_test (tc, test_tensor_nhwc_uint8_bgr);
+  tcase_add_test (tc, test_tensor_float16);
+  tcase_add_test (tc, test_tensor_defaults_to_input_size);
+  tcase_add_test (tc, test_output_from_cache);
+  tcase_add_test (tc, test_renegotiation_reuses_memory);
+  tcase_add_test (tc, test_unsupported_caps_refused);
+  tcase_add_test (tc, test_bad_properties_refused);
+
+  return s;
+}
+
+GST_CHECK_MAIN (cudacacheconvert);
