@@ -66,6 +66,8 @@ static gboolean gst_cuda_cache_pool_set_config (GstBufferPool * pool,
 static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
 
+static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
+
 static void
 gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
 {
@@ -76,6 +78,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   gobject_class->finalize = gst_cuda_cache_pool_finalize;
 
   pool_class->set_config = gst_cuda_cache_pool_set_config;
+  pool_class->start = gst_cuda_cache_pool_start;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_pool_debug, "cudacachepool", 0,
@@ -230,6 +233,22 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
 
   /* GstCudaBufferPool's set_config would allocate and free a block */
   return base_class->set_config (pool, config);
+}
+
+/* GstBufferPool keeps the buffers it preallocated when a later one fails;
+ * give them back at once, so a failed activation holds no device memory. */
+static gboolean
+gst_cuda_cache_pool_start (GstBufferPool * pool)
+{
+  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
+
+  if (GST_BUFFER_POOL_CLASS (parent_class)->start (pool))
+    return TRUE;
+
+  GST_WARNING_OBJECT (pool, "activation failed: releasing the buffers "
+      "allocated so far");
+  base_class->stop (pool);
+  return FALSE;
 }
 
 static GstFlowReturn

@@ -8,7 +8,7 @@
 #include <gst/check/gstcheck.h>
 
 /* gst-check turns criticals and warnings into failures (or ASSERT_WARNING
- * expectations) only for the log domains it knows; do the same for ours. */
+ * expectations) only for the log domains it knows; do the same for ours and gst-cuda's. */
 static void
 cudacache_check_log_func (const gchar * log_domain, GLogLevelFlags log_level,
     const gchar * message, gpointer user_data)
@@ -25,9 +25,12 @@ cudacache_check_log_func (const gchar * log_domain, GLogLevelFlags log_level,
 static inline void
 cudacache_check_init (void)
 {
-  g_log_set_handler ("GStreamer-CudaCache",
-      G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING, cudacache_check_log_func,
-      NULL);
+  static const gchar *domains[] = { "GStreamer-CudaCache", "GStreamer-Cuda" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (domains); i++)
+    g_log_set_handler (domains[i], G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING,
+        cudacache_check_log_func, NULL);
 }
 
 #endif /* __CUDACACHE_CHECK_H__ */

@@ -77,11 +77,18 @@ make_input (GstVideoFormat format, GstVideoInfo * info)
 static GstBuffer *
 upload (GstBuffer * sys, const GstVideoInfo * info)
 {
-  GstMemory *mem = gst_cuda_allocator_alloc (NULL, context,
-      (GstVideoInfo *) info);
-  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  GstMemory *mem;
+  GstCudaMemory *cmem;
   GstBuffer *buf = gst_buffer_new ();
   GstVideoFrame src, dst;
+
+  fail_unless (allocator != NULL);
+  mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator), context,
+      info);
+  fail_unless (mem != NULL);
+  gst_object_unref (allocator);
+  cmem = GST_CUDA_MEMORY_CAST (mem);
 
   gst_buffer_append_memory (buf, mem);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,

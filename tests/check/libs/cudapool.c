@@ -322,9 +322,10 @@ GST_START_TEST (test_out_of_memory)
   GstCudaCache *cache = gst_cuda_cache_new (1ULL << 40,
       GST_CUDA_CACHE_FLAG_ASYNC_FREE);
   GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *big = gst_cuda_cache_pool_new (context);
   const gchar *gib = "video/x-raw(memory:CUDAMemory),format=RGBA,"
       "width=16384,height=16384";
-  guint64 total = 0;
+  guint64 total = 0, free_after = 0;
   GstCudaCacheStats stats;
 
   cycle (pool, CAPS_720, 3, cache);
@@ -332,22 +333,28 @@ GST_START_TEST (test_out_of_memory)
 
   /* more 1 GiB frames than the whole device holds */
   fail_unless (gst_cuda_cache_device_get_memory_info (context, NULL, &total));
-  fail_unless (configure (pool, gib, (guint) (total >> 30) + 8, cache));
-  fail_if (gst_buffer_pool_set_active (pool, TRUE),
+  fail_unless (configure (big, gib, (guint) (total >> 30) + 8, cache));
+  fail_if (gst_buffer_pool_set_active (big, TRUE),
       "%" G_GUINT64_FORMAT " GiB of frames fit in a device of %"
       G_GUINT64_FORMAT " bytes", (total >> 30) + 8, total);
 
-  /* the cache gave up its idle blocks before failing */
+  /* the cache gave up its idle blocks before failing, and the pool gave
+   * back what it had preallocated */
   stats = stats_of (cache);
   fail_unless (stats.evictions >= 3);
   fail_unless_equals_uint64 (stats.used_bytes, 0);
 
-  /* and nothing is lost: the device gets everything back */
+  /* nothing is lost: the device gets everything back */
   gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
   gst_cuda_cache_drain (cache);
   fail_unless_equals_uint64 (stats_of (cache).current_size, 0);
+  fail_unless (gst_cuda_cache_device_get_memory_info (context, &free_after,
+          NULL));
+  fail_unless (free_after > total / 2, "only %" G_GUINT64_FORMAT " of %"
+      G_GUINT64_FORMAT " bytes free after the failure", free_after, total);
   cycle (pool, CAPS_720, 2, cache);
 
+  gst_object_unref (big);
   gst_object_unref (pool);
   gst_object_unref (cache);
 }
