@@ -9,4 +9,4 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 
 export GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache"
-exec ./build/tests/examples/renegotiate --frames 200 --every 10 "$@"
+exec ./build/tests/examples/renegotiate --convert --frames 200 --every 10 "$@"
