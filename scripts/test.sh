@@ -20,8 +20,20 @@ if [ "${VALGRIND:-1}" != 0 ]; then
     --num-processes 2 || status=1
 fi
 
+# the benchmark's smoke mode: each scenario briefly, on system memory; it
+# checks that the program and the report run, not the numbers
+bench=ok
+rm -rf build/bench-smoke
+GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache" \
+  ./build/tests/bench/cudacache-bench --smoke --out build/bench-smoke \
+  > build/bench-smoke.log 2>&1 &&
+  python3 tests/bench/report.py build/bench-smoke >> build/bench-smoke.log 2>&1 &&
+  [ -s build/bench-smoke/results.csv ] && [ -s build/bench-smoke/report.md ] ||
+  { bench=fail; status=1; tail -20 build/bench-smoke.log; }
+
 logs=build/meson-logs/testlog-plain.json
 [ "${VALGRIND:-1}" != 0 ] && logs="$logs build/meson-logs/testlog-valgrind.json"
-python3 scripts/summarize-tests.py --check=formatting=$formatting $logs \
+python3 scripts/summarize-tests.py --check=formatting=$formatting \
+  --check=benchmark-smoke=$bench $logs \
   || status=1
 exit $status

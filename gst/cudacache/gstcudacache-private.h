@@ -22,6 +22,27 @@ typedef struct
   GstCudaTensorInfo tensor;     /* tensor: the caps' tensor info */
 } GstCudaCacheLayout;
 
+/* Everything the key names, in a form compared with memcmp: a pool that
+ * meets a layout again reuses its key without building it. */
+typedef struct
+{
+  GstCudaCacheKind kind;
+  GstVideoFormat format;
+  gint width;
+  gint height;
+  GstVideoInterlaceMode interlace_mode;
+  gsize size;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  GstCudaTensorDType dtype;
+  GstCudaTensorLayout tensor_layout;
+  gsize dims[GST_CUDA_TENSOR_N_DIMS];
+} GstCudaCacheLayoutSignature;
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_layout_get_signature (const GstCudaCacheLayout * layout,
+    GstCudaCacheLayoutSignature * sig);
+
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_layout_from_caps (GstCudaCacheLayout * layout,
     const GstCaps * caps);

@@ -6,6 +6,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudacache-private.h"
 
 gboolean
@@ -57,4 +59,32 @@ gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
         GST_VIDEO_INFO_PLANE_STRIDE (info, i));
 
   return g_string_free (key, FALSE);
+}
+
+void
+gst_cuda_cache_layout_get_signature (const GstCudaCacheLayout * layout,
+    GstCudaCacheLayoutSignature * sig)
+{
+  const GstVideoInfo *info = &layout->video;
+  guint i;
+
+  /* zeroed first: padding takes part in the memcmp */
+  memset (sig, 0, sizeof (*sig));
+  sig->kind = layout->kind;
+  if (layout->kind == GST_CUDA_CACHE_KIND_TENSOR) {
+    sig->dtype = layout->tensor.dtype;
+    sig->tensor_layout = layout->tensor.layout;
+    memcpy (sig->dims, layout->tensor.dims, sizeof (sig->dims));
+    return;
+  }
+
+  sig->format = GST_VIDEO_INFO_FORMAT (info);
+  sig->width = GST_VIDEO_INFO_WIDTH (info);
+  sig->height = GST_VIDEO_INFO_HEIGHT (info);
+  sig->interlace_mode = GST_VIDEO_INFO_INTERLACE_MODE (info);
+  sig->size = GST_VIDEO_INFO_SIZE (info);
+  for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    sig->offset[i] = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
+    sig->stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+  }
 }

@@ -32,6 +32,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstcudacachepool.h"
 #include "gstcudacachedevice.h"
 #include "gstcudacache-private.h"
@@ -53,7 +55,29 @@ struct _GstCudaCachePoolPrivate
   GstVideoInfo alloc_info;
   gsize tensor_bytes;
   gchar *key;
+
+  /* layouts this pool was configured for, most recent first: their keys
+   * and block sizes, so that a switch back builds no key and probes no
+   * block (KnownLayout) */
+  GQueue known;
 };
+
+/* Renegotiating to a layout seen before costs a memcmp per entry. */
+#define MAX_KNOWN_LAYOUTS 32
+
+typedef struct
+{
+  GstCudaCacheLayoutSignature sig;
+  gchar *key;
+  gsize mem_size;
+} KnownLayout;
+
+static void
+known_layout_free (KnownLayout * known)
+{
+  g_free (known->key);
+  g_free (known);
+}
 
 #define gst_cuda_cache_pool_parent_class parent_class
 G_DEFINE_TYPE_WITH_PRIVATE (GstCudaCachePool, gst_cuda_cache_pool,
@@ -170,10 +194,12 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCudaContext *context = GST_CUDA_BUFFER_POOL (self)->context;
   GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
   GstCudaCache *cache = NULL;
+  GstCudaCacheLayoutSignature sig;
+  KnownLayout *known;
   GstCaps *caps;
   GstMemory *mem;
+  GList *l;
   guint min_buffers, max_buffers;
-  gchar *prefix;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, NULL, &min_buffers,
           &max_buffers) || !caps) {
@@ -208,26 +234,59 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
 
   if (gst_buffer_pool_config_get_cuda_cache (config, &cache)) {
-    gst_object_replace ((GstObject **) & priv->cache, GST_OBJECT (cache));
+    if (cache != priv->cache) {
+      /* sizes learned from another cache's blocks still hold, but keep it
+       * simple: start over */
+      g_queue_clear_full (&priv->known, (GDestroyNotify) known_layout_free);
+      gst_object_replace ((GstObject **) & priv->cache, GST_OBJECT (cache));
+    }
     gst_object_unref (cache);
   }
 
-  /* blocks of two contexts never mix, even on one device */
-  prefix = g_strdup_printf ("cuda:%p", context);
-  g_free (priv->key);
-  priv->key = gst_cuda_cache_layout_to_key (&priv->layout, prefix);
-  g_free (prefix);
-
-  /* learn the pitched size from a real block; it stays in the cache */
-  mem = gst_cuda_cache_acquire (priv->cache, priv->key,
-      gst_cuda_cache_pool_alloc_memory, self);
-  if (!mem) {
-    gst_cuda_cache_pool_log_out_of_memory (self);
-    return FALSE;
+  gst_cuda_cache_layout_get_signature (&priv->layout, &sig);
+  for (l = priv->known.head; l; l = l->next) {
+    if (memcmp (&((KnownLayout *) l->data)->sig, &sig, sizeof (sig)) == 0)
+      break;
   }
-  gst_buffer_pool_config_set_params (config, caps, mem->size, min_buffers,
-      max_buffers);
-  gst_memory_unref (mem);
+
+  if (l) {
+    known = l->data;
+    g_queue_unlink (&priv->known, l);
+    g_queue_push_head_link (&priv->known, l);
+  } else {
+    gchar *prefix, *key;
+
+    /* blocks of two contexts never mix, even on one device */
+    prefix = g_strdup_printf ("cuda:%p", context);
+    key = gst_cuda_cache_layout_to_key (&priv->layout, prefix);
+    g_free (prefix);
+
+    /* learn the pitched size from a real block; it stays in the cache */
+    g_free (priv->key);
+    priv->key = key;
+    mem = gst_cuda_cache_acquire (priv->cache, key,
+        gst_cuda_cache_pool_alloc_memory, self);
+    if (!mem) {
+      gst_cuda_cache_pool_log_out_of_memory (self);
+      return FALSE;
+    }
+
+    known = g_new0 (KnownLayout, 1);
+    known->sig = sig;
+    known->key = g_strdup (key);
+    known->mem_size = mem->size;
+    gst_memory_unref (mem);
+    g_queue_push_head (&priv->known, known);
+    if (priv->known.length > MAX_KNOWN_LAYOUTS)
+      known_layout_free (g_queue_pop_tail (&priv->known));
+  }
+
+  if (priv->key != known->key && g_strcmp0 (priv->key, known->key) != 0) {
+    g_free (priv->key);
+    priv->key = g_strdup (known->key);
+  }
+  gst_buffer_pool_config_set_params (config, caps, known->mem_size,
+      min_buffers, max_buffers);
 
   GST_DEBUG_OBJECT (self, "configured for \"%s\"", priv->key);
 
@@ -303,6 +362,7 @@ gst_cuda_cache_pool_finalize (GObject * object)
   GstCudaCachePool *self = GST_CUDA_CACHE_POOL (object);
 
   g_free (self->priv->key);
+  g_queue_clear_full (&self->priv->known, (GDestroyNotify) known_layout_free);
   gst_clear_object (&self->priv->cache);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
