@@ -372,8 +372,7 @@ sample_memory (gpointer data)
         s->peak_used = MAX (s->peak_used, total - free_bytes);
     }
     if (s->cache) {
-      gst_cuda_cache_get_stats (s->cache, GST_CUDA_CACHE_SCOPE_GLOBAL,
-          &stats);
+      gst_cuda_cache_get_stats (s->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
       s->max_idle = MAX (s->max_idle, stats.idle_bytes);
       s->limit = stats.limit_bytes;
     }
@@ -437,8 +436,7 @@ run_churn (Bench * b, const gchar * middle, guint frames, guint k,
   mc.allocs = 0;
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_memories, &mc,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_memories, &mc, NULL);
   gst_object_unref (pad);
   gst_object_unref (sink);
 

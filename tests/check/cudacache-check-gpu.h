@@ -9,6 +9,23 @@
 #include "cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
 
+/* A context on device 0 for each case (tcase_add_checked_fixture with
+ * cudacache_gpu_setup and cudacache_gpu_teardown). */
+static GstCudaContext *context;
+
+static void
+cudacache_gpu_setup (void)
+{
+  context = gst_cuda_cache_device_context_new (0);
+  fail_unless (context != NULL, "no CUDA context on device 0");
+}
+
+static void
+cudacache_gpu_teardown (void)
+{
+  gst_clear_object (&context);
+}
+
 /* meson's exit code for a skipped test */
 #define CUDACACHE_CHECK_SKIP 77
 

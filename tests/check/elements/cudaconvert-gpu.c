@@ -16,21 +16,6 @@
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
 
-static GstCudaContext *context;
-
-static void
-setup (void)
-{
-  context = gst_cuda_cache_device_context_new (0);
-  fail_unless (context != NULL, "no CUDA context on device 0");
-}
-
-static void
-teardown (void)
-{
-  gst_clear_object (&context);
-}
-
 #define IN_W 320
 #define IN_H 240
 
@@ -411,7 +396,7 @@ cudaconvert_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_kernels_match_cpu_reference);
   tcase_add_test (tc, test_cuda_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);

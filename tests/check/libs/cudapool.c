@@ -14,21 +14,6 @@
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
 
-static GstCudaContext *context;
-
-static void
-setup (void)
-{
-  context = gst_cuda_cache_device_context_new (0);
-  fail_unless (context != NULL, "no CUDA context on device 0");
-}
-
-static void
-teardown (void)
-{
-  gst_clear_object (&context);
-}
-
 static GstCudaCacheStats
 stats_of (GstCudaCache * cache)
 {
@@ -535,7 +520,7 @@ cudapool_suite (void)
 
   cudacache_check_init ();
   suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_renegotiation_to_seen_caps_hits);
   tcase_add_test (tc, test_device_cache_shared);
   tcase_add_test (tc, test_image_layout_matches_stock_pool);
