@@ -637,6 +637,7 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   p->in_format = GST_VIDEO_INFO_FORMAT (&self->in_info);
   p->in_width = GST_VIDEO_INFO_WIDTH (&self->in_info);
   p->in_height = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+  p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (&self->in_info);
   p->out_width = out_w;
   p->out_height = out_h;
   p->dest_width = out_w;

@@ -58,6 +58,13 @@ enum
   CONVERT_LAYOUT_NHWC = 1,
 };
 
+/* where a 4:2:0 input's chroma samples sit, against the luma grid */
+enum
+{
+  CONVERT_CHROMA_H_COSITED = 1 << 0,
+  CONVERT_CHROMA_V_COSITED = 1 << 1,
+};
+
 /* The kernels' parameter, by value: fixed-size fields, the 8-byte ones
  * first, laid out the same by gcc and nvcc. */
 typedef struct
@@ -86,6 +93,7 @@ typedef struct
   gint32 dtype;
   gint32 layout;
   gint32 bgr;
+  gint32 chroma_site;           /* CONVERT_CHROMA_* of the input */
 
   gfloat x_fx;
   gfloat y_fx;
@@ -96,9 +104,9 @@ typedef struct
   gfloat add[3];
 } ConvertParams;
 
-G_STATIC_ASSERT (sizeof (ConvertParams) == 272);
+G_STATIC_ASSERT (sizeof (ConvertParams) == 280);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) == 48);
-G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, x_fx) == 132);
+G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, x_fx) == 136);
 
 struct _GstCudaCacheKernels
 {
@@ -309,6 +317,11 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
   p.layout = params->layout == GST_CUDA_TENSOR_LAYOUT_NHWC ?
       CONVERT_LAYOUT_NHWC : CONVERT_LAYOUT_NCHW;
   p.bgr = params->bgr ? 1 : 0;
+  p.chroma_site =
+      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED ?
+      CONVERT_CHROMA_H_COSITED : 0) |
+      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
+      CONVERT_CHROMA_V_COSITED : 0);
 
   /* YUV 4:2:0 outputs: one thread per 2x2 block */
   if (p.out_format == CONVERT_FORMAT_NV12 ||

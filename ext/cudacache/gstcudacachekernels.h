@@ -26,8 +26,10 @@ G_BEGIN_DECLS
  *    normalised to sum 1.
  * 3. Every tap is converted to RGB (floats on the 0..255 scale) before it
  *    is weighted: packed RGB formats are read as they are; YUV formats
- *    (NV12, I420) take chroma from the 2x2 block's sample (x / 2, y / 2) and
- *    go through yuv_to_rgb: rgb[c] = m[4c] * Y + m[4c+1] * U + m[4c+2] * V +
+ *    (NV12, I420) take chroma interpolated as GstVideoConverter's LINEAR
+ *    chroma resampler does for in_chroma_site (between the two nearest
+ *    samples per axis; a vertically cosited site repeats rows) and go
+ *    through yuv_to_rgb: rgb[c] = m[4c] * Y + m[4c+1] * U + m[4c+2] * V +
  *    m[4c+3], with Y, U, V the raw 8-bit values.
  * 4. Output, video: packed RGB formats store CLAMP (round (v), 0, 255) per
  *    channel in the format's byte order (the x byte of RGBx/BGRx is 255);
@@ -49,6 +51,7 @@ typedef struct
   guintptr in_data[3];          /* device pointers, per plane */
   gint in_stride[3];
   gfloat yuv_to_rgb[12];
+  GstVideoChromaSite in_chroma_site;
 
   /* geometry */
   gint out_width;

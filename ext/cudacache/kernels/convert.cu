@@ -37,6 +37,13 @@ enum
   CONVERT_LAYOUT_NHWC = 1,
 };
 
+/* where a 4:2:0 input's chroma samples sit, against the luma grid */
+enum
+{
+  CONVERT_CHROMA_H_COSITED = 1 << 0,
+  CONVERT_CHROMA_V_COSITED = 1 << 1,
+};
+
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */
 struct ConvertParams
@@ -67,6 +74,7 @@ struct ConvertParams
   int dtype;                    /* CONVERT_DTYPE_* */
   int layout;                   /* CONVERT_LAYOUT_* */
   int bgr;                      /* 0 or 1 */
+  int chroma_site;              /* CONVERT_CHROMA_* of the input */
 
   float x_fx;
   float y_fx;
@@ -77,9 +85,9 @@ struct ConvertParams
   float add[3];
 };
 
-static_assert (sizeof (ConvertParams) == 272, "ConvertParams layout");
+static_assert (sizeof (ConvertParams) == 280, "ConvertParams layout");
 static_assert (offsetof (ConvertParams, in_format) == 48, "ConvertParams");
-static_assert (offsetof (ConvertParams, x_fx) == 132, "ConvertParams");
+static_assert (offsetof (ConvertParams, x_fx) == 136, "ConvertParams");
 
 /* One axis of the separable LINEAR filter (GstVideoResampler's): the first
  * source index, the tap count, the source position and its weights' sum. */
@@ -149,6 +157,49 @@ plane_row (const ConvertParams & p, int plane, int y)
       (long long) y * p.in_stride[plane];
 }
 
+/* Chroma sample (c, r) of a 4:2:0 input, inside its chroma planes. */
+__device__ static __forceinline__ float2
+chroma_at (const ConvertParams & p, int c, int r)
+{
+  if (p.in_format == CONVERT_FORMAT_NV12) {
+    const unsigned char *s = plane_row (p, 1, r) + c * 2;
+
+    return make_float2 (s[0], s[1]);
+  }
+  return make_float2 (plane_row (p, 1, r)[c], plane_row (p, 2, r)[c]);
+}
+
+/* U and V at luma pixel (x, y), upsampled as GstVideoConverter's LINEAR
+ * chroma resampler does: interpolated between the two nearest chroma
+ * samples, which sit half a pixel right of and below their block's first
+ * luma sample unless cosited; vertically cosited chroma is not
+ * interpolated (GStreamer 1.22 repeats its rows). */
+__device__ static float2
+read_chroma (const ConvertParams & p, int x, int y)
+{
+  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
+  float u = (p.chroma_site & CONVERT_CHROMA_H_COSITED) ?
+      x * 0.5f : (x - 0.5f) * 0.5f;
+  float v = (p.chroma_site & CONVERT_CHROMA_V_COSITED) ?
+      (float) (y / 2) : (y - 0.5f) * 0.5f;
+  int c0 = (int) floorf (u), r0 = (int) floorf (v);
+  float fu = u - c0, fv = v - r0;
+  int c1 = clamp_int (c0 + 1, 0, cw - 1), r1 = clamp_int (r0 + 1, 0, ch - 1);
+  float2 a, b, c, d;
+
+  c0 = clamp_int (c0, 0, cw - 1);
+  r0 = clamp_int (r0, 0, ch - 1);
+  a = chroma_at (p, c0, r0);
+  b = chroma_at (p, c1, r0);
+  c = chroma_at (p, c0, r1);
+  d = chroma_at (p, c1, r1);
+
+  return make_float2 ((1.0f - fv) * ((1.0f - fu) * a.x + fu * b.x) +
+      fv * ((1.0f - fu) * c.x + fu * d.x),
+      (1.0f - fv) * ((1.0f - fu) * a.y + fu * b.y) +
+      fv * ((1.0f - fu) * c.y + fu * d.y));
+}
+
 /* Source pixel (x, y), inside the input, as RGB on the 0..255 scale. */
 __device__ static float3
 read_pixel (const ConvertParams & p, int x, int y)
@@ -157,11 +208,11 @@ read_pixel (const ConvertParams & p, int x, int y)
 
   switch (p.in_format) {
     case CONVERT_FORMAT_NV12:
-      s = plane_row (p, 1, y / 2) + (x / 2) * 2;
-      return yuv_to_rgb (p, plane_row (p, 0, y)[x], s[0], s[1]);
-    case CONVERT_FORMAT_I420:
-      return yuv_to_rgb (p, plane_row (p, 0, y)[x],
-          plane_row (p, 1, y / 2)[x / 2], plane_row (p, 2, y / 2)[x / 2]);
+    case CONVERT_FORMAT_I420:{
+      float2 uv = read_chroma (p, x, y);
+
+      return yuv_to_rgb (p, plane_row (p, 0, y)[x], uv.x, uv.y);
+    }
     case CONVERT_FORMAT_RGBA:
     case CONVERT_FORMAT_RGBx:
       s = plane_row (p, 0, y) + x * 4;
