@@ -107,7 +107,10 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
-          "carrying the cache's figures (one more at end of stream); 0: none",
+          "while buffers flow, and one more at end of stream; 0: none. "
+          "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
+          "used-blocks, idle-blocks, hits, misses, evictions, cache (its "
+          "name), memory (CUDAMemory or SystemMemory)",
           0, G_MAXUINT, DEFAULT_STATS_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
