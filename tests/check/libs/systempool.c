@@ -104,6 +104,10 @@ GST_START_TEST (test_framerate_change_shares_blocks)
   cycle (pool, "video/x-raw,format=RGBA,width=64,height=32", 2);
   fail_unless_equals_uint64 (stats_of (cache).hits, 2);
   fail_unless_equals_uint64 (stats_of (cache).misses, 4);
+  /* even where the planes are alike byte for byte */
+  cycle (pool, "video/x-raw,format=BGRA,width=64,height=32", 2);
+  fail_unless_equals_uint64 (stats_of (cache).hits, 2);
+  fail_unless_equals_uint64 (stats_of (cache).misses, 6);
 
   gst_object_unref (pool);
   gst_object_unref (cache);
