@@ -16,6 +16,7 @@
 #include <gst/cuda/gstcudaloader.h>
 
 #include "gstcudacachekernels.h"
+#include "kernels/convert-params.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kernels_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
@@ -30,79 +31,6 @@ G_GNUC_INTERNAL extern const gsize gst_cuda_cache_kernels_fatbin_len;
 
 /* GstVideoResampler's limit on the taps of one output pixel, per axis */
 #define MAX_TAPS 128
-
-/* Keep the enums and ConvertParams in sync with kernels/convert.cu. */
-enum
-{
-  CONVERT_FORMAT_NV12 = 0,
-  CONVERT_FORMAT_I420 = 1,
-  CONVERT_FORMAT_RGBA = 2,
-  CONVERT_FORMAT_BGRA = 3,
-  CONVERT_FORMAT_RGBx = 4,
-  CONVERT_FORMAT_BGRx = 5,
-  CONVERT_FORMAT_RGB = 6,
-  CONVERT_FORMAT_BGR = 7,
-  CONVERT_FORMAT_TENSOR = 8,
-};
-
-enum
-{
-  CONVERT_DTYPE_U8 = 0,
-  CONVERT_DTYPE_F16 = 1,
-  CONVERT_DTYPE_F32 = 2,
-};
-
-enum
-{
-  CONVERT_LAYOUT_NCHW = 0,
-  CONVERT_LAYOUT_NHWC = 1,
-};
-
-/* where a 4:2:0 input's chroma samples sit, against the luma grid */
-enum
-{
-  CONVERT_CHROMA_H_COSITED = 1 << 0,
-  CONVERT_CHROMA_V_COSITED = 1 << 1,
-};
-
-/* The kernels' parameter, by value: fixed-size fields, the 8-byte ones
- * first, laid out the same by gcc and nvcc. */
-typedef struct
-{
-  guint64 in_data[3];
-  guint64 out_data[3];
-
-  gint32 in_format;
-  gint32 in_width;
-  gint32 in_height;
-  gint32 in_stride[3];
-
-  gint32 out_format;
-  gint32 out_width;
-  gint32 out_height;
-  gint32 out_stride[3];
-
-  gint32 dest_x;
-  gint32 dest_y;
-  gint32 dest_width;
-  gint32 dest_height;
-
-  gint32 x_taps;
-  gint32 y_taps;
-
-  gint32 dtype;
-  gint32 layout;
-  gint32 bgr;
-  gint32 chroma_site;           /* CONVERT_CHROMA_* of the input */
-
-  gfloat x_fx;
-  gfloat y_fx;
-  gfloat yuv_to_rgb[12];
-  gfloat rgb_to_yuv[12];
-  gfloat fill[3];
-  gfloat mul[3];
-  gfloat add[3];
-} ConvertParams;
 
 G_STATIC_ASSERT (sizeof (ConvertParams) == 280);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) == 48);
