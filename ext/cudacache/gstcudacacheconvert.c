@@ -352,18 +352,22 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* What set_caps makes for one pair of caps. The kernels stay loaded across
+ * caps changes: they depend only on the context. */
 static void
 gst_cuda_cache_convert_clear (GstCudaCacheConvert * self)
 {
   g_clear_pointer (&self->converter, gst_video_converter_free);
   gst_clear_buffer (&self->rgb_buffer);
-  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
 }
 
 static gboolean
 gst_cuda_cache_convert_stop (GstBaseTransform * trans)
 {
-  gst_cuda_cache_convert_clear (GST_CUDA_CACHE_CONVERT (trans));
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
+
+  gst_cuda_cache_convert_clear (self);
+  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -680,7 +684,11 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return TRUE;
 
   if (base->cuda_memory) {
-    self->kernels = gst_cuda_cache_kernels_new (base->context);
+    if (self->kernels &&
+        gst_cuda_cache_kernels_get_context (self->kernels) != base->context)
+      g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
+    if (!self->kernels)
+      self->kernels = gst_cuda_cache_kernels_new (base->context);
     if (!self->kernels) {
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("Cannot convert CUDA memory: %s",
@@ -1006,7 +1014,10 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 static void
 gst_cuda_cache_convert_finalize (GObject * object)
 {
-  gst_cuda_cache_convert_clear (GST_CUDA_CACHE_CONVERT (object));
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
+
+  gst_cuda_cache_convert_clear (self);
+  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

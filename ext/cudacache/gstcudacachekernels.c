@@ -286,6 +286,18 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
 #endif
 }
 
+GstCudaContext *
+gst_cuda_cache_kernels_get_context (GstCudaCacheKernels * kernels)
+{
+#ifdef HAVE_CUDA_KERNELS
+  g_return_val_if_fail (kernels != NULL, NULL);
+
+  return kernels->context;
+#else
+  return NULL;
+#endif
+}
+
 void
 gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
 {

@@ -92,6 +92,10 @@ GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
 gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params, CUstream stream);
 
+/* Returns: (transfer none): the context the kernels were loaded into */
+GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
+    kernels);
+
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
 G_END_DECLS
