@@ -42,6 +42,46 @@ cudacache_run_pipeline (GstElement * pipeline, GstCudaContext * context)
       GST_STATE_CHANGE_SUCCESS);
 }
 
+/* Counts the frames that pass a pad, and those whose memory @cache owns. */
+typedef struct
+{
+  GstCudaCache *cache;
+  guint frames;
+  guint from_cache;
+} CudaCacheFrameCount;
+
+static GstPadProbeReturn
+cudacache_count_frames_probe (GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  CudaCacheFrameCount *count = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  count->frames++;
+  if (gst_cuda_cache_owns_memory (count->cache, gst_buffer_peek_memory (buf,
+              0)))
+    count->from_cache++;
+
+  return GST_PAD_PROBE_OK;
+}
+
+/* Counts the frames leaving @element_name of @pipeline into @count. */
+static inline void
+cudacache_count_frames (GstElement * pipeline, const gchar * element_name,
+    CudaCacheFrameCount * count)
+{
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline),
+      element_name);
+  GstPad *pad;
+
+  fail_unless (element != NULL, "no element %s", element_name);
+  pad = gst_element_get_static_pad (element, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      cudacache_count_frames_probe, count, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+}
+
 typedef struct
 {
   GstElement *capsfilter;

@@ -407,33 +407,12 @@ GST_START_TEST (test_tensor_pipeline)
 
 GST_END_TEST;
 
-typedef struct
-{
-  GstCudaCache *cache;
-  guint frames;
-  guint from_cache;
-} Count;
-
-static GstPadProbeReturn
-count_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Count *c = user_data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-
-  c->frames++;
-  if (gst_cuda_cache_owns_memory (c->cache, gst_buffer_peek_memory (buf, 0)))
-    c->from_cache++;
-
-  return GST_PAD_PROBE_OK;
-}
-
 /* NVDEC decodes into the pool cudacacheidentity proposes. */
 GST_START_TEST (test_nvh264dec_takes_the_pool)
 {
-  Count c = { NULL, 0, 0 };
-  GstElement *pipeline, *id;
+  CudaCacheFrameCount c = { NULL, 0, 0 };
+  GstElement *pipeline;
   GError *err = NULL;
-  GstPad *pad;
 
   pipeline = gst_parse_launch ("videotestsrc num-buffers=30 ! "
       "video/x-raw,format=I420,width=320,height=240 ! x264enc ! h264parse ! "
@@ -442,11 +421,7 @@ GST_START_TEST (test_nvh264dec_takes_the_pool)
   fail_unless (pipeline != NULL, "x264enc or nvh264dec missing: %s",
       err ? err->message : "");
   c.cache = gst_cuda_cache_device_get_cache (context);
-  id = gst_bin_get_by_name (GST_BIN (pipeline), "id");
-  pad = gst_element_get_static_pad (id, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_frames, &c, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (id);
+  cudacache_count_frames (pipeline, "id", &c);
 
   cudacache_run_pipeline (pipeline, context);
   fail_unless_equals_int (c.frames, 30);
