@@ -487,27 +487,36 @@ gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* The matrices of gstcudacachekernels.h from a YUV info's colorimetry:
- * 8-bit Y'CbCr <-> R'G'B' on the 0..255 scale. */
+/* A YUV info's colorimetry: luma weights, and the 8-bit offset of Y and
+ * the ranges of Y and of U, V. */
 static void
-color_matrices (const GstVideoInfo * info, gfloat yuv_to_rgb[12],
-    gfloat rgb_to_yuv[12])
+color_coefficients (const GstVideoInfo * info, gdouble * kr, gdouble * kb,
+    gdouble * oy, gdouble * sy, gdouble * suv)
 {
-  gdouble kr = 0.299, kb = 0.114, kg, sy, suv, oy;
   gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, kr, kb)) {
+    *kr = 0.299;
+    *kb = 0.114;
+  }
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, offset,
+      scale);
+  *oy = offset[0];
+  *sy = scale[0];
+  *suv = scale[1];
+}
+
+/* gstcudacachekernels.h's yuv_to_rgb for a YUV input: 8-bit Y'CbCr to
+ * R'G'B' on the 0..255 scale. */
+static void
+yuv_to_rgb_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
   gdouble to_rgb[3][3];
   guint c;
 
-  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
-    kr = 0.299;
-    kb = 0.114;
-  }
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
   kg = 1.0 - kr - kb;
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, offset,
-      scale);
-  oy = offset[0];
-  sy = scale[0];
-  suv = scale[1];
 
   /* R'G'B' (0..1) from Y' (0..1) and Pb, Pr (-0.5..0.5) */
   to_rgb[0][0] = 1.0;
@@ -525,25 +534,35 @@ color_matrices (const GstVideoInfo * info, gfloat yuv_to_rgb[12],
     gdouble mu = 255.0 * to_rgb[c][1] / suv;
     gdouble mv = 255.0 * to_rgb[c][2] / suv;
 
-    yuv_to_rgb[4 * c] = my;
-    yuv_to_rgb[4 * c + 1] = mu;
-    yuv_to_rgb[4 * c + 2] = mv;
-    yuv_to_rgb[4 * c + 3] = -my * oy - (mu + mv) * 128.0;
+    m[4 * c] = my;
+    m[4 * c + 1] = mu;
+    m[4 * c + 2] = mv;
+    m[4 * c + 3] = -my * oy - (mu + mv) * 128.0;
   }
+}
 
-  /* Y = oy + sy * Y'; U = 128 + suv * Pb; V = 128 + suv * Pr */
-  rgb_to_yuv[0] = sy * kr / 255.0;
-  rgb_to_yuv[1] = sy * kg / 255.0;
-  rgb_to_yuv[2] = sy * kb / 255.0;
-  rgb_to_yuv[3] = oy;
-  rgb_to_yuv[4] = suv * -kr / (2.0 * (1.0 - kb)) / 255.0;
-  rgb_to_yuv[5] = suv * -kg / (2.0 * (1.0 - kb)) / 255.0;
-  rgb_to_yuv[6] = suv * 0.5 / 255.0;
-  rgb_to_yuv[7] = 128.0;
-  rgb_to_yuv[8] = suv * 0.5 / 255.0;
-  rgb_to_yuv[9] = suv * -kg / (2.0 * (1.0 - kr)) / 255.0;
-  rgb_to_yuv[10] = suv * -kb / (2.0 * (1.0 - kr)) / 255.0;
-  rgb_to_yuv[11] = 128.0;
+/* gstcudacachekernels.h's rgb_to_yuv for a YUV output:
+ * Y = oy + sy * Y'; U = 128 + suv * Pb; V = 128 + suv * Pr. */
+static void
+rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
+
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
+  kg = 1.0 - kr - kb;
+
+  m[0] = sy * kr / 255.0;
+  m[1] = sy * kg / 255.0;
+  m[2] = sy * kb / 255.0;
+  m[3] = oy;
+  m[4] = suv * -kr / (2.0 * (1.0 - kb)) / 255.0;
+  m[5] = suv * -kg / (2.0 * (1.0 - kb)) / 255.0;
+  m[6] = suv * 0.5 / 255.0;
+  m[7] = 128.0;
+  m[8] = suv * 0.5 / 255.0;
+  m[9] = suv * -kg / (2.0 * (1.0 - kr)) / 255.0;
+  m[10] = suv * -kb / (2.0 * (1.0 - kr)) / 255.0;
+  m[11] = 128.0;
 }
 
 static gboolean
@@ -658,12 +677,11 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   for (i = 0; i < 3; i++)
     p->fill[i] = fill;
 
-  color_matrices (&self->in_info, p->yuv_to_rgb, p->rgb_to_yuv);
-  if (!self->tensor_out && GST_VIDEO_INFO_IS_YUV (&self->out_info)) {
-    gfloat unused[12];
-
-    color_matrices (&self->out_info, unused, p->rgb_to_yuv);
-  }
+  /* the kernels read each matrix only for YUV on its side */
+  if (GST_VIDEO_INFO_IS_YUV (&self->in_info))
+    yuv_to_rgb_matrix (&self->in_info, p->yuv_to_rgb);
+  if (!self->tensor_out && GST_VIDEO_INFO_IS_YUV (&self->out_info))
+    rgb_to_yuv_matrix (&self->out_info, p->rgb_to_yuv);
 
   /* tensor values: v * scale / std - mean / std */
   p->dtype = self->tensor.dtype;
