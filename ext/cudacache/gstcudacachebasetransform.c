@@ -477,17 +477,18 @@ caps_frame_size (GstCaps * caps)
 }
 
 /* Returns: (transfer full) (nullable): a configured pool over the cache
- * for @caps' memory, or %NULL if @caps are not a frame or a tensor */
-GstBufferPool *
+ * for @caps' memory, or %NULL if @caps are not a frame or a tensor; @size:
+ * its buffers' size, as the pool settled it */
+static GstBufferPool *
 gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
-    GstCaps * caps, guint min_buffers, guint max_buffers)
+    GstCaps * caps, guint min_buffers, guint max_buffers, guint * size)
 {
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
-  gsize size = caps_frame_size (caps);
+  gsize frame_size = caps_frame_size (caps);
   GstBufferPool *pool;
   GstStructure *config;
 
-  if (size == 0) {
+  if (frame_size == 0) {
     GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT, caps);
     return NULL;
   }
@@ -501,7 +502,7 @@ gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
   }
 
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+  gst_buffer_pool_config_set_params (config, caps, frame_size, min_buffers,
       max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
@@ -510,11 +511,15 @@ gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
     return NULL;
   }
 
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+
   return pool;
 }
 
 /* Whether @pool hands out memory from the cache this element would use. */
-gboolean
+static gboolean
 gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
     GstBufferPool * pool, gboolean cuda_memory)
 {
@@ -527,6 +532,39 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
   }
 
   return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);
+}
+
+/* The first pool of @query if it hands out memory from this element's
+ * cache for @query's caps (@from_downstream set), else a new one; @size,
+ * @min_buffers, @max_buffers: its parameters.
+ * Returns: (transfer full) (nullable): the pool, %NULL if there is none */
+GstBufferPool *
+gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
+    GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
+    gboolean * from_downstream)
+{
+  GstBufferPool *pool = NULL;
+  GstCaps *caps;
+
+  *size = *min_buffers = *max_buffers = 0;
+  *from_downstream = FALSE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps)
+    return NULL;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, size, min_buffers,
+        max_buffers);
+    if (gst_cuda_cache_base_transform_is_own_pool (self, pool,
+            gst_cuda_cache_caps_are_cuda (caps))) {
+      *from_downstream = TRUE;
+      return pool;
+    }
+    gst_clear_object (&pool);
+  }
+
+  return gst_cuda_cache_base_transform_new_pool (self, caps, *min_buffers,
+      *max_buffers, size);
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */
@@ -584,45 +622,23 @@ gboolean
 gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
     GstQuery * query)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (base);
-  GstBufferPool *pool = NULL;
-  guint size = 0, min_buffers = 0, max_buffers = 0;
-  gboolean cuda_memory, need_pool;
-  GstCaps *caps;
+  GstBufferPool *pool;
+  guint size, min_buffers, max_buffers;
+  gboolean from_downstream;
 
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps)
-    return FALSE;
-  cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
-
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers,
-        &max_buffers);
-    if (gst_cuda_cache_base_transform_is_own_pool (base, pool, cuda_memory)) {
-      GST_DEBUG_OBJECT (trans, "downstream already offers %" GST_PTR_FORMAT,
-          pool);
-      gst_object_unref (pool);
-      return TRUE;
-    }
-    gst_clear_object (&pool);
-  }
-
-  pool = gst_cuda_cache_base_transform_new_pool (base, caps, min_buffers,
-      max_buffers);
+  pool = gst_cuda_cache_base_transform_query_pool (base, query, &size,
+      &min_buffers, &max_buffers, &from_downstream);
   if (!pool) {
-    GST_DEBUG_OBJECT (trans, "no cache pool for %" GST_PTR_FORMAT, caps);
+    GST_DEBUG_OBJECT (base, "no cache pool for %" GST_PTR_FORMAT, query);
     return gst_query_get_n_allocation_pools (query) > 0;
   }
-
-  {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
+  if (from_downstream) {
+    GST_DEBUG_OBJECT (base, "downstream already offers %" GST_PTR_FORMAT, pool);
+    gst_object_unref (pool);
+    return TRUE;
   }
 
-  GST_DEBUG_OBJECT (trans, "proposing %" GST_PTR_FORMAT " for %"
-      GST_PTR_FORMAT, pool, caps);
+  GST_DEBUG_OBJECT (base, "proposing %" GST_PTR_FORMAT, pool);
   query_prepend_pool (query, pool, size, min_buffers, max_buffers);
   gst_object_unref (pool);
 

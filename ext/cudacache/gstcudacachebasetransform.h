@@ -63,11 +63,9 @@ gboolean gst_cuda_cache_caps_are_cuda (const GstCaps * caps);
 
 GstCudaCache *gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self);
 
-GstBufferPool *gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
-    GstCaps * caps, guint min_buffers, guint max_buffers);
-
-gboolean gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
-    GstBufferPool * pool, gboolean cuda_memory);
+GstBufferPool *gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
+    GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
+    gboolean * from_downstream);
 
 gboolean gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query);

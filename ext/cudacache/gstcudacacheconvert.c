@@ -754,36 +754,17 @@ static gboolean
 gst_cuda_cache_convert_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
-  GstCudaCacheBaseTransform *base = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
-  GstBufferPool *pool = NULL;
-  guint size = 0, min_buffers = 0, max_buffers = 0;
-  GstCaps *caps;
+  GstBufferPool *pool;
+  guint size, min_buffers, max_buffers;
+  gboolean from_downstream;
 
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps)
-    return FALSE;
-
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min_buffers,
-        &max_buffers);
-    if (!gst_cuda_cache_base_transform_is_own_pool (base, pool,
-            base->cuda_memory))
-      gst_clear_object (&pool);
-  }
-
+  pool = gst_cuda_cache_base_transform_query_pool
+      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query, &size, &min_buffers,
+      &max_buffers, &from_downstream);
   if (!pool) {
-    GstStructure *config;
-
-    pool = gst_cuda_cache_base_transform_new_pool (base, caps, min_buffers,
-        max_buffers);
-    if (!pool) {
-      GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, (NULL),
-          ("no cache pool for output caps %" GST_PTR_FORMAT, caps));
-      return FALSE;
-    }
-    config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
+    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, (NULL),
+        ("no cache pool for output: %" GST_PTR_FORMAT, query));
+    return FALSE;
   }
 
   GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
