@@ -465,10 +465,10 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
 static gsize
 caps_frame_size (GstCaps * caps)
 {
-  GstCudaTensorInfo tensor;
+  GstCudaCacheTensorInfo tensor;
   GstVideoInfo video;
 
-  if (gst_cuda_tensor_info_from_caps (&tensor, caps))
+  if (gst_cuda_cache_tensor_info_from_caps (&tensor, caps))
     return tensor.size;
   if (gst_video_info_from_caps (&video, caps))
     return GST_VIDEO_INFO_SIZE (&video);
@@ -644,9 +644,10 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
 
   if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!gst_query_find_allocation_meta (query, GST_CUDA_TENSOR_META_API_TYPE,
-          NULL))
-    gst_query_add_allocation_meta (query, GST_CUDA_TENSOR_META_API_TYPE, NULL);
+  if (!gst_query_find_allocation_meta (query,
+          GST_CUDA_CACHE_TENSOR_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_CUDA_CACHE_TENSOR_META_API_TYPE,
+        NULL);
 
   return TRUE;
 }

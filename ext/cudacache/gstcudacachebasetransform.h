@@ -24,7 +24,7 @@ typedef struct _GstCudaCacheBaseTransformClass GstCudaCacheBaseTransformClass;
   "UYVY }"
 
 #define GST_CUDA_CACHE_TENSOR_CAPS \
-  GST_CUDA_TENSOR_CAPS_NAME ", format = (string) static, " \
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME ", format = (string) static, " \
   "num_tensors = (int) 1, types = (string) { uint8, float16, float32 }"
 
 /**

@@ -69,7 +69,7 @@ enum
   GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
 
 #define TENSOR_CAPS(features) \
-  GST_CUDA_TENSOR_CAPS_NAME features ", format = (string) static, " \
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME features ", format = (string) static, " \
       "num_tensors = (int) 1, types = (string) " CONVERT_TYPES
 
 #define SRC_CAPS SINK_CAPS "; " \
@@ -98,7 +98,7 @@ struct _GstCudaCacheConvert
   GstVideoInfo in_info;
   GstVideoInfo out_info;        /* video output */
   gboolean tensor_out;
-  GstCudaTensorInfo tensor;     /* tensor output */
+  GstCudaCacheTensorInfo tensor;        /* tensor output */
   GstCudaCacheConvertParams params;
   GstVideoConverter *converter; /* system memory */
   GstVideoInfo rgb_info;        /* system memory, tensor output: RGB frame */
@@ -396,7 +396,7 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
 
     if (direction == GST_PAD_SINK) {
       GstStructure *tensor =
-          gst_structure_from_string (GST_CUDA_TENSOR_CAPS_NAME
+          gst_structure_from_string (GST_CUDA_CACHE_TENSOR_CAPS_NAME
           ", format = (string) static, num_tensors = (int) 1, "
           "types = (string) " CONVERT_TYPES, NULL);
 
@@ -440,7 +440,7 @@ gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
   gst_structure_get_int (in, "width", &width);
   gst_structure_get_int (in, "height", &height);
 
-  if (gst_structure_has_name (out, GST_CUDA_TENSOR_CAPS_NAME)) {
+  if (gst_structure_has_name (out, GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
     /* a tensor of the input's size unless downstream says otherwise */
     if (!gst_structure_has_field (out, "dimensions")) {
       gchar *dims = g_strdup_printf ("%d:%d:3:1", width, height);
@@ -622,19 +622,19 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
 
   self->tensor_out = gst_structure_has_name (gst_caps_get_structure (outcaps,
-          0), GST_CUDA_TENSOR_CAPS_NAME);
+          0), GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   if (self->tensor_out) {
-    if (!gst_cuda_tensor_info_from_caps (&self->tensor, outcaps) ||
-        gst_cuda_tensor_info_get_channels (&self->tensor) != 3 ||
-        gst_cuda_tensor_info_get_batch (&self->tensor) != 1) {
+    if (!gst_cuda_cache_tensor_info_from_caps (&self->tensor, outcaps) ||
+        gst_cuda_cache_tensor_info_get_channels (&self->tensor) != 3 ||
+        gst_cuda_cache_tensor_info_get_batch (&self->tensor) != 1) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
           ("cudacacheconvert makes 3-channel tensors of batch 1 (dimensions "
               "W:H:3:1 for NCHW, 3:W:H:1 for NHWC) of uint8, float16 or "
               "float32"), ("output caps %" GST_PTR_FORMAT, outcaps));
       return FALSE;
     }
-    out_w = gst_cuda_tensor_info_get_width (&self->tensor);
-    out_h = gst_cuda_tensor_info_get_height (&self->tensor);
+    out_w = gst_cuda_cache_tensor_info_get_width (&self->tensor);
+    out_h = gst_cuda_cache_tensor_info_get_height (&self->tensor);
     p->out_format = GST_VIDEO_FORMAT_UNKNOWN;
   } else {
     if (!gst_video_info_from_caps (&self->out_info, outcaps)) {
@@ -784,10 +784,10 @@ gst_cuda_cache_convert_transform_size (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
     gsize * othersize)
 {
-  GstCudaTensorInfo tensor;
+  GstCudaCacheTensorInfo tensor;
   GstVideoInfo info;
 
-  if (gst_cuda_tensor_info_from_caps (&tensor, othercaps)) {
+  if (gst_cuda_cache_tensor_info_from_caps (&tensor, othercaps)) {
     *othersize = tensor.size;
     return TRUE;
   }
@@ -854,17 +854,17 @@ pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoInfo * rgb,
     for (x = 0; x < w; x++) {
       for (k = 0; k < 3; k++) {
         gfloat v = row[3 * x + (p->bgr ? 2 - k : k)] * p->mul[k] + p->add[k];
-        gsize i = p->layout == GST_CUDA_TENSOR_LAYOUT_NCHW ?
+        gsize i = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW ?
             ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * 3 + k;
 
         switch (p->dtype) {
-          case GST_CUDA_TENSOR_DTYPE_U8:
+          case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
             dst[i] = (guint8) CLAMP (lrintf (v), 0, 255);
             break;
-          case GST_CUDA_TENSOR_DTYPE_F16:
+          case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
             ((guint16 *) dst)[i] = float_to_half (v);
             break;
-          case GST_CUDA_TENSOR_DTYPE_F32:
+          case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
             ((gfloat *) dst)[i] = v;
             break;
         }

@@ -36,10 +36,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_identity_debug);
 #define IDENTITY_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
       GST_CUDA_CACHE_VIDEO_FORMATS) "; " \
-  GST_CUDA_TENSOR_CAPS_NAME "(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), " \
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME "(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), " \
       "format = (string) static, num_tensors = (int) 1; " \
   "video/x-raw; " \
-  GST_CUDA_TENSOR_CAPS_NAME ", format = (string) static, " \
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME ", format = (string) static, " \
       "num_tensors = (int) 1"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",

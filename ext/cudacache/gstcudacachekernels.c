@@ -239,10 +239,10 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
   p.dest_height = params->dest_height;
   axis_taps (p.in_width, p.dest_width, &p.x_taps, &p.x_fx);
   axis_taps (p.in_height, p.dest_height, &p.y_taps, &p.y_fx);
-  p.dtype = params->dtype == GST_CUDA_TENSOR_DTYPE_U8 ? CONVERT_DTYPE_U8 :
-      params->dtype == GST_CUDA_TENSOR_DTYPE_F16 ? CONVERT_DTYPE_F16 :
+  p.dtype = params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_U8 ? CONVERT_DTYPE_U8 :
+      params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F16 ? CONVERT_DTYPE_F16 :
       CONVERT_DTYPE_F32;
-  p.layout = params->layout == GST_CUDA_TENSOR_LAYOUT_NHWC ?
+  p.layout = params->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC ?
       CONVERT_LAYOUT_NHWC : CONVERT_LAYOUT_NCHW;
   p.bgr = params->bgr ? 1 : 0;
   p.chroma_site =

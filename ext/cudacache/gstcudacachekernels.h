@@ -71,8 +71,8 @@ typedef struct
 
   /* output tensor (out_format == GST_VIDEO_FORMAT_UNKNOWN): packed, 3
    * channels, batch 1, at out_data[0] */
-  GstCudaTensorDType dtype;
-  GstCudaTensorLayout layout;
+  GstCudaCacheTensorDType dtype;
+  GstCudaCacheTensorLayout layout;
   gboolean bgr;
   gfloat mul[3];
   gfloat add[3];

@@ -8,7 +8,7 @@
 
 #include <gst/cudacache/cudacache-prelude.h>
 #include <gst/cudacache/gstcudacache.h>
-#include <gst/cudacache/gstcudatensor.h>
+#include <gst/cudacache/gstcudacachetensor.h>
 #include <gst/cudacache/gstcudacachesystempool.h>
 #include <gst/cudacache/gstcudacachedevice.h>
 #include <gst/cudacache/gstcudacachepool.h>

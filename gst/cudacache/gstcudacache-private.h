@@ -4,7 +4,7 @@
 #define __GST_CUDA_CACHE_PRIVATE_H__
 
 #include <gst/video/video.h>
-#include <gst/cudacache/gstcudatensor.h>
+#include <gst/cudacache/gstcudacachetensor.h>
 
 G_BEGIN_DECLS
 
@@ -19,7 +19,7 @@ typedef struct
 {
   GstCudaCacheKind kind;
   GstVideoInfo video;           /* image: the caps' video info */
-  GstCudaTensorInfo tensor;     /* tensor: the caps' tensor info */
+  GstCudaCacheTensorInfo tensor;     /* tensor: the caps' tensor info */
 } GstCudaCacheLayout;
 
 /* Everything the key names, in a form compared with memcmp: a pool that
@@ -34,9 +34,9 @@ typedef struct
   gsize size;
   gsize offset[GST_VIDEO_MAX_PLANES];
   gint stride[GST_VIDEO_MAX_PLANES];
-  GstCudaTensorDType dtype;
-  GstCudaTensorLayout tensor_layout;
-  gsize dims[GST_CUDA_TENSOR_N_DIMS];
+  GstCudaCacheTensorDType dtype;
+  GstCudaCacheTensorLayout tensor_layout;
+  gsize dims[GST_CUDA_CACHE_TENSOR_N_DIMS];
 } GstCudaCacheLayoutSignature;
 
 G_GNUC_INTERNAL

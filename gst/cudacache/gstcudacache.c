@@ -27,7 +27,7 @@
  * another. Statistics and clearing can also be asked for the calling thread
  * only (%GST_CUDA_CACHE_SCOPE_THREAD).
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -559,7 +559,7 @@ gst_cuda_cache_memory_dispose (GstMiniObject * obj)
  *
  * Returns: (transfer full): a new #GstCudaCache
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaCache *
 gst_cuda_cache_new (guint64 device_memory, GstCudaCacheFlags flags)
@@ -580,7 +580,7 @@ gst_cuda_cache_new (guint64 device_memory, GstCudaCacheFlags flags)
  *
  * Returns: (transfer full): the system-memory #GstCudaCache
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaCache *
 gst_cuda_cache_get_system (void)
@@ -618,7 +618,7 @@ gst_cuda_cache_get_system (void)
  * Returns: (transfer full) (nullable): a block, or %NULL when the allocator
  *     failed twice
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstMemory *
 gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
@@ -714,7 +714,7 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
  *
  * Returns: whether @mem is a block of @cache, in use
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem)
@@ -734,7 +734,7 @@ gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem)
  *
  * Returns: the bytes @cache may own before it drops idle blocks
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 gst_cuda_cache_get_limit (GstCudaCache * cache)
@@ -758,7 +758,7 @@ gst_cuda_cache_get_limit (GstCudaCache * cache)
  * Sets the limit, and drops idle blocks at once until @cache is back under
  * it. Blocks in use are never taken away.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes)
@@ -784,7 +784,7 @@ gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes)
  * Returns: the total bytes of the memory @cache allocates from, as given at
  *     construction (0 if unknown)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 gst_cuda_cache_get_device_memory (GstCudaCache * cache)
@@ -804,7 +804,7 @@ gst_cuda_cache_get_device_memory (GstCudaCache * cache)
  * the blocks the calling thread allocated, hits and misses the acquisitions
  * it made.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
@@ -847,7 +847,7 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
  *     `used-bytes`, `idle-bytes`, `limit` (all #guint64), `used-blocks`,
  *     `idle-blocks` (#guint), `hits`, `misses`, `evictions` (#guint64)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstStructure *
 gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
@@ -879,7 +879,7 @@ gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
  *
  * Returns: the bytes dropped
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint64
 gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope)
@@ -924,7 +924,7 @@ gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope)
  * Waits until every block @cache has dropped so far is freed. Returns at
  * once without %GST_CUDA_CACHE_FLAG_ASYNC_FREE, where frees are inline.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 gst_cuda_cache_drain (GstCudaCache * cache)
@@ -949,7 +949,7 @@ gst_cuda_cache_drain (GstCudaCache * cache)
  *
  * Returns: %TRUE if @str is a valid limit
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,

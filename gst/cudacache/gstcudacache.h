@@ -18,7 +18,7 @@ G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
  * bytes, optionally with a `K`, `M`, `G` or `T` suffix (powers of 1024), or a
  * percentage of the device's memory such as `25%`.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 #define GST_CUDA_CACHE_LIMIT_ENV "GST_CUDA_CACHE_LIMIT"
 
@@ -30,7 +30,7 @@ G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
  *
  * What statistics and clearing apply to.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {
@@ -50,7 +50,7 @@ GType gst_cuda_cache_scope_get_type (void);
  *     cache's own reaper thread, never on the thread that released or
  *     acquired a block (device frees synchronise the whole device)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef enum
 {
@@ -76,7 +76,7 @@ GType gst_cuda_cache_flags_get_type (void);
  *
  * A snapshot of a cache's figures, for one #GstCudaCacheScope.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef struct
 {
@@ -103,7 +103,7 @@ typedef struct
  * Returns: (transfer full) (nullable): a new memory, or %NULL when the
  *     allocator is out of memory
  *
- * Since: 1.0
+ * Since: 0.1
  */
 typedef GstMemory *(*GstCudaCacheAllocFunc) (gpointer user_data);
 

@@ -16,7 +16,7 @@
  * cuDeviceTotalMem() and cuMemGetInfo(); they are loaded from `libcuda.so.1`
  * here.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -124,7 +124,7 @@ gst_cuda_cache_driver_load (void)
  *
  * Returns: the number of CUDA devices; 0 without a driver or a device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
 gst_cuda_cache_device_get_count (void)
@@ -145,7 +145,7 @@ gst_cuda_cache_device_get_count (void)
  * Returns: (transfer full) (nullable): a new context, or %NULL where there
  *     is no such device
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaContext *
 gst_cuda_cache_device_context_new (guint device_id)
@@ -179,7 +179,7 @@ gst_cuda_cache_device_id (GstCudaContext * context)
  *
  * Returns: (transfer full): the device's #GstCudaCache
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaCache *
 gst_cuda_cache_device_get_cache (GstCudaContext * context)
@@ -226,7 +226,7 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
  *
  * Returns: %TRUE if the driver answered
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 gst_cuda_cache_device_get_memory_info (GstCudaContext * context,

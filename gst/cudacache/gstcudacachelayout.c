@@ -20,9 +20,9 @@ gst_cuda_cache_layout_from_caps (GstCudaCacheLayout * layout,
     return FALSE;
 
   s = gst_caps_get_structure (caps, 0);
-  if (gst_structure_has_name (s, GST_CUDA_TENSOR_CAPS_NAME)) {
+  if (gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
     layout->kind = GST_CUDA_CACHE_KIND_TENSOR;
-    return gst_cuda_tensor_info_from_caps (&layout->tensor, caps);
+    return gst_cuda_cache_tensor_info_from_caps (&layout->tensor, caps);
   }
 
   layout->kind = GST_CUDA_CACHE_KIND_IMAGE;
@@ -40,7 +40,7 @@ gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
   guint i;
 
   if (layout->kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    gchar *desc = gst_cuda_tensor_info_to_string (&layout->tensor);
+    gchar *desc = gst_cuda_cache_tensor_info_to_string (&layout->tensor);
     gchar *ret = g_strdup_printf ("%s tensor %s", prefix, desc);
 
     g_free (desc);

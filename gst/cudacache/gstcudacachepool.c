@@ -16,8 +16,8 @@
  *
  * - an *image* (`video/x-raw`): pitched planes, laid out exactly as
  *   #GstCudaBufferPool lays them out, with a #GstVideoMeta; or
- * - a *tensor* (`other/tensors`, see #GstCudaTensorInfo): one packed,
- *   contiguous block, described by a #GstCudaTensorMeta. Its device pointer
+ * - a *tensor* (`other/tensors`, see #GstCudaCacheTensorInfo): one packed,
+ *   contiguous block, described by a #GstCudaCacheTensorMeta. Its device pointer
  *   is what gst_memory_map() with %GST_MAP_CUDA returns. The buffer's size
  *   is the tensor's size rounded up to 4 bytes.
  *
@@ -25,7 +25,7 @@
  * #GstCudaBufferPool does: the block it looks at to learn the layout stays
  * in the cache for the pool's first buffer.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -331,7 +331,7 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   gst_buffer_append_memory (buf, mem);
 
   if (priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    gst_buffer_add_cuda_tensor_meta (buf, &priv->layout.tensor);
+    gst_buffer_add_cuda_cache_tensor_meta (buf, &priv->layout.tensor);
   } else {
     const GstVideoInfo *info = &priv->layout.video;
 
@@ -379,7 +379,7 @@ gst_cuda_cache_pool_finalize (GObject * object)
  * Returns: (transfer full) (nullable): a new #GstCudaCachePool, or %NULL if
  *     gst-cuda's allocator is unavailable
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstBufferPool *
 gst_cuda_cache_pool_new (GstCudaContext * context)
@@ -411,7 +411,7 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
  *
  * Returns: (transfer full): the cache @pool takes its memory from
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaCache *
 gst_cuda_cache_pool_get_cache (GstCudaCachePool * pool)
@@ -429,7 +429,7 @@ gst_cuda_cache_pool_get_cache (GstCudaCachePool * pool)
  * Chooses another cache than the device's, for instance a private one with
  * a limit of its own.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 void
 gst_buffer_pool_config_set_cuda_cache (GstStructure * config,
@@ -449,7 +449,7 @@ gst_buffer_pool_config_set_cuda_cache (GstStructure * config,
  *
  * Returns: %TRUE if @config names a cache
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
 gst_buffer_pool_config_get_cuda_cache (GstStructure * config,

@@ -24,7 +24,7 @@ typedef struct _GstCudaCachePoolPrivate GstCudaCachePoolPrivate;
  *
  * A #GstCudaBufferPool whose memory comes from its device's #GstCudaCache.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 struct _GstCudaCachePool
 {

@@ -9,13 +9,13 @@
  * layout its caps define. When the pool is reconfigured, its buffers go back
  * to the cache; a later configuration with caps seen before gets them back
  * without allocating. Besides `video/x-raw` it takes tensor caps
- * (`other/tensors`, see #GstCudaTensorInfo): one packed block per buffer,
- * described by a #GstCudaTensorMeta.
+ * (`other/tensors`, see #GstCudaCacheTensorInfo): one packed block per buffer,
+ * described by a #GstCudaCacheTensorMeta.
  *
  * It is what pipelines without CUDA memory use, through the same cache
  * machinery as #GstCudaCachePool.
  *
- * Since: 1.0
+ * Since: 0.1
  */
 
 #ifdef HAVE_CONFIG_H
@@ -193,7 +193,7 @@ gst_cuda_cache_system_pool_alloc_buffer (GstBufferPool * pool,
   gst_buffer_append_memory (buf, mem);
 
   if (self->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    gst_buffer_add_cuda_tensor_meta (buf, &self->layout.tensor);
+    gst_buffer_add_cuda_cache_tensor_meta (buf, &self->layout.tensor);
   } else if (self->add_videometa) {
     GstVideoMeta *meta = gst_buffer_add_video_meta_full (buf,
         GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (info),
@@ -236,7 +236,7 @@ gst_cuda_cache_system_pool_finalize (GObject * object)
  *
  * Returns: (transfer full): a new #GstCudaCacheSystemPool
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstBufferPool *
 gst_cuda_cache_system_pool_new (GstCudaCache * cache)
@@ -258,7 +258,7 @@ gst_cuda_cache_system_pool_new (GstCudaCache * cache)
  *
  * Returns: (transfer full): the cache @pool takes its memory from
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCudaCache *
 gst_cuda_cache_system_pool_get_cache (GstCudaCacheSystemPool * pool)

@@ -144,7 +144,7 @@ GST_END_TEST;
 GST_START_TEST (test_tensor_nchw_float32_normalised)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
-  GstCudaTensorMeta *meta;
+  GstCudaCacheTensorMeta *meta;
   GValue mean = G_VALUE_INIT;
   GstBuffer *out;
   GstMapInfo map;
@@ -164,9 +164,9 @@ GST_START_TEST (test_tensor_nchw_float32_normalised)
       "num_tensors=1,types=float32,dimensions=4:2:3:1,framerate=30/1");
   out = gst_harness_push_and_pull (h, make_rgba (4, 2));
   fail_unless (out != NULL);
-  meta = gst_buffer_get_cuda_tensor_meta (out);
+  meta = gst_buffer_get_cuda_cache_tensor_meta (out);
   fail_unless (meta != NULL);
-  fail_unless_equals_int (meta->info.layout, GST_CUDA_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (meta->info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW);
 
   fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
   fail_unless_equals_uint64 (map.size, 3 * 2 * 4 * 4);
@@ -256,7 +256,7 @@ GST_END_TEST;
 GST_START_TEST (test_tensor_defaults_to_input_size)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
-  GstCudaTensorInfo info;
+  GstCudaCacheTensorInfo info;
   GstBuffer *out;
   GstCaps *caps;
 
@@ -264,11 +264,11 @@ GST_START_TEST (test_tensor_defaults_to_input_size)
   gst_harness_set_sink_caps_str (h, "other/tensors");
   out = gst_harness_push_and_pull (h, make_rgba (4, 2));
   caps = gst_pad_get_current_caps (h->sinkpad);
-  fail_unless (gst_cuda_tensor_info_from_caps (&info, caps));
-  fail_unless_equals_int (info.dtype, GST_CUDA_TENSOR_DTYPE_F32);
-  fail_unless_equals_int (info.layout, GST_CUDA_TENSOR_LAYOUT_NCHW);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&info), 4);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&info), 2);
+  fail_unless (gst_cuda_cache_tensor_info_from_caps (&info, caps));
+  fail_unless_equals_int (info.dtype, GST_CUDA_CACHE_TENSOR_DTYPE_F32);
+  fail_unless_equals_int (info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_width (&info), 4);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_height (&info), 2);
   fail_unless_equals_uint64 (gst_buffer_get_size (out), 4 * 2 * 3 * 4);
   gst_caps_unref (caps);
   gst_buffer_unref (out);

@@ -183,12 +183,13 @@ static gdouble
 compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
 {
   GstCaps *caps = gst_caps_from_string (path->out);
-  GstCudaTensorInfo tensor;
+  GstCudaCacheTensorInfo tensor;
   gdouble worst = 0;
 
-  if (gst_cuda_tensor_info_from_caps (&tensor, caps)) {
+  if (gst_cuda_cache_tensor_info_from_caps (&tensor, caps)) {
     GstMapInfo a, b;
-    gsize n = tensor.size / gst_cuda_tensor_dtype_get_size (tensor.dtype), i;
+    gsize n =
+        tensor.size / gst_cuda_cache_tensor_dtype_get_size (tensor.dtype), i;
 
     fail_unless (gst_buffer_map (cpu, &a, GST_MAP_READ));
     fail_unless (gst_buffer_map (gpu, &b, GST_MAP_READ));
@@ -196,11 +197,11 @@ compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
       gdouble va, vb;
 
       switch (tensor.dtype) {
-        case GST_CUDA_TENSOR_DTYPE_U8:
+        case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
           va = a.data[i];
           vb = b.data[i];
           break;
-        case GST_CUDA_TENSOR_DTYPE_F16:
+        case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
           va = half_to_float (((guint16 *) a.data)[i]) / path->scale;
           vb = half_to_float (((guint16 *) b.data)[i]) / path->scale;
           break;

@@ -198,7 +198,7 @@ GST_START_TEST (test_tensor_is_packed)
   GstBufferPool *pool = gst_cuda_cache_pool_new (context);
   const guint c = 3, h = 37, w = 53;    /* rows of odd byte counts */
   const gsize n = c * h * w;
-  GstCudaTensorMeta *meta;
+  GstCudaCacheTensorMeta *meta;
   GstMapInfo map;
   GstBuffer *buf;
   gfloat *host;
@@ -212,7 +212,7 @@ GST_START_TEST (test_tensor_is_packed)
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
 
-  meta = gst_buffer_get_cuda_tensor_meta (buf);
+  meta = gst_buffer_get_cuda_cache_tensor_meta (buf);
   fail_unless (meta != NULL);
   fail_unless (gst_buffer_get_video_meta (buf) == NULL);
   fail_unless_equals_uint64 (meta->info.strides[3], 4);

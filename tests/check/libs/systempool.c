@@ -197,7 +197,7 @@ GST_START_TEST (test_tensor_caps)
 {
   GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
   GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
-  GstCudaTensorMeta *meta;
+  GstCudaCacheTensorMeta *meta;
   GstBuffer *buf;
 
   fail_unless (configure (pool, "other/tensors,format=static,num_tensors=1,"
@@ -206,11 +206,14 @@ GST_START_TEST (test_tensor_caps)
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
   fail_unless_equals_int (gst_buffer_get_size (buf), 32 * 16 * 3 * 4);
-  meta = gst_buffer_get_cuda_tensor_meta (buf);
+  meta = gst_buffer_get_cuda_cache_tensor_meta (buf);
   fail_unless (meta != NULL);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_channels (&meta->info), 3);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&meta->info), 16);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&meta->info), 32);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_channels (&meta->info),
+      3);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_height (&meta->info),
+      16);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_width (&meta->info),
+      32);
   fail_unless (gst_buffer_get_video_meta (buf) == NULL);
   gst_buffer_unref (buf);
   fail_unless (gst_buffer_pool_set_active (pool, FALSE));

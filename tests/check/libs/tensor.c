@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* GstCudaTensorInfo: shapes, caps in NNStreamer's convention, the meta. */
+/* GstCudaCacheTensorInfo: shapes, caps in NNStreamer's convention, the meta. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -10,13 +10,13 @@
 #include <gst/cudacache/cudacache.h>
 
 static gboolean
-info_from_string (GstCudaTensorInfo * info, const gchar * caps_str)
+info_from_string (GstCudaCacheTensorInfo * info, const gchar * caps_str)
 {
   GstCaps *caps = gst_caps_from_string (caps_str);
   gboolean ret;
 
   fail_unless (caps != NULL, "unparsable caps %s", caps_str);
-  ret = gst_cuda_tensor_info_from_caps (info, caps);
+  ret = gst_cuda_cache_tensor_info_from_caps (info, caps);
   gst_caps_unref (caps);
 
   return ret;
@@ -24,10 +24,11 @@ info_from_string (GstCudaTensorInfo * info, const gchar * caps_str)
 
 GST_START_TEST (test_info_init_packs)
 {
-  GstCudaTensorInfo info;
+  GstCudaCacheTensorInfo info;
 
-  fail_unless (gst_cuda_tensor_info_init (&info, GST_CUDA_TENSOR_DTYPE_F32,
-          GST_CUDA_TENSOR_LAYOUT_NCHW, 1, 3, 480, 640));
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_F32, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          3, 480, 640));
   fail_unless_equals_uint64 (info.dims[0], 1);
   fail_unless_equals_uint64 (info.dims[1], 3);
   fail_unless_equals_uint64 (info.dims[2], 480);
@@ -38,8 +39,9 @@ GST_START_TEST (test_info_init_packs)
   fail_unless_equals_uint64 (info.strides[0], 3 * 480 * 640 * 4);
   fail_unless_equals_uint64 (info.size, 3 * 480 * 640 * 4);
 
-  fail_unless (gst_cuda_tensor_info_init (&info, GST_CUDA_TENSOR_DTYPE_F16,
-          GST_CUDA_TENSOR_LAYOUT_NHWC, 2, 3, 480, 640));
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_F16, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC, 2,
+          3, 480, 640));
   fail_unless_equals_uint64 (info.dims[1], 480);
   fail_unless_equals_uint64 (info.dims[2], 640);
   fail_unless_equals_uint64 (info.dims[3], 3);
@@ -47,27 +49,29 @@ GST_START_TEST (test_info_init_packs)
   fail_unless_equals_uint64 (info.strides[2], 3 * 2);
   fail_unless_equals_uint64 (info.strides[1], 640 * 3 * 2);
   fail_unless_equals_uint64 (info.size, 2 * 480 * 640 * 3 * 2);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_batch (&info), 2);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_channels (&info), 3);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&info), 480);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&info), 640);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_batch (&info), 2);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_channels (&info), 3);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_height (&info), 480);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_width (&info), 640);
 
   /* a zero dimension is no tensor */
-  fail_if (gst_cuda_tensor_info_init (&info, GST_CUDA_TENSOR_DTYPE_U8,
-          GST_CUDA_TENSOR_LAYOUT_NCHW, 1, 0, 4, 4));
+  fail_if (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          0, 4, 4));
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_caps_round_trip)
 {
-  GstCudaTensorInfo info, back;
+  GstCudaCacheTensorInfo info, back;
   GstCaps *caps;
   gchar *str;
 
-  fail_unless (gst_cuda_tensor_info_init (&info, GST_CUDA_TENSOR_DTYPE_U8,
-          GST_CUDA_TENSOR_LAYOUT_NHWC, 1, 3, 224, 320));
-  caps = gst_cuda_tensor_info_to_caps (&info);
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC, 1,
+          3, 224, 320));
+  caps = gst_cuda_cache_tensor_info_to_caps (&info);
   str = gst_caps_to_string (caps);
   /* NNStreamer lists the innermost dimension first */
   fail_unless (strstr (str, "dimensions=(string)3:320:224:1") != NULL, "%s",
@@ -77,12 +81,12 @@ GST_START_TEST (test_caps_round_trip)
   fail_unless (strstr (str, "num_tensors=(int)1") != NULL, "%s", str);
   g_free (str);
 
-  fail_unless (gst_cuda_tensor_info_from_caps (&back, caps));
-  fail_unless (gst_cuda_tensor_info_is_equal (&info, &back));
+  fail_unless (gst_cuda_cache_tensor_info_from_caps (&back, caps));
+  fail_unless (gst_cuda_cache_tensor_info_is_equal (&info, &back));
   fail_unless_equals_uint64 (back.size, info.size);
   gst_caps_unref (caps);
 
-  str = gst_cuda_tensor_info_to_string (&info);
+  str = gst_cuda_cache_tensor_info_to_string (&info);
   fail_unless_equals_string (str, "uint8 NHWC 1x224x320x3");
   g_free (str);
 }
@@ -91,16 +95,16 @@ GST_END_TEST;
 
 GST_START_TEST (test_caps_defaults_and_padding)
 {
-  GstCudaTensorInfo info;
+  GstCudaCacheTensorInfo info;
 
   /* no layout field means NCHW; missing outer dimensions are 1 */
   fail_unless (info_from_string (&info, "other/tensors,format=static,"
           "num_tensors=1,dimensions=\"64:32:3\",types=float32"));
-  fail_unless_equals_int (info.layout, GST_CUDA_TENSOR_LAYOUT_NCHW);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_batch (&info), 1);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_channels (&info), 3);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_height (&info), 32);
-  fail_unless_equals_int (gst_cuda_tensor_info_get_width (&info), 64);
+  fail_unless_equals_int (info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_batch (&info), 1);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_channels (&info), 3);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_height (&info), 32);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_width (&info), 64);
   fail_unless_equals_uint64 (info.size, 64 * 32 * 3 * 4);
 }
 
@@ -127,7 +131,7 @@ GST_START_TEST (test_caps_refused)
     "other/tensors,format=static,num_tensors=1,dimensions=4:4:3:1,"
         "types=uint8,layout=CHWN",
   };
-  GstCudaTensorInfo info;
+  GstCudaCacheTensorInfo info;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -138,44 +142,46 @@ GST_END_TEST;
 
 GST_START_TEST (test_strings)
 {
-  GstCudaTensorDType dtype;
-  GstCudaTensorLayout layout;
+  GstCudaCacheTensorDType dtype;
+  GstCudaCacheTensorLayout layout;
 
-  fail_unless (gst_cuda_tensor_dtype_from_string ("float16", &dtype));
-  fail_unless_equals_int (dtype, GST_CUDA_TENSOR_DTYPE_F16);
-  fail_unless_equals_int (gst_cuda_tensor_dtype_get_size (dtype), 2);
-  fail_unless_equals_string (gst_cuda_tensor_dtype_to_string
-      (GST_CUDA_TENSOR_DTYPE_F32), "float32");
-  fail_if (gst_cuda_tensor_dtype_from_string ("float64", &dtype));
-  fail_if (gst_cuda_tensor_dtype_from_string (NULL, &dtype));
+  fail_unless (gst_cuda_cache_tensor_dtype_from_string ("float16", &dtype));
+  fail_unless_equals_int (dtype, GST_CUDA_CACHE_TENSOR_DTYPE_F16);
+  fail_unless_equals_int (gst_cuda_cache_tensor_dtype_get_size (dtype), 2);
+  fail_unless_equals_string (gst_cuda_cache_tensor_dtype_to_string
+      (GST_CUDA_CACHE_TENSOR_DTYPE_F32), "float32");
+  fail_if (gst_cuda_cache_tensor_dtype_from_string ("float64", &dtype));
+  fail_if (gst_cuda_cache_tensor_dtype_from_string (NULL, &dtype));
 
-  fail_unless (gst_cuda_tensor_layout_from_string ("nhwc", &layout));
-  fail_unless_equals_int (layout, GST_CUDA_TENSOR_LAYOUT_NHWC);
-  fail_unless_equals_string (gst_cuda_tensor_layout_to_string (layout), "NHWC");
-  fail_if (gst_cuda_tensor_layout_from_string ("HWC", &layout));
+  fail_unless (gst_cuda_cache_tensor_layout_from_string ("nhwc", &layout));
+  fail_unless_equals_int (layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC);
+  fail_unless_equals_string (gst_cuda_cache_tensor_layout_to_string (layout),
+      "NHWC");
+  fail_if (gst_cuda_cache_tensor_layout_from_string ("HWC", &layout));
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_meta_follows_full_copies_only)
 {
-  GstCudaTensorInfo info;
-  GstCudaTensorMeta *meta;
+  GstCudaCacheTensorInfo info;
+  GstCudaCacheTensorMeta *meta;
   GstBuffer *buf, *copy, *region;
 
-  fail_unless (gst_cuda_tensor_info_init (&info, GST_CUDA_TENSOR_DTYPE_U8,
-          GST_CUDA_TENSOR_LAYOUT_NCHW, 1, 3, 2, 2));
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          3, 2, 2));
   buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_buffer_get_cuda_tensor_meta (buf) == NULL);
-  fail_unless (gst_buffer_add_cuda_tensor_meta (buf, &info) != NULL);
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (buf) == NULL);
+  fail_unless (gst_buffer_add_cuda_cache_tensor_meta (buf, &info) != NULL);
 
   copy = gst_buffer_copy (buf);
-  meta = gst_buffer_get_cuda_tensor_meta (copy);
+  meta = gst_buffer_get_cuda_cache_tensor_meta (copy);
   fail_unless (meta != NULL);
-  fail_unless (gst_cuda_tensor_info_is_equal (&meta->info, &info));
+  fail_unless (gst_cuda_cache_tensor_info_is_equal (&meta->info, &info));
 
   region = gst_buffer_copy_region (buf, GST_BUFFER_COPY_ALL, 0, 4);
-  fail_unless (gst_buffer_get_cuda_tensor_meta (region) == NULL);
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (region) == NULL);
 
   gst_buffer_unref (region);
   gst_buffer_unref (copy);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /**
- * SECTION:gstcudatensor
- * @title: GstCudaTensorInfo
+ * SECTION:gstcudacachetensor
+ * @title: GstCudaCacheTensorInfo
  * @short_description: packed tensors: shape, caps and buffer meta
  *
  * A tensor here is one packed block of elements (no row or plane padding)
@@ -28,44 +28,44 @@
 
 #include <string.h>
 
-#include "gstcudatensor.h"
+#include "gstcudacachetensor.h"
 
 static const struct
 {
   const gchar *name;
   guint size;
 } dtypes[] = {
-  [GST_CUDA_TENSOR_DTYPE_U8] = {"uint8", 1},
-  [GST_CUDA_TENSOR_DTYPE_F16] = {"float16", 2},
-  [GST_CUDA_TENSOR_DTYPE_F32] = {"float32", 4},
+  [GST_CUDA_CACHE_TENSOR_DTYPE_U8] = {"uint8", 1},
+  [GST_CUDA_CACHE_TENSOR_DTYPE_F16] = {"float16", 2},
+  [GST_CUDA_CACHE_TENSOR_DTYPE_F32] = {"float32", 4},
 };
 
 static const gchar *layouts[] = {
-  [GST_CUDA_TENSOR_LAYOUT_NCHW] = "NCHW",
-  [GST_CUDA_TENSOR_LAYOUT_NHWC] = "NHWC",
+  [GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW] = "NCHW",
+  [GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC] = "NHWC",
 };
 
 /* where batch, channels, height and width sit in dims[] for each layout */
 enum
 { DIM_N, DIM_C, DIM_H, DIM_W };
-static const guint dim_index[][GST_CUDA_TENSOR_N_DIMS] = {
-  [GST_CUDA_TENSOR_LAYOUT_NCHW] = {0, 1, 2, 3},
-  [GST_CUDA_TENSOR_LAYOUT_NHWC] = {0, 3, 1, 2},
+static const guint dim_index[][GST_CUDA_CACHE_TENSOR_N_DIMS] = {
+  [GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW] = {0, 1, 2, 3},
+  [GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC] = {0, 3, 1, 2},
 };
 
 GType
-gst_cuda_tensor_dtype_get_type (void)
+gst_cuda_cache_tensor_dtype_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDA_TENSOR_DTYPE_U8, "Unsigned 8-bit integers", "uint8"},
-    {GST_CUDA_TENSOR_DTYPE_F16, "Half-precision floats", "float16"},
-    {GST_CUDA_TENSOR_DTYPE_F32, "Single-precision floats", "float32"},
+    {GST_CUDA_CACHE_TENSOR_DTYPE_U8, "Unsigned 8-bit integers", "uint8"},
+    {GST_CUDA_CACHE_TENSOR_DTYPE_F16, "Half-precision floats", "float16"},
+    {GST_CUDA_CACHE_TENSOR_DTYPE_F32, "Single-precision floats", "float32"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaTensorDType", values);
+    GType t = g_enum_register_static ("GstCudaCacheTensorDType", values);
     g_once_init_leave (&type, t);
   }
 
@@ -73,19 +73,20 @@ gst_cuda_tensor_dtype_get_type (void)
 }
 
 GType
-gst_cuda_tensor_layout_get_type (void)
+gst_cuda_cache_tensor_layout_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CUDA_TENSOR_LAYOUT_NCHW, "Planar: batch, channels, height, width",
+    {GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW,
+          "Planar: batch, channels, height, width",
         "nchw"},
-    {GST_CUDA_TENSOR_LAYOUT_NHWC,
+    {GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC,
         "Interleaved: batch, height, width, channels", "nhwc"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaTensorLayout", values);
+    GType t = g_enum_register_static ("GstCudaCacheTensorLayout", values);
     g_once_init_leave (&type, t);
   }
 
@@ -93,49 +94,49 @@ gst_cuda_tensor_layout_get_type (void)
 }
 
 /**
- * gst_cuda_tensor_dtype_get_size:
+ * gst_cuda_cache_tensor_dtype_get_size:
  * @dtype: an element type
  *
  * Returns: the bytes of one element of @dtype
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
-gst_cuda_tensor_dtype_get_size (GstCudaTensorDType dtype)
+gst_cuda_cache_tensor_dtype_get_size (GstCudaCacheTensorDType dtype)
 {
-  g_return_val_if_fail (dtype <= GST_CUDA_TENSOR_DTYPE_F32, 0);
+  g_return_val_if_fail (dtype <= GST_CUDA_CACHE_TENSOR_DTYPE_F32, 0);
 
   return dtypes[dtype].size;
 }
 
 /**
- * gst_cuda_tensor_dtype_to_string:
+ * gst_cuda_cache_tensor_dtype_to_string:
  * @dtype: an element type
  *
  * Returns: the name caps use for @dtype (`uint8`, `float16`, `float32`)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gchar *
-gst_cuda_tensor_dtype_to_string (GstCudaTensorDType dtype)
+gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType dtype)
 {
-  g_return_val_if_fail (dtype <= GST_CUDA_TENSOR_DTYPE_F32, NULL);
+  g_return_val_if_fail (dtype <= GST_CUDA_CACHE_TENSOR_DTYPE_F32, NULL);
 
   return dtypes[dtype].name;
 }
 
 /**
- * gst_cuda_tensor_dtype_from_string:
+ * gst_cuda_cache_tensor_dtype_from_string:
  * @str: a type name as caps give it
  * @dtype: (out): the element type
  *
  * Returns: %TRUE if @str names a supported element type
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
-gst_cuda_tensor_dtype_from_string (const gchar * str,
-    GstCudaTensorDType * dtype)
+gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
+    GstCudaCacheTensorDType * dtype)
 {
   guint i;
 
@@ -152,33 +153,33 @@ gst_cuda_tensor_dtype_from_string (const gchar * str,
 }
 
 /**
- * gst_cuda_tensor_layout_to_string:
+ * gst_cuda_cache_tensor_layout_to_string:
  * @layout: a layout
  *
  * Returns: `NCHW` or `NHWC`
  *
- * Since: 1.0
+ * Since: 0.1
  */
 const gchar *
-gst_cuda_tensor_layout_to_string (GstCudaTensorLayout layout)
+gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout layout)
 {
-  g_return_val_if_fail (layout <= GST_CUDA_TENSOR_LAYOUT_NHWC, NULL);
+  g_return_val_if_fail (layout <= GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC, NULL);
 
   return layouts[layout];
 }
 
 /**
- * gst_cuda_tensor_layout_from_string:
+ * gst_cuda_cache_tensor_layout_from_string:
  * @str: `NCHW` or `NHWC`, in any case
  * @layout: (out): the layout
  *
  * Returns: %TRUE if @str names a supported layout
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
-gst_cuda_tensor_layout_from_string (const gchar * str,
-    GstCudaTensorLayout * layout)
+gst_cuda_cache_tensor_layout_from_string (const gchar * str,
+    GstCudaCacheTensorLayout * layout)
 {
   guint i;
 
@@ -197,12 +198,12 @@ gst_cuda_tensor_layout_from_string (const gchar * str,
 /* Fills strides and size from dims; FALSE if a dimension is 0 or the size
  * does not fit in a gsize. */
 static gboolean
-tensor_info_pack (GstCudaTensorInfo * info)
+tensor_info_pack (GstCudaCacheTensorInfo * info)
 {
   gsize stride = dtypes[info->dtype].size;
   gint i;
 
-  for (i = GST_CUDA_TENSOR_N_DIMS - 1; i >= 0; i--) {
+  for (i = GST_CUDA_CACHE_TENSOR_N_DIMS - 1; i >= 0; i--) {
     if (info->dims[i] == 0 || stride > G_MAXSIZE / info->dims[i])
       return FALSE;
     info->strides[i] = stride;
@@ -214,7 +215,7 @@ tensor_info_pack (GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_init:
+ * gst_cuda_cache_tensor_info_init:
  * @info: (out caller-allocates): the info to fill
  * @dtype: the element type
  * @layout: the order of the dimensions in memory
@@ -228,18 +229,18 @@ tensor_info_pack (GstCudaTensorInfo * info)
  * Returns: %TRUE on success, %FALSE if a dimension is 0 or the tensor is too
  *     large to address
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
-gst_cuda_tensor_info_init (GstCudaTensorInfo * info, GstCudaTensorDType dtype,
-    GstCudaTensorLayout layout, guint batch, guint channels, guint height,
-    guint width)
+gst_cuda_cache_tensor_info_init (GstCudaCacheTensorInfo * info,
+    GstCudaCacheTensorDType dtype, GstCudaCacheTensorLayout layout, guint batch,
+    guint channels, guint height, guint width)
 {
   const guint *idx;
 
   g_return_val_if_fail (info != NULL, FALSE);
-  g_return_val_if_fail (dtype <= GST_CUDA_TENSOR_DTYPE_F32, FALSE);
-  g_return_val_if_fail (layout <= GST_CUDA_TENSOR_LAYOUT_NHWC, FALSE);
+  g_return_val_if_fail (dtype <= GST_CUDA_CACHE_TENSOR_DTYPE_F32, FALSE);
+  g_return_val_if_fail (layout <= GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC, FALSE);
 
   memset (info, 0, sizeof (*info));
   info->dtype = dtype;
@@ -254,15 +255,15 @@ gst_cuda_tensor_info_init (GstCudaTensorInfo * info, GstCudaTensorDType dtype,
 }
 
 /**
- * gst_cuda_tensor_info_get_batch:
+ * gst_cuda_cache_tensor_info_get_batch:
  * @info: a tensor info
  *
  * Returns: the batch dimension
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
-gst_cuda_tensor_info_get_batch (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_get_batch (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, 0);
 
@@ -270,15 +271,15 @@ gst_cuda_tensor_info_get_batch (const GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_get_channels:
+ * gst_cuda_cache_tensor_info_get_channels:
  * @info: a tensor info
  *
  * Returns: the channel dimension
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
-gst_cuda_tensor_info_get_channels (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_get_channels (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, 0);
 
@@ -286,15 +287,15 @@ gst_cuda_tensor_info_get_channels (const GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_get_height:
+ * gst_cuda_cache_tensor_info_get_height:
  * @info: a tensor info
  *
  * Returns: the height dimension
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
-gst_cuda_tensor_info_get_height (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_get_height (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, 0);
 
@@ -302,15 +303,15 @@ gst_cuda_tensor_info_get_height (const GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_get_width:
+ * gst_cuda_cache_tensor_info_get_width:
  * @info: a tensor info
  *
  * Returns: the width dimension
  *
- * Since: 1.0
+ * Since: 0.1
  */
 guint
-gst_cuda_tensor_info_get_width (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_get_width (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, 0);
 
@@ -318,17 +319,17 @@ gst_cuda_tensor_info_get_width (const GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_is_equal:
+ * gst_cuda_cache_tensor_info_is_equal:
  * @info: a tensor info
  * @other: another tensor info
  *
  * Returns: %TRUE if both describe the same type, layout and shape
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
-gst_cuda_tensor_info_is_equal (const GstCudaTensorInfo * info,
-    const GstCudaTensorInfo * other)
+gst_cuda_cache_tensor_info_is_equal (const GstCudaCacheTensorInfo * info,
+    const GstCudaCacheTensorInfo * other)
 {
   g_return_val_if_fail (info != NULL, FALSE);
   g_return_val_if_fail (other != NULL, FALSE);
@@ -338,18 +339,19 @@ gst_cuda_tensor_info_is_equal (const GstCudaTensorInfo * info,
 }
 
 /**
- * gst_cuda_tensor_info_from_caps:
+ * gst_cuda_cache_tensor_info_from_caps:
  * @info: (out caller-allocates): the info to fill
  * @caps: fixed `other/tensors` caps
  *
- * Reads one static tensor from @caps (see #GST_CUDA_TENSOR_CAPS_NAME).
+ * Reads one static tensor from @caps (see #GST_CUDA_CACHE_TENSOR_CAPS_NAME).
  *
  * Returns: %TRUE if @caps describe one tensor this library supports
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gboolean
-gst_cuda_tensor_info_from_caps (GstCudaTensorInfo * info, const GstCaps * caps)
+gst_cuda_cache_tensor_info_from_caps (GstCudaCacheTensorInfo * info,
+    const GstCaps * caps)
 {
   const GstStructure *s;
   const gchar *str;
@@ -364,7 +366,7 @@ gst_cuda_tensor_info_from_caps (GstCudaTensorInfo * info, const GstCaps * caps)
   if (gst_caps_get_size (caps) != 1)
     return FALSE;
   s = gst_caps_get_structure (caps, 0);
-  if (!gst_structure_has_name (s, GST_CUDA_TENSOR_CAPS_NAME))
+  if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
     return FALSE;
 
   memset (info, 0, sizeof (*info));
@@ -376,11 +378,11 @@ gst_cuda_tensor_info_from_caps (GstCudaTensorInfo * info, const GstCaps * caps)
       (!gst_structure_get_int (s, "num_tensors", &num_tensors) ||
           num_tensors != 1))
     return FALSE;
-  if (!gst_cuda_tensor_dtype_from_string (gst_structure_get_string (s,
+  if (!gst_cuda_cache_tensor_dtype_from_string (gst_structure_get_string (s,
               "types"), &info->dtype))
     return FALSE;
   str = gst_structure_get_string (s, "layout");
-  if (str && !gst_cuda_tensor_layout_from_string (str, &info->layout))
+  if (str && !gst_cuda_cache_tensor_layout_from_string (str, &info->layout))
     return FALSE;
 
   str = gst_structure_get_string (s, "dimensions");
@@ -388,11 +390,11 @@ gst_cuda_tensor_info_from_caps (GstCudaTensorInfo * info, const GstCaps * caps)
     return FALSE;
   parts = g_strsplit (str, ":", -1);
   n_parts = g_strv_length (parts);
-  if (n_parts < 1 || n_parts > GST_CUDA_TENSOR_N_DIMS)
+  if (n_parts < 1 || n_parts > GST_CUDA_CACHE_TENSOR_N_DIMS)
     goto out;
 
   /* caps list the innermost dimension first */
-  for (i = 0; i < GST_CUDA_TENSOR_N_DIMS; i++) {
+  for (i = 0; i < GST_CUDA_CACHE_TENSOR_N_DIMS; i++) {
     guint64 dim = 1;
 
     if (i < n_parts) {
@@ -402,7 +404,7 @@ gst_cuda_tensor_info_from_caps (GstCudaTensorInfo * info, const GstCaps * caps)
       if (end == parts[i] || *end != '\0' || dim > G_MAXINT)
         goto out;
     }
-    info->dims[GST_CUDA_TENSOR_N_DIMS - 1 - i] = dim;
+    info->dims[GST_CUDA_CACHE_TENSOR_N_DIMS - 1 - i] = dim;
   }
 
   ret = tensor_info_pack (info);
@@ -413,16 +415,16 @@ out:
 }
 
 /**
- * gst_cuda_tensor_info_to_caps:
+ * gst_cuda_cache_tensor_info_to_caps:
  * @info: a tensor info
  *
  * Returns: (transfer full): fixed `other/tensors` caps describing @info,
  *     without a caps feature or a framerate
  *
- * Since: 1.0
+ * Since: 0.1
  */
 GstCaps *
-gst_cuda_tensor_info_to_caps (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_to_caps (const GstCudaCacheTensorInfo * info)
 {
   gchar *dims;
   GstCaps *caps;
@@ -432,7 +434,7 @@ gst_cuda_tensor_info_to_caps (const GstCudaTensorInfo * info)
   dims = g_strdup_printf ("%" G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT ":%"
       G_GSIZE_FORMAT ":%" G_GSIZE_FORMAT, info->dims[3], info->dims[2],
       info->dims[1], info->dims[0]);
-  caps = gst_caps_new_simple (GST_CUDA_TENSOR_CAPS_NAME,
+  caps = gst_caps_new_simple (GST_CUDA_CACHE_TENSOR_CAPS_NAME,
       "format", G_TYPE_STRING, "static",
       "num_tensors", G_TYPE_INT, 1,
       "types", G_TYPE_STRING, dtypes[info->dtype].name,
@@ -444,16 +446,16 @@ gst_cuda_tensor_info_to_caps (const GstCudaTensorInfo * info)
 }
 
 /**
- * gst_cuda_tensor_info_to_string:
+ * gst_cuda_cache_tensor_info_to_string:
  * @info: a tensor info
  *
  * Returns: (transfer full): a readable description such as
  *     `float32 NCHW 1x3x640x640` (dimensions outermost first)
  *
- * Since: 1.0
+ * Since: 0.1
  */
 gchar *
-gst_cuda_tensor_info_to_string (const GstCudaTensorInfo * info)
+gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, NULL);
 
@@ -466,13 +468,13 @@ gst_cuda_tensor_info_to_string (const GstCudaTensorInfo * info)
 /* the meta */
 
 GType
-gst_cuda_tensor_meta_api_get_type (void)
+gst_cuda_cache_tensor_meta_api_get_type (void)
 {
   static GType type = 0;
   static const gchar *tags[] = { NULL };
 
   if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register ("GstCudaTensorMetaAPI", tags);
+    GType t = gst_meta_api_type_register ("GstCudaCacheTensorMetaAPI", tags);
     g_once_init_leave (&type, t);
   }
 
@@ -480,9 +482,10 @@ gst_cuda_tensor_meta_api_get_type (void)
 }
 
 static gboolean
-gst_cuda_tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+gst_cuda_cache_tensor_meta_init (GstMeta * meta, gpointer params,
+    GstBuffer * buffer)
 {
-  GstCudaTensorMeta *tmeta = (GstCudaTensorMeta *) meta;
+  GstCudaCacheTensorMeta *tmeta = (GstCudaCacheTensorMeta *) meta;
 
   memset (&tmeta->info, 0, sizeof (tmeta->info));
 
@@ -492,30 +495,32 @@ gst_cuda_tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 /* The shape stays true only for a full copy of the data: a region or a
  * conversion makes it something else, so the meta is dropped there. */
 static gboolean
-gst_cuda_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
+gst_cuda_cache_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
     GstBuffer * buffer, GQuark type, gpointer data)
 {
-  GstCudaTensorMeta *tmeta = (GstCudaTensorMeta *) meta;
+  GstCudaCacheTensorMeta *tmeta = (GstCudaCacheTensorMeta *) meta;
 
   if (GST_META_TRANSFORM_IS_COPY (type)) {
     GstMetaTransformCopy *copy = data;
 
     if (!copy->region)
-      return gst_buffer_add_cuda_tensor_meta (dest, &tmeta->info) != NULL;
+      return gst_buffer_add_cuda_cache_tensor_meta (dest, &tmeta->info) != NULL;
   }
 
   return TRUE;
 }
 
 const GstMetaInfo *
-gst_cuda_tensor_meta_get_info (void)
+gst_cuda_cache_tensor_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
   if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = gst_meta_register (GST_CUDA_TENSOR_META_API_TYPE,
-        "GstCudaTensorMeta", sizeof (GstCudaTensorMeta),
-        gst_cuda_tensor_meta_init, NULL, gst_cuda_tensor_meta_transform);
+    const GstMetaInfo *mi =
+        gst_meta_register (GST_CUDA_CACHE_TENSOR_META_API_TYPE,
+        "GstCudaCacheTensorMeta", sizeof (GstCudaCacheTensorMeta),
+        gst_cuda_cache_tensor_meta_init, NULL,
+        gst_cuda_cache_tensor_meta_transform);
     g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
   }
 
@@ -523,25 +528,25 @@ gst_cuda_tensor_meta_get_info (void)
 }
 
 /**
- * gst_buffer_add_cuda_tensor_meta:
+ * gst_buffer_add_cuda_cache_tensor_meta:
  * @buffer: a writable buffer
  * @info: the tensor the buffer holds
  *
  * Returns: (transfer none): the new meta on @buffer
  *
- * Since: 1.0
+ * Since: 0.1
  */
-GstCudaTensorMeta *
-gst_buffer_add_cuda_tensor_meta (GstBuffer * buffer,
-    const GstCudaTensorInfo * info)
+GstCudaCacheTensorMeta *
+gst_buffer_add_cuda_cache_tensor_meta (GstBuffer * buffer,
+    const GstCudaCacheTensorInfo * info)
 {
-  GstCudaTensorMeta *meta;
+  GstCudaCacheTensorMeta *meta;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (info != NULL, NULL);
 
-  meta = (GstCudaTensorMeta *) gst_buffer_add_meta (buffer,
-      GST_CUDA_TENSOR_META_INFO, NULL);
+  meta = (GstCudaCacheTensorMeta *) gst_buffer_add_meta (buffer,
+      GST_CUDA_CACHE_TENSOR_META_INFO, NULL);
   if (meta)
     meta->info = *info;
 
@@ -549,18 +554,18 @@ gst_buffer_add_cuda_tensor_meta (GstBuffer * buffer,
 }
 
 /**
- * gst_buffer_get_cuda_tensor_meta:
+ * gst_buffer_get_cuda_cache_tensor_meta:
  * @buffer: a buffer
  *
  * Returns: (transfer none) (nullable): the tensor meta of @buffer, if any
  *
- * Since: 1.0
+ * Since: 0.1
  */
-GstCudaTensorMeta *
-gst_buffer_get_cuda_tensor_meta (GstBuffer * buffer)
+GstCudaCacheTensorMeta *
+gst_buffer_get_cuda_cache_tensor_meta (GstBuffer * buffer)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
-  return (GstCudaTensorMeta *) gst_buffer_get_meta (buffer,
-      GST_CUDA_TENSOR_META_API_TYPE);
+  return (GstCudaCacheTensorMeta *) gst_buffer_get_meta (buffer,
+      GST_CUDA_CACHE_TENSOR_META_API_TYPE);
 }

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_TENSOR_H__
+#define __GST_CUDA_CACHE_TENSOR_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_CUDA_CACHE_TENSOR_CAPS_NAME:
+ *
+ * The caps name of tensors, as NNStreamer defines it: `other/tensors` with
+ * `format=static`, `num_tensors=1`, `dimensions` (innermost first, colon
+ * separated) and `types`. This project adds an optional `layout` field
+ * (`NCHW`, the default, or `NHWC`) that names the dimensions.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_TENSOR_CAPS_NAME "other/tensors"
+
+/**
+ * GST_CUDA_CACHE_TENSOR_N_DIMS:
+ *
+ * The rank of every tensor: batch, channels, height and width, in the order
+ * the tensor's layout gives them.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_TENSOR_N_DIMS 4
+
+/**
+ * GstCudaCacheTensorDType:
+ * @GST_CUDA_CACHE_TENSOR_DTYPE_U8: unsigned 8-bit integers (`uint8`)
+ * @GST_CUDA_CACHE_TENSOR_DTYPE_F16: IEEE half floats (`float16`)
+ * @GST_CUDA_CACHE_TENSOR_DTYPE_F32: IEEE single floats (`float32`)
+ *
+ * The type of a tensor's elements.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_TENSOR_DTYPE_U8,
+  GST_CUDA_CACHE_TENSOR_DTYPE_F16,
+  GST_CUDA_CACHE_TENSOR_DTYPE_F32,
+} GstCudaCacheTensorDType;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_tensor_dtype_get_type (void);
+#define GST_TYPE_CUDA_CACHE_TENSOR_DTYPE (gst_cuda_cache_tensor_dtype_get_type ())
+
+/**
+ * GstCudaCacheTensorLayout:
+ * @GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW: planar: batch, channels, height, width
+ * @GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC: interleaved: batch, height, width, channels
+ *
+ * The order of a tensor's dimensions in memory, outermost first.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW,
+  GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC,
+} GstCudaCacheTensorLayout;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_tensor_layout_get_type (void);
+#define GST_TYPE_CUDA_CACHE_TENSOR_LAYOUT (gst_cuda_cache_tensor_layout_get_type ())
+
+/**
+ * GstCudaCacheTensorInfo:
+ * @dtype: the elements' type
+ * @layout: the order of @dims
+ * @dims: the dimensions, outermost first, in @layout's order
+ * @strides: bytes between consecutive elements of each dimension
+ * @size: bytes of the whole, packed tensor
+ *
+ * The shape of one packed tensor: no padding between rows or planes, so
+ * `strides[3]` is the element size and `size` is `dims[0] * strides[0]`.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  GstCudaCacheTensorDType dtype;
+  GstCudaCacheTensorLayout layout;
+  gsize dims[GST_CUDA_CACHE_TENSOR_N_DIMS];
+  gsize strides[GST_CUDA_CACHE_TENSOR_N_DIMS];
+  gsize size;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstCudaCacheTensorInfo;
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_tensor_dtype_get_size (GstCudaCacheTensorDType dtype);
+
+GST_CUDA_CACHE_API
+const gchar *gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType dtype);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
+    GstCudaCacheTensorDType * dtype);
+
+GST_CUDA_CACHE_API
+const gchar *gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout layout);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_tensor_layout_from_string (const gchar * str,
+    GstCudaCacheTensorLayout * layout);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_tensor_info_init (GstCudaCacheTensorInfo * info,
+    GstCudaCacheTensorDType dtype, GstCudaCacheTensorLayout layout, guint batch,
+    guint channels, guint height, guint width);
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_tensor_info_get_batch (const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_tensor_info_get_channels (const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_tensor_info_get_height (const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_tensor_info_get_width (const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_tensor_info_is_equal (const GstCudaCacheTensorInfo * info,
+    const GstCudaCacheTensorInfo * other);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_tensor_info_from_caps (GstCudaCacheTensorInfo * info,
+    const GstCaps * caps);
+
+GST_CUDA_CACHE_API
+GstCaps *gst_cuda_cache_tensor_info_to_caps (const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+gchar *gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info);
+
+/**
+ * GstCudaCacheTensorMeta:
+ * @meta: the parent #GstMeta
+ * @info: the tensor's shape, strides, type and layout
+ *
+ * Describes the packed tensor a buffer holds. Its memory (system or CUDA)
+ * starts at the tensor's first element; with CUDA memory the device pointer
+ * comes from a `GST_MAP_CUDA` map.
+ *
+ * Since: 0.1
+ */
+typedef struct
+{
+  GstMeta meta;
+
+  GstCudaCacheTensorInfo info;
+} GstCudaCacheTensorMeta;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_tensor_meta_api_get_type (void);
+#define GST_CUDA_CACHE_TENSOR_META_API_TYPE (gst_cuda_cache_tensor_meta_api_get_type ())
+
+GST_CUDA_CACHE_API
+const GstMetaInfo *gst_cuda_cache_tensor_meta_get_info (void);
+#define GST_CUDA_CACHE_TENSOR_META_INFO (gst_cuda_cache_tensor_meta_get_info ())
+
+GST_CUDA_CACHE_API
+GstCudaCacheTensorMeta *gst_buffer_add_cuda_cache_tensor_meta (GstBuffer * buffer,
+    const GstCudaCacheTensorInfo * info);
+
+GST_CUDA_CACHE_API
+GstCudaCacheTensorMeta *gst_buffer_get_cuda_cache_tensor_meta (GstBuffer * buffer);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_TENSOR_H__ */
