@@ -37,7 +37,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacacheconvert.h"
-#include "gstcudacachekernels.h"
+#include <gst/cudacache/gstcudacachekernels-private.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_convert_debug

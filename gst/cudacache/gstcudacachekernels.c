@@ -15,7 +15,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 
-#include "gstcudacachekernels.h"
+#include "gstcudacachekernels-private.h"
 #include "kernels/convert-params.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kernels_debug);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#ifndef __GST_CUDA_CACHE_KERNELS_H__
-#define __GST_CUDA_CACHE_KERNELS_H__
+#ifndef __GST_CUDA_CACHE_KERNELS_PRIVATE_H__
+#define __GST_CUDA_CACHE_KERNELS_PRIVATE_H__
 
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
@@ -81,23 +81,28 @@ typedef struct
 typedef struct _GstCudaCacheKernels GstCudaCacheKernels;
 
 /* Whether the plugin was built with its kernels (nvcc found). */
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_kernels_built (void);
 
 /* Loads the kernels' module into @context. NULL, with the reason logged,
  * where they were not built or the device cannot run them. */
+GST_CUDA_CACHE_API
 GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
 
 /* Launches one conversion on @stream (NULL: the default stream) and waits
  * for it. The caller has pushed no context: this pushes the kernels' own. */
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params, CUstream stream);
 
 /* Returns: (transfer none): the context the kernels were loaded into */
+GST_CUDA_CACHE_API
 GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
     kernels);
 
+GST_CUDA_CACHE_API
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
 G_END_DECLS
 
-#endif /* __GST_CUDA_CACHE_KERNELS_H__ */
+#endif /* __GST_CUDA_CACHE_KERNELS_PRIVATE_H__ */
