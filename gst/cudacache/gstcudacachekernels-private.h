@@ -103,6 +103,29 @@ GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
 GST_CUDA_CACHE_API
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
+/* One conversion's launch, prepared once per pair of caps (and again when a
+ * property changes): the kernel chosen, its grid and every per-caps
+ * parameter (taps, matrices, normalisation). Per frame only the planes'
+ * pointers and strides change. @params' in_data/out_data/strides are
+ * ignored here. NULL, with the reason logged, for a conversion the kernels
+ * do not do. */
+typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
+
+GST_CUDA_CACHE_API
+GstCudaCacheKernelPlan *gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels *
+    kernels, const GstCudaCacheConvertParams * params);
+
+/* Launches the planned conversion of one frame on @stream and returns
+ * without waiting: the caller synchronises @stream before the output is
+ * read. Pushes the kernels' context itself. */
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_KERNELS_PRIVATE_H__ */
