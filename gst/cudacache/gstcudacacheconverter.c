@@ -299,8 +299,7 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (info)) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "%s caps are interlaced; the converter takes progressive frames",
-        side);
+        "%s caps are interlaced; the converter takes progressive frames", side);
     return FALSE;
   }
 
@@ -328,8 +327,7 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
     for (i = 0; i < n; i++) {
       guint64 v;
 
-      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXUINT32, &v,
-              NULL))
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXUINT32, &v, NULL))
         numbers = FALSE;
     }
     g_strfreev (parts);
@@ -347,8 +345,7 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
     why = "the tensor is too large to address";
 
   g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-      "output tensor caps cannot be made: %s (%" GST_PTR_FORMAT ")", why,
-      caps);
+      "output tensor caps cannot be made: %s (%" GST_PTR_FORMAT ")", why, caps);
 }
 
 static gboolean
@@ -753,6 +750,18 @@ pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
   }
 }
 
+static gboolean
+tensor_fits (GstCudaCacheConverter * self, gsize size, GError ** error)
+{
+  if (size >= self->caps.tensor.size)
+    return TRUE;
+
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "output buffer of %" G_GSIZE_FORMAT " bytes for a tensor of %"
+      G_GSIZE_FORMAT, size, self->caps.tensor.size);
+  return FALSE;
+}
+
 /* Runs @conv from @in_buf (@in_info) into @out_buf (@out_info). */
 static gboolean
 cpu_step (GstVideoConverter * conv, const GstVideoInfo * in_info,
@@ -805,15 +814,11 @@ gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
 
   if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE))
     goto map_failed;
-  if (map.size < self->caps.tensor.size) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-        "output buffer of %" G_GSIZE_FORMAT " bytes for a tensor of %"
-        G_GSIZE_FORMAT, map.size, self->caps.tensor.size);
+  if (!tensor_fits (self, map.size, error)) {
     gst_buffer_unmap (outbuf, &map);
     return FALSE;
   }
-  if (!gst_video_frame_map (&rgb_frame, &cpu->rgb_out, rgb_out,
-          GST_MAP_READ)) {
+  if (!gst_video_frame_map (&rgb_frame, &cpu->rgb_out, rgb_out, GST_MAP_READ)) {
     gst_buffer_unmap (outbuf, &map);
     goto map_failed;
   }
@@ -940,10 +945,7 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    if (map.size < self->caps.tensor.size) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-          "output buffer of %" G_GSIZE_FORMAT " bytes for a tensor of %"
-          G_GSIZE_FORMAT, map.size, self->caps.tensor.size);
+    if (!tensor_fits (self, map.size, error)) {
       gst_buffer_unmap (outbuf, &map);
       gst_video_frame_unmap (&in_frame);
       return FALSE;
@@ -1065,8 +1067,7 @@ gst_cuda_cache_converter_new (const GstCaps * in_caps,
 
   g_return_val_if_fail (GST_IS_CAPS (in_caps), NULL);
   g_return_val_if_fail (GST_IS_CAPS (out_caps), NULL);
-  g_return_val_if_fail (context == NULL || GST_IS_CUDA_CONTEXT (context),
-      NULL);
+  g_return_val_if_fail (context == NULL || GST_IS_CUDA_CONTEXT (context), NULL);
 
   options_init (&options);
   if (!options_from_config (&options, config, error) ||
@@ -1292,6 +1293,5 @@ gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
     return gst_cuda_cache_converter_convert_cuda (converter, inbuf, outbuf,
         (CUstream) stream, error);
 
-  return gst_cuda_cache_converter_convert_cpu (converter, inbuf, outbuf,
-      error);
+  return gst_cuda_cache_converter_convert_cpu (converter, inbuf, outbuf, error);
 }

@@ -81,8 +81,7 @@ converter_new (const gchar * in, const gchar * out, GstStructure * config)
   GstCudaCacheConverter *conv;
   GError *error = NULL;
 
-  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL, config,
-      &error);
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL, config, &error);
   fail_unless (conv != NULL, "%s -> %s: %s", in, out,
       error ? error->message : "no error");
 
@@ -219,8 +218,7 @@ check_cpu_against_definition (gint in_w, gint in_h, gint out_w, gint out_h,
   gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, out_w, out_h);
   inbuf = gst_buffer_new_allocate (NULL, in_info.size, NULL);
   outbuf = gst_buffer_new_allocate (NULL, out_info.size, NULL);
-  fail_unless (gst_video_frame_map (&in_frame, &in_info, inbuf,
-          GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&in_frame, &in_info, inbuf, GST_MAP_WRITE));
   for (y = 0; y < in_h; y++) {
     guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0) +
         y * GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, 0);
