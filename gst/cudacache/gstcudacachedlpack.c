@@ -180,8 +180,8 @@ plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
     guint * comp)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
-  guint c, depth = 0, found = 0;
-  gint pstride = 0, w_sub = 0, h_sub = 0;
+  guint c, depth = 0, found = 0, w_sub = 0, h_sub = 0;
+  gint pstride = 0;
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo) ||
       GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo))
@@ -222,7 +222,7 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
     gint plane, GstMapFlags flags)
 {
   DLTensor *t = &self->managed.dl_tensor;
-  guint bytes, comp, p = plane < 0 ? 0 : plane;
+  guint bytes = 1, comp = 0, p = plane < 0 ? 0 : plane;
   gint stride;
 
   if (plane < 0 && GST_VIDEO_INFO_N_PLANES (info) != 1) {
@@ -239,7 +239,9 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
         GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
-  if (!gst_video_frame_map (&self->frame, info, self->buffer, flags)) {
+  /* the tensor's own reference is the frame's */
+  if (!gst_video_frame_map (&self->frame, info, self->buffer,
+          flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
     GST_WARNING ("could not map frame buffer %p", self->buffer);
     return FALSE;
   }
