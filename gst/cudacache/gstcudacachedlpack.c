@@ -224,6 +224,7 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   DLTensor *t = &self->managed.dl_tensor;
   guint bytes = 1, comp = 0, p = plane < 0 ? 0 : plane;
   gint stride;
+  GstVideoInfo pitched;
 
   if (plane < 0 && GST_VIDEO_INFO_N_PLANES (info) != 1) {
     GST_WARNING ("%s has %u planes: export them one at a time",
@@ -239,6 +240,28 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
         GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
+  /* CUDA memory is pitched: without a video meta, the memory's own info
+   * has the layout the caps cannot tell */
+  if ((flags & GST_MAP_CUDA) && !gst_buffer_get_video_meta (self->buffer) &&
+      gst_buffer_n_memory (self->buffer) == 1) {
+    GstCudaMemory *mem =
+        GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (self->buffer, 0));
+
+    if (GST_VIDEO_INFO_FORMAT (&mem->info) == GST_VIDEO_INFO_FORMAT (info) &&
+        GST_VIDEO_INFO_WIDTH (&mem->info) == GST_VIDEO_INFO_WIDTH (info) &&
+        GST_VIDEO_INFO_HEIGHT (&mem->info) == GST_VIDEO_INFO_HEIGHT (info)) {
+      guint i;
+
+      pitched = *info;
+      for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+        pitched.offset[i] = mem->info.offset[i];
+        pitched.stride[i] = mem->info.stride[i];
+      }
+      pitched.size = mem->info.size;
+      info = &pitched;
+    }
+  }
+
   /* the tensor's own reference is the frame's */
   if (!gst_video_frame_map (&self->frame, info, self->buffer,
           flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {

@@ -167,7 +167,8 @@ def test_cupy_reads_cuda_frames():
         f"videotestsrc num-buffers=1 ! "
         f"video/x-raw,format=NV12,width={W},height={H} ! tee name=t "
         f"t. ! queue ! appsink name=cpu sync=false "
-        f"t. ! queue ! cudaupload ! appsink name=gpu sync=false")
+        f"t. ! queue ! cudaupload ! video/x-raw(memory:CUDAMemory) ! "
+        f"appsink name=gpu sync=false")
     planes = []
     sink = gst.gst_bin_get_by_name(pl.pipeline, b"gpu")
     sample = gstapp.gst_app_sink_pull_sample(sink)
