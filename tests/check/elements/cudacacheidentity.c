@@ -256,21 +256,26 @@ collect_pools_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Through real elements: videotestsrc takes the proposed pool, the caps
- * switch seven times, and the pools stay the element's two (one can still
- * have a frame in fakesink while the other is reconfigured). */
-GST_START_TEST (test_pool_survives_renegotiation)
+/* Runs 40 frames whose caps switch every 5 through @middle (a pipeline
+ * fragment) and counts the pools of the buffers entering element "watch".
+ * Returns: how many distinct pools */
+static guint
+count_pools_across_switches (const gchar * middle)
 {
   CudaCacheSwitcher sw = { NULL, 5, 0 };
   PoolsSeen seen = { g_hash_table_new_full (NULL, NULL, gst_object_unref,
         NULL), 0
   };
-  GstElement *pipeline, *src, *identity;
+  GstElement *pipeline, *src, *watch;
   GstPad *pad;
+  gchar *desc;
+  guint n_pools;
 
-  pipeline = gst_parse_launch ("videotestsrc name=src num-buffers=40 ! "
-      "capsfilter name=res ! cudacacheidentity name=c ! fakesink", NULL);
-  fail_unless (pipeline != NULL);
+  desc = g_strdup_printf ("videotestsrc name=src num-buffers=40 ! "
+      "capsfilter name=res ! %s", middle);
+  pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "could not build %s", desc);
+  g_free (desc);
   sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
   cudacache_switch_set_size (sw.capsfilter, 0);
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
@@ -278,23 +283,47 @@ GST_START_TEST (test_pool_survives_renegotiation)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cudacache_switch_probe,
       &sw, NULL);
   gst_object_unref (pad);
-  identity = gst_bin_get_by_name (GST_BIN (pipeline), "c");
-  pad = gst_element_get_static_pad (identity, "sink");
+  watch = gst_bin_get_by_name (GST_BIN (pipeline), "watch");
+  pad = gst_element_get_static_pad (watch, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, collect_pools_probe,
       &seen, NULL);
   gst_object_unref (pad);
 
   cudacache_run_pipeline (pipeline, NULL);
   fail_unless_equals_int (seen.frames, 40);
-  fail_unless (g_hash_table_size (seen.pools) >= 1);
-  fail_unless (g_hash_table_size (seen.pools) <= 2,
-      "%u pools for 8 negotiations", g_hash_table_size (seen.pools));
+  n_pools = g_hash_table_size (seen.pools);
 
   g_hash_table_unref (seen.pools);
-  gst_object_unref (identity);
+  gst_object_unref (watch);
   gst_object_unref (src);
   gst_object_unref (sw.capsfilter);
   gst_object_unref (pipeline);
+
+  return n_pools;
+}
+
+/* Through real elements: videotestsrc takes the proposed pool, the caps
+ * switch seven times, and the pools stay the element's two (one can still
+ * have a frame in fakesink while the other is reconfigured). */
+GST_START_TEST (test_pool_survives_renegotiation)
+{
+  guint n_pools = count_pools_across_switches ("cudacacheidentity name=watch "
+      "! fakesink");
+
+  fail_unless (n_pools >= 1 && n_pools <= 2, "%u pools for 8 negotiations",
+      n_pools);
+}
+
+GST_END_TEST;
+
+/* The same for the pools an element takes for its own output. */
+GST_START_TEST (test_output_pool_survives_renegotiation)
+{
+  guint n_pools = count_pools_across_switches ("cudacacheconvert ! "
+      "video/x-raw,format=RGBA ! identity name=watch ! fakesink");
+
+  fail_unless (n_pools >= 1 && n_pools <= 2, "%u pools for 8 negotiations",
+      n_pools);
 }
 
 GST_END_TEST;
@@ -466,6 +495,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_pool_kept_across_caps);
   tcase_add_test (tc, test_pool_survives_renegotiation);
+  tcase_add_test (tc, test_output_pool_survives_renegotiation);
   tcase_add_test (tc, test_cache_limit_last_write_wins);
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
