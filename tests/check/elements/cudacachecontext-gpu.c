@@ -16,14 +16,14 @@
 #include "../cudacache-pipeline.h"
 
 #define CUDA_PIPELINE \
-  "videotestsrc num-buffers=10 ! video/x-raw,format=NV12,width=320," \
-  "height=240 ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! " \
-  "cudacacheidentity name=c ! cudadownload ! fakesink"
+  "videotestsrc num-buffers=10 ! capsfilter name=res ! cudaupload name=up ! " \
+  "video/x-raw(memory:CUDAMemory) ! cudacacheidentity name=c ! " \
+  "cudadownload ! fakesink"
 
-/* Plays @pipeline to EOS and leaves it in READY: its elements have
- * stopped, its bin still holds the context they agreed on. */
+/* Plays @pipeline to EOS and leaves it PLAYING: it still uses its
+ * context. */
 static void
-play_to_ready (GstElement * pipeline)
+play_to_eos (GstElement * pipeline)
 {
   GstMessage *msg;
 
@@ -35,15 +35,14 @@ play_to_ready (GstElement * pipeline)
   fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
       "pipeline error %" GST_PTR_FORMAT, msg);
   gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_READY),
-      GST_STATE_CHANGE_SUCCESS);
 }
 
-/* Returns: (transfer full) (nullable): the CUDA context @element holds in
- * its GstContext list */
+/* Returns: (transfer full) (nullable): the CUDA context element @name of
+ * @pipeline was given */
 static GstCudaContext *
-element_cuda_context (GstElement * element)
+element_cuda_context (GstElement * pipeline, const gchar * name)
 {
+  GstElement *element = gst_bin_get_by_name (GST_BIN (pipeline), name);
   GstContext *ctx = gst_element_get_context (element, GST_CUDA_CONTEXT_TYPE);
   GstCudaContext *cuda_ctx = NULL;
 
@@ -52,42 +51,87 @@ element_cuda_context (GstElement * element)
         GST_TYPE_CUDA_CONTEXT, &cuda_ctx, NULL);
     gst_context_unref (ctx);
   }
+  gst_object_unref (element);
 
   return cuda_ctx;
 }
 
-/* Two pipelines in one process, nothing said about contexts: the second
- * is served from the blocks the first left in the cache. */
+typedef struct
+{
+  GstElement *capsfilter;
+  guint frames;
+} SwitchOnce;
+
+/* After 5 frames of 320x240, 160x120: the first pool's blocks go back to
+ * the cache while the pipeline still runs. */
+static GstPadProbeReturn
+switch_once_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  SwitchOnce *sw = user_data;
+
+  if (++sw->frames == 5) {
+    GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,"
+        "width=160,height=120");
+
+    g_object_set (sw->capsfilter, "caps", caps, NULL);
+    gst_caps_unref (caps);
+  }
+
+  return GST_PAD_PROBE_OK;
+}
+
+static GstElement *
+make_pipeline (SwitchOnce * sw)
+{
+  GstElement *pipeline = gst_parse_launch (CUDA_PIPELINE, NULL);
+  GstElement *src;
+  GstCaps *caps;
+  GstPad *pad;
+
+  fail_unless (pipeline != NULL);
+  sw->capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
+  caps = gst_caps_from_string ("video/x-raw,format=NV12,width=320,"
+      "height=240");
+  g_object_set (sw->capsfilter, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  pad = gst_element_get_static_pad (src, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, switch_once_probe, sw,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  gst_object_unref (sw->capsfilter);
+
+  return pipeline;
+}
+
+/* Two pipelines of one process, nothing said about contexts: the elements,
+ * and the nvcodec elements with them, share the device's default context,
+ * and the second pipeline is served from blocks the first let go of. */
 GST_START_TEST (test_pipelines_share_blocks)
 {
-  GstElement *first, *second, *upload;
-  GstCudaContext *ctx1, *ctx2, *upload_ctx;
+  SwitchOnce sw1 = { NULL, 0 }, sw2 = { NULL, 0 };
+  GstElement *first = make_pipeline (&sw1), *second = make_pipeline (&sw2);
+  GstCudaContext *ctx1, *ctx2, *c_ctx;
   GstCudaCache *cache;
   GstCudaCacheStats after_first, after_second;
   gpointer weak_ctx;
 
-  first = gst_parse_launch (CUDA_PIPELINE, NULL);
-  second = gst_parse_launch (CUDA_PIPELINE, NULL);
-  fail_unless (first && second);
-
-  play_to_ready (first);
-  ctx1 = element_cuda_context (first);
-  fail_unless (ctx1 != NULL, "the pipeline holds no CUDA context");
-  /* the nvcodec element took the elements' context */
-  upload = gst_bin_get_by_name (GST_BIN (first), "up");
-  upload_ctx = element_cuda_context (upload);
-  fail_unless (upload_ctx == ctx1, "cudaupload uses %" GST_PTR_FORMAT
-      ", the pipeline %" GST_PTR_FORMAT, upload_ctx, ctx1);
-  gst_clear_object (&upload_ctx);
-  gst_object_unref (upload);
-
+  play_to_eos (first);
+  ctx1 = element_cuda_context (first, "up");
+  fail_unless (ctx1 != NULL, "cudaupload got no CUDA context");
+  fail_if (ctx1 == context, "the test's own context was used");
   cache = gst_cuda_cache_device_get_cache (ctx1);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after_first);
   fail_unless (after_first.idle_blocks > 0);
 
-  play_to_ready (second);
-  ctx2 = element_cuda_context (second);
-  fail_unless (ctx2 == ctx1, "a second context %" GST_PTR_FORMAT, ctx2);
+  play_to_eos (second);
+  ctx2 = element_cuda_context (second, "up");
+  fail_unless (ctx2 == ctx1, "a second context %" GST_PTR_FORMAT " besides %"
+      GST_PTR_FORMAT, ctx2, ctx1);
+  c_ctx = element_cuda_context (second, "c");
+  fail_unless (c_ctx == NULL || c_ctx == ctx1);
+  gst_clear_object (&c_ctx);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after_second);
   fail_unless (after_second.hits > after_first.hits,
       "no hit in the second pipeline (%" G_GUINT64_FORMAT " misses more)",
