@@ -1004,3 +1004,52 @@ out:
   g_free (copy);
   return ret;
 }
+
+/**
+ * gst_cuda_cache_set_limit_if_newer:
+ * @cache: a #GstCudaCache
+ * @limit_bytes: bytes the cache may own, in use and idle; 0 keeps nothing
+ * @asked_at: when the limit was asked for, in g_get_monotonic_time() units
+ *
+ * Sets the limit as gst_cuda_cache_set_limit() does, unless a limit asked
+ * for later than @asked_at was already set through this function: the last
+ * write wins, even when an earlier one is applied late. Elements use it for
+ * a `cache-limit` set before they knew which cache they would use.
+ *
+ * Returns: %TRUE if @limit_bytes was set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache, guint64 limit_bytes,
+    gint64 asked_at)
+{
+  static GMutex writes_lock;
+  static GQuark written_at_quark;
+  gint64 *written_at;
+  gboolean newer;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+
+  /* a static lock makes the comparison and the write one step */
+  g_mutex_lock (&writes_lock);
+  if (!written_at_quark)
+    written_at_quark = g_quark_from_static_string ("GstCudaCacheLimitAskedAt");
+  written_at = g_object_get_qdata (G_OBJECT (cache), written_at_quark);
+  newer = !written_at || asked_at >= *written_at;
+  if (newer) {
+    if (!written_at) {
+      written_at = g_new (gint64, 1);
+      g_object_set_qdata_full (G_OBJECT (cache), written_at_quark, written_at,
+          g_free);
+    }
+    *written_at = asked_at;
+    gst_cuda_cache_set_limit (cache, limit_bytes);
+  } else {
+    GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " asked at %"
+        G_GINT64_FORMAT " superseded by a later one", limit_bytes, asked_at);
+  }
+  g_mutex_unlock (&writes_lock);
+
+  return newer;
+}

@@ -148,6 +148,10 @@ GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
     guint64 * limit_bytes);
 
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache,
+    guint64 limit_bytes, gint64 asked_at);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_H__ */

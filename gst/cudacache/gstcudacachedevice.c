@@ -261,3 +261,55 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
 
   return ret;
 }
+
+/**
+ * gst_cuda_cache_device_get_default_context:
+ * @device_id: a CUDA device ordinal
+ *
+ * The context that elements of this project use on @device_id when neither
+ * the pipeline nor the application gives them one, so that pipelines of a
+ * process share cached blocks (blocks of one context are not usable by
+ * another). It is held weakly: once no one holds it, it goes away, and the
+ * next call makes a new one.
+ *
+ * Returns: (transfer full) (nullable): the device's shared context, or
+ *     %NULL where there is no such device
+ *
+ * Since: 0.1
+ */
+GstCudaContext *
+gst_cuda_cache_device_get_default_context (guint device_id)
+{
+  static GMutex lock;
+  static GHashTable *contexts;  /* device id -> GWeakRef to GstCudaContext */
+  GstCudaContext *context;
+  GWeakRef *ref;
+
+  gst_cuda_cache_device_init_debug ();
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  g_mutex_lock (&lock);
+  if (!contexts)
+    contexts = g_hash_table_new (NULL, NULL);
+  ref = g_hash_table_lookup (contexts, GUINT_TO_POINTER (device_id));
+  if (!ref) {
+    ref = g_new0 (GWeakRef, 1);
+    g_weak_ref_init (ref, NULL);
+    g_hash_table_insert (contexts, GUINT_TO_POINTER (device_id), ref);
+  }
+  context = g_weak_ref_get (ref);
+  if (!context) {
+    context = gst_cuda_context_new (device_id);
+    if (context) {
+      GST_INFO ("new default context %" GST_PTR_FORMAT " on device %u",
+          context, device_id);
+      g_weak_ref_set (ref, context);
+    }
+  }
+  g_mutex_unlock (&lock);
+
+  return context;
+}

@@ -22,6 +22,9 @@ GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
     guint64 * free_bytes, guint64 * total_bytes);
 
+GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_device_get_default_context (guint device_id);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_DEVICE_H__ */
