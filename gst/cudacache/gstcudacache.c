@@ -129,6 +129,7 @@ static void gst_cuda_cache_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_cache_finalize (GObject * object);
 static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
+static gpointer gst_cuda_cache_reaper_thread (gpointer data);
 
 GType
 gst_cuda_cache_scope_get_type (void)
@@ -249,13 +250,25 @@ gst_cuda_cache_constructed (GObject * object)
           GST_CUDA_CACHE_LIMIT_ENV "=%s", limit, env);
       self->limit_bytes = limit;
     } else {
-      g_warning ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
+      /* a bad environment is the user's to fix, not a programming error:
+       * say it once where they look, never through g_warning (fatal under
+       * G_DEBUG=fatal-warnings) */
+      GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\"; "
+          "keeping the default limit of %" G_GUINT64_FORMAT " bytes", env,
+          self->limit_bytes);
+      g_printerr ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
           "=\"%s\": expected bytes with an optional K, M, G or T suffix "
           "(e.g. 512M) or a percentage of device memory (e.g. 25%%); "
-          "keeping the default limit of %" G_GUINT64_FORMAT " bytes",
+          "keeping the default limit of %" G_GUINT64_FORMAT " bytes\n",
           env, self->limit_bytes);
     }
   }
+
+  /* made now, not at the first eviction: that one runs under the cache's
+   * lock on a streaming thread */
+  if (self->flags & GST_CUDA_CACHE_FLAG_ASYNC_FREE)
+    self->reaper = g_thread_new ("cudacache-reap",
+        gst_cuda_cache_reaper_thread, self);
 
   GST_DEBUG_OBJECT (self, "new cache: device memory %" G_GUINT64_FORMAT
       ", limit %" G_GUINT64_FORMAT ", flags 0x%x", self->device_memory,
@@ -450,9 +463,6 @@ gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
   }
 
   g_mutex_lock (&self->lock);
-  if (!self->reaper)
-    self->reaper = g_thread_new ("cudacache-reaper",
-        gst_cuda_cache_reaper_thread, self);
   self->pending_frees += g_list_length (mems);
   g_mutex_unlock (&self->lock);
 

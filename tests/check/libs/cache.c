@@ -525,8 +525,17 @@ GST_START_TEST (test_parse_limit)
 
 GST_END_TEST;
 
+static GString *printed;
+
+static void
+collect_printerr (const gchar * str)
+{
+  g_string_append (printed, str);
+}
+
 GST_START_TEST (test_limit_from_environment)
 {
+  GPrintFunc old_handler;
   GstCudaCache *cache;
 
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "64M", TRUE);
@@ -539,15 +548,77 @@ GST_START_TEST (test_limit_from_environment)
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 100);
   gst_object_unref (cache);
 
-  /* a bad value warns and the default (half the device) stays */
+  /* a bad value keeps the default (half the device) and says so in one
+   * line on stderr, never through g_warning: gst-check makes warnings
+   * fatal, as G_DEBUG=fatal-warnings does in apps */
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "banana", TRUE);
-  ASSERT_WARNING (cache = gst_cuda_cache_new (1000, 0));
+  printed = g_string_new (NULL);
+  old_handler = g_set_printerr_handler (collect_printerr);
+  cache = gst_cuda_cache_new (1000, 0);
+  g_set_printerr_handler (old_handler);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  fail_unless (strstr (printed->str, "GST_CUDA_CACHE_LIMIT=\"banana\"") != NULL,
+      "no visible line about the bad value: \"%s\"", printed->str);
+  fail_unless (strchr (printed->str, '\n') == printed->str + printed->len - 1,
+      "expected one line: \"%s\"", printed->str);
+  g_string_free (printed, TRUE);
+  printed = NULL;
   gst_object_unref (cache);
 
   g_unsetenv (GST_CUDA_CACHE_LIMIT_ENV);
   cache = gst_cuda_cache_new (1000, 0);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+static guint
+count_reaper_threads (void)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+  guint n = 0;
+
+  if (!dir)
+    return 0;
+  while ((tid = g_dir_read_name (dir))) {
+    gchar *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+    gchar *comm = NULL;
+
+    /* Linux thread names have at most 15 bytes */
+    if (g_file_get_contents (path, &comm, NULL, NULL) &&
+        g_str_has_prefix (comm, "cudacache-reap\n"))
+      n++;
+    g_free (comm);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  return n;
+}
+
+/* The first eviction must not start a thread under the cache's lock on a
+ * streaming thread: the reaper of an async cache exists from the start. */
+GST_START_TEST (test_reaper_exists_before_first_eviction)
+{
+  GstCudaCache *cache;
+  guint before, i;
+
+  if (!g_file_test ("/proc/self/task", G_FILE_TEST_IS_DIR))
+    return;
+
+  before = count_reaper_threads ();
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  /* a new thread names itself once it runs */
+  for (i = 0; i < 1000 && count_reaper_threads () == before; i++)
+    g_usleep (1000);
+  fail_unless_equals_int (count_reaper_threads (), before + 1);
+  gst_object_unref (cache);
+  fail_unless_equals_int (count_reaper_threads (), before);
+
+  /* a cache that frees inline has none */
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_NONE);
+  fail_unless_equals_int (count_reaper_threads (), before);
   gst_object_unref (cache);
 }
 
@@ -715,6 +786,7 @@ cache_suite (void)
   tcase_add_test (tc, test_out_of_memory_frees_idle_and_retries);
   tcase_add_test (tc, test_parse_limit);
   tcase_add_test (tc, test_limit_from_environment);
+  tcase_add_test (tc, test_reaper_exists_before_first_eviction);
   tcase_add_test (tc, test_foreign_memory_not_counted);
   tcase_add_test (tc, test_stats_structure);
   tcase_add_test (tc, test_concurrent_use);
