@@ -83,6 +83,10 @@ const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_add (
     GstCudaCacheKnownLayouts * layouts, const GstCudaCacheLayoutSignature * sig,
     const gchar * key, gsize size);
 
+/* The cache group of a CUDA context's blocks. */
+#define gst_cuda_cache_context_group(context) \
+    g_strdup_printf ("cuda-context:%p", (gpointer) (context))
+
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
     gsize bytes, const gchar * key);

@@ -487,7 +487,7 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
   GST_CUDA_BUFFER_POOL (self)->context = gst_object_ref (context);
   self->priv->allocator = GST_CUDA_ALLOCATOR (allocator);
   self->priv->cache = gst_cuda_cache_device_get_cache (context);
-  self->priv->group = g_strdup_printf ("cuda-context:%p", context);
+  self->priv->group = gst_cuda_cache_context_group (context);
   gst_cuda_cache_group_add_user (self->priv->cache, self->priv->group);
 
   return GST_BUFFER_POOL (self);
