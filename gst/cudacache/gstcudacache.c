@@ -152,41 +152,6 @@ static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
 static gpointer gst_cuda_cache_reaper_thread (gpointer data);
 static void gst_cuda_cache_entry_free (GstCudaCacheEntry * entry);
 
-GType
-gst_cuda_cache_scope_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_SCOPE_GLOBAL, "The whole cache", "global"},
-    {GST_CUDA_CACHE_SCOPE_THREAD, "What the calling thread allocated",
-        "thread"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheScope", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cuda_cache_flags_get_type (void)
-{
-  static gsize type = 0;
-  static const GFlagsValue values[] = {
-    {GST_CUDA_CACHE_FLAG_ASYNC_FREE,
-        "Free dropped blocks on the cache's reaper thread", "async-free"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_flags_register_static ("GstCudaCacheFlags", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 static void
 gst_cuda_cache_class_init (GstCudaCacheClass * klass)
 {

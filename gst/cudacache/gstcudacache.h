@@ -38,10 +38,6 @@ typedef enum
   GST_CUDA_CACHE_SCOPE_THREAD = 1,
 } GstCudaCacheScope;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_scope_get_type (void);
-#define GST_TYPE_CUDA_CACHE_SCOPE (gst_cuda_cache_scope_get_type ())
-
 /**
  * GstCudaCacheFlags:
  * @GST_CUDA_CACHE_FLAG_NONE: blocks the cache drops are freed on the thread
@@ -58,9 +54,7 @@ typedef enum
   GST_CUDA_CACHE_FLAG_ASYNC_FREE = (1 << 0),
 } GstCudaCacheFlags;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_flags_get_type (void);
-#define GST_TYPE_CUDA_CACHE_FLAGS (gst_cuda_cache_flags_get_type ())
+#include <gst/cudacache/cudacache-enumtypes.h>
 
 /**
  * GstCudaCacheStats:
