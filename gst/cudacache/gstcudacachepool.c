@@ -208,6 +208,18 @@ gst_cuda_cache_pool_acquire (GstCudaCachePool * self, GstCudaCache * cache,
   return mem;
 }
 
+/* A buffer pool's size is a guint. */
+static gboolean
+gst_cuda_cache_pool_check_size (GstCudaCachePool * self, gsize bytes)
+{
+  if (bytes > G_MAXUINT) {
+    GST_WARNING_OBJECT (self, "%" G_GSIZE_FORMAT " bytes per buffer is more "
+        "than a buffer pool can hold (%u)", bytes, G_MAXUINT);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Fills @spec from @caps; FALSE, with the reason logged, if the pool cannot
  * make such blocks. Every size is checked before anything is allocated. */
 static gboolean
@@ -242,15 +254,8 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
     spec->alloc_info = spec->layout.video;
   }
 
-  /* a buffer pool's size is a guint; pitch can only make it larger */
-  if (gst_cuda_cache_pool_spec_bytes (spec) > G_MAXUINT / 2) {
-    GST_WARNING_OBJECT (self, "%" G_GSIZE_FORMAT " bytes per buffer is more "
-        "than a buffer pool can hold (%u)",
-        gst_cuda_cache_pool_spec_bytes (spec), G_MAXUINT / 2);
-    return FALSE;
-  }
-
-  return TRUE;
+  return gst_cuda_cache_pool_check_size (self,
+      gst_cuda_cache_pool_spec_bytes (spec));
 }
 
 /*
@@ -321,6 +326,14 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
     }
     size = mem->size;
     gst_memory_unref (mem);
+    /* the pitch may have grown it past what a pool can say */
+    if (!gst_cuda_cache_pool_check_size (self, size)) {
+      if (new_cache)
+        gst_cuda_cache_group_remove_user (cache, priv->group);
+      g_free (key);
+      gst_object_unref (cache);
+      return FALSE;
+    }
   }
 
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
