@@ -62,8 +62,7 @@ count_reported (GstTracer * leaks, GType type)
 GST_START_TEST (test_idle_blocks_not_reported)
 {
   GstTracer *leaks = find_leaks_tracer ();
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,"
-      "height=48,framerate=30/1");
+  GstCaps *caps;
   GstCudaCacheStats stats;
   GstStructure *config;
   GstBufferPool *pool;
@@ -77,6 +76,8 @@ GST_START_TEST (test_idle_blocks_not_reported)
     return;
   }
   before = count_reported (leaks, GST_TYPE_MEMORY);
+  caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,height=48,"
+      "framerate=30/1");
 
   /* the process-wide cache, as elements use it: it outlives the test */
   pool = gst_cuda_cache_system_pool_new (NULL);
