@@ -481,6 +481,10 @@ GST_START_TEST (test_switching_resolutions_allocate_once)
     gst_object_unref (cache);
   }
 
+  /* the application shares its context across pipelines: as a user of
+   * it, it keeps the context's blocks from one pipeline to the next */
+  gst_cuda_cache_device_add_context_user (context);
+
   /* the first visit to each resolution allocates */
   run_switching_pipeline ("cudacacheidentity", 1, context, &first_pass);
   fail_unless (first_pass.misses > before.misses);
@@ -491,6 +495,8 @@ GST_START_TEST (test_switching_resolutions_allocate_once)
   run_switching_pipeline ("cudacacheidentity", 3, context, &again);
   fail_unless_equals_uint64 (again.misses, first_pass.misses);
   fail_unless (again.hits > first_pass.hits);
+
+  gst_cuda_cache_device_remove_context_user (context);
 }
 
 GST_END_TEST;
