@@ -43,6 +43,10 @@ enum
   PROP_HITS,
   PROP_MISSES,
   PROP_EVICTIONS,
+  PROP_PEAK_SIZE,
+  PROP_PEAK_USED_BYTES,
+  PROP_ALLOC_RETRIES,
+  PROP_ALLOC_FAILURES,
   PROP_STATS_INTERVAL,
   PROP_CACHE,
 };
@@ -167,12 +171,29 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
       g_param_spec_uint64 ("evictions", "Evictions",
           "Idle blocks freed because of the limit or a clear", 0,
           G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
+      g_param_spec_uint64 ("peak-size", "Peak size",
+          "The highest current-size the cache has reached (see "
+          "gst_cuda_cache_reset_peaks)", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
+      g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
+          "The highest used-bytes the cache has reached", 0, G_MAXUINT64, 0,
+          ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
+      g_param_spec_uint64 ("alloc-retries", "Allocation retries",
+          "Allocations that failed, made the cache free every idle block "
+          "and were tried once more", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
+      g_param_spec_uint64 ("alloc-failures", "Allocation failures",
+          "Allocations that failed even after that retry (out of memory)", 0,
+          G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
           "while buffers flow, and one more at end of stream; 0: none. "
           "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
-          "used-blocks, idle-blocks, hits, misses, evictions, cache (its "
+          "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
+          "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
           "name), memory (CUDAMemory or SystemMemory)",
           0, G_MAXUINT, DEFAULT_STATS_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -322,6 +343,22 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_EVICTIONS:
       g_value_set_uint64 (value,
           gst_cuda_cache_base_transform_stats (self).evictions);
+      break;
+    case PROP_PEAK_SIZE:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).peak_size);
+      break;
+    case PROP_PEAK_USED_BYTES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).peak_used_bytes);
+      break;
+    case PROP_ALLOC_RETRIES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).alloc_retries);
+      break;
+    case PROP_ALLOC_FAILURES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).alloc_failures);
       break;
     case PROP_STATS_INTERVAL:
       GST_OBJECT_LOCK (self);

@@ -86,7 +86,7 @@ GST_START_TEST (test_stats_messages)
               10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
               GST_MESSAGE_ELEMENT))) {
     const GstStructure *s = gst_message_get_structure (msg);
-    guint64 current, used, idle, misses, limit;
+    guint64 current, used, idle, misses, limit, peak, peak_used, failures;
 
     fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
@@ -101,7 +101,13 @@ GST_START_TEST (test_stats_messages)
       fail_unless (gst_structure_get_uint64 (s, "cache-limit", &limit));
       fail_unless (gst_structure_has_field (s, "hits"));
       fail_unless (gst_structure_has_field (s, "evictions"));
+      fail_unless (gst_structure_get_uint64 (s, "peak-size", &peak));
+      fail_unless (gst_structure_get_uint64 (s, "peak-used-bytes", &peak_used));
+      fail_unless (gst_structure_get_uint64 (s, "alloc-failures", &failures));
+      fail_unless (gst_structure_has_field (s, "alloc-retries"));
       fail_unless_equals_uint64 (current, used + idle);
+      fail_unless (peak >= current && peak_used >= used && peak_used > 0);
+      fail_unless_equals_uint64 (failures, 0);
       fail_unless (misses > 0);
       fail_unless_equals_string (gst_structure_get_string (s, "memory"),
           "SystemMemory");
@@ -111,6 +117,16 @@ GST_START_TEST (test_stats_messages)
   fail_unless (eos);
   /* one per 1 ms of the 3 ms apart frames, and one at end of stream */
   fail_unless (n_stats >= 5, "only %u stats messages", n_stats);
+  {
+    GstElement *c = gst_bin_get_by_name (GST_BIN (pipeline), "c");
+    guint64 peak = 0, peak_used = 0, current = 0;
+
+    /* the element's properties read the same cache */
+    g_object_get (c, "peak-size", &peak, "peak-used-bytes", &peak_used,
+        "current-size", &current, NULL);
+    fail_unless (peak >= current && peak_used > 0);
+    gst_object_unref (c);
+  }
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
