@@ -21,7 +21,12 @@
  * device, with the kernels built into the library, and system memory on
  * the CPU. Without a stream of the caller's it launches on a non-blocking
  * stream of its own and waits only for that stream, so pipelines in one
- * process never wait on each other.
+ * process never wait on each other. With GStreamer 1.24 and later, output
+ * memory that carries a #GstCudaStream (a pool configured with
+ * gst_buffer_pool_config_set_cuda_stream()) is written on that stream and
+ * left flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC instead: nobody waits
+ * until a reader of another stream, or the CPU, needs the pixels. Input
+ * written on another stream and not yet waited for is waited for first.
  *
  * `cudacacheconvert` is this object behind a #GstBaseTransform; an
  * application converts without a pipeline the same way:
@@ -50,6 +55,7 @@
 #include "gstcudacacheconverter.h"
 #include "gstcudacachetensor.h"
 #include "gstcudacachekernels-private.h"
+#include "gstcudacache-compat-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_converter_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
@@ -98,7 +104,7 @@ struct _GstCudaCacheConverter
   /* CUDA path */
   GstCudaCacheKernels *kernels;
   GstCudaCacheKernelPlan *plan;
-  CUstream stream;              /* made on first use */
+  GstCudaCacheStream *stream;   /* made on first use */
 };
 
 #define gst_cuda_cache_converter_parent_class parent_class
@@ -148,10 +154,7 @@ gst_cuda_cache_converter_finalize (GObject * object)
   g_clear_pointer (&self->cpu, cpu_path_free);
   g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
   g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
-  if (self->stream && gst_cuda_context_push (self->context)) {
-    gst_cuda_result (CuStreamDestroy (self->stream));
-    gst_cuda_context_pop (NULL);
-  }
+  gst_cuda_cache_compat_stream_clear (&self->stream);
   gst_clear_object (&self->context);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -878,6 +881,53 @@ buffer_in_context (GstBuffer * buf, GstCudaContext * context,
   return TRUE;
 }
 
+/* The stream every memory of @buf carries, or NULL if they carry none or
+ * not all the same. */
+static GstCudaCacheStream *
+buffer_get_stream (GstBuffer * buf)
+{
+  GstCudaCacheStream *stream;
+  guint i, n = gst_buffer_n_memory (buf);
+
+  stream = gst_cuda_cache_compat_memory_get_stream (gst_buffer_peek_memory
+      (buf, 0));
+  for (i = 1; i < n && stream; i++) {
+    if (gst_cuda_cache_compat_memory_get_stream (gst_buffer_peek_memory (buf,
+                i)) != stream)
+      stream = NULL;
+  }
+
+  return stream;
+}
+
+/* Waits for work still pending on @buf's memory from streams other than
+ * @stream; work queued on @stream itself is ordered before what follows. */
+static void
+buffer_sync_other_streams (GstBuffer * buf, CUstream stream)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    GstCudaCacheStream *mem_stream =
+        gst_cuda_cache_compat_memory_get_stream (mem);
+
+    if (!mem_stream ||
+        gst_cuda_cache_compat_stream_handle (mem_stream) != stream)
+      gst_cuda_cache_compat_memory_sync (mem);
+  }
+}
+
+static void
+buffer_set_need_sync (GstBuffer * buf, gboolean need_sync)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++)
+    gst_cuda_cache_compat_memory_set_need_sync (gst_buffer_peek_memory (buf,
+            i), need_sync);
+}
+
 static gboolean
 gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
     GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
@@ -887,6 +937,7 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
   GstVideoFrame in_frame, out_frame;
   GstMapInfo map;
+  GstCudaCacheStream *out_stream = NULL;
   gboolean own_stream = stream == NULL, ok;
   guint i;
 
@@ -900,19 +951,22 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
       !buffer_in_context (outbuf, self->context, "output", error))
     return FALSE;
 
-  if (own_stream && !self->stream) {
-    if (!gst_cuda_context_push (self->context))
-      goto stream_failed;
-    ok = gst_cuda_result (CuStreamCreate (&self->stream,
-            CU_STREAM_NON_BLOCKING));
-    gst_cuda_context_pop (NULL);
-    if (!ok) {
-      self->stream = NULL;
-      goto stream_failed;
-    }
-  }
+  /* the output's own stream where it carries one (1.24+): the frame is
+   * then left to whoever reads it to wait for */
   if (own_stream)
-    stream = self->stream;
+    out_stream = buffer_get_stream (outbuf);
+  if (out_stream) {
+    stream = gst_cuda_cache_compat_stream_handle (out_stream);
+  } else if (own_stream) {
+    if (!self->stream)
+      self->stream = gst_cuda_cache_compat_stream_new (self->context);
+    if (!self->stream)
+      goto stream_failed;
+    stream = gst_cuda_cache_compat_stream_handle (self->stream);
+  }
+  /* the output too: its last reader may be on another stream */
+  buffer_sync_other_streams (inbuf, stream);
+  buffer_sync_other_streams (outbuf, stream);
 
   if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
           GST_MAP_READ | GST_MAP_CUDA))
@@ -947,9 +1001,10 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
 
   ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
       out_data, out_stride, stream);
-  /* 1.22's memory carries no stream: whoever reads it next must find the
-   * frame written, so the converter's own stream is waited for here */
-  if (ok && own_stream && gst_cuda_context_push (self->context)) {
+  /* memory that carries no stream (all of 1.22's) says nothing of pending
+   * work: whoever reads it next must find the frame written, so the
+   * converter's own stream is waited for here */
+  if (ok && own_stream && !out_stream && gst_cuda_context_push (self->context)) {
     ok = gst_cuda_result (CuStreamSynchronize (stream));
     gst_cuda_context_pop (NULL);
   }
@@ -959,6 +1014,11 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   else
     gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
+
+  /* the frame is written once the output's stream is waited for, or now;
+   * with a caller's stream, the caller waits and flags the memory */
+  if (ok && own_stream)
+    buffer_set_need_sync (outbuf, out_stream != NULL);
 
   if (!ok) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
@@ -1238,8 +1298,12 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
  * Converts one frame. CUDA memory (which must belong to @converter's
  * context) is converted on the device: on @stream, returning without
  * waiting (the caller synchronises @stream before the output is read), or
- * with %NULL on @converter's own non-blocking stream, waiting for it
- * before returning. System memory is converted on the CPU.
+ * with %NULL on the stream @outbuf's memory carries (GStreamer 1.24 and
+ * later), returning without waiting and leaving the memory flagged
+ * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, or else on @converter's own
+ * non-blocking stream, waiting for it before returning. Input memory
+ * written on another stream and not yet waited for is waited for first.
+ * System memory is converted on the CPU.
  *
  * Returns: %TRUE on success
  *
