@@ -38,6 +38,11 @@ if [ "$(cat "$root/.gst-cuda-cache-packages" 2>/dev/null)" != "$packages" ]; the
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
   }
+  # never remove a root something is still mounted in
+  if grep -q " $root[/. ]" /proc/mounts; then
+    echo "debian13: $root has mounts, not remaking it" >&2
+    exit 1
+  fi
   rm -rf "$root.new"
   mkdir -p "$(dirname "$root")"
   debootstrap --variant=minbase "$suite" "$root.new" "$mirror" \

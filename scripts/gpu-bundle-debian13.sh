@@ -42,20 +42,20 @@ cuda=${CUDA_ROOT:-/usr/local/cuda}
 [ -x "$cuda/bin/nvcc" ] || { echo "gpu-bundle-debian13: no nvcc in $cuda" >&2; exit 1; }
 cuda=$(readlink -f "$cuda")
 
-# the checkout at its own path inside the root, so that the paths meson
-# writes into the build are valid here and on the GPU machine
-mounts=
-cleanup () {
-  for m in $mounts; do
-    umount "$m" 2>/dev/null || true
-  done
-}
-trap cleanup EXIT INT TERM
-mkdir -p "$root/usr/local/cuda" "$root$top"
+# the toolkit, bound read-only: nothing done to the root reaches it
+mkdir -p "$root/usr/local/cuda"
+trap 'umount "$root/usr/local/cuda" 2>/dev/null || true' EXIT INT TERM
 mount --bind "$cuda" "$root/usr/local/cuda"
-mounts="$root/usr/local/cuda"
-mount --bind "$top" "$root$top"
-mounts="$root$top $mounts"
+mount -o remount,bind,ro "$root/usr/local/cuda"
+
+# a copy of the checkout at its own path inside the root, so that the
+# paths meson writes into the build are valid here and on the GPU machine;
+# the build stays there between runs and is copied out
+mkdir -p "$root$top"
+find "$root$top" -mindepth 1 -maxdepth 1 ! -name "$build" \
+  -exec rm -rf {} +
+git ls-files --cached --others --exclude-standard | tar -cf - -T - |
+  tar -xf - -C "$root$top"
 
 chroot "$root" sh -c "cd '$top' &&
   if [ ! -f $build/build.ninja ]; then
@@ -69,6 +69,9 @@ chroot "$root" sh -c "cd '$top' &&
     grep 'warning:' $build.compile.log; exit 1
   fi
   rm -f $build.setup.log $build.compile.log"
+umount "$root/usr/local/cuda"
+rm -rf "$build"
+cp -a "$root$top/$build" "$build"
 
 # the bundle: plugins, then every library they, the tests and the plugin
 # need, resolved by the root's own loader
@@ -91,10 +94,15 @@ binaries=$(find "$build/tests" "$build/ext" "$build/gst" -type f \
 # the driver and what ships with it are the GPU machine's own
 skip='^(libcuda|libnvidia-[a-z-]*|libnvcuvid|libnvrtc[a-z-]*|libgstcudacache-[0-9.]*)\.'
 {
-  for f in "$top/$bundle"/plugins/*.so $binaries; do
-    chroot "$root" ldd "$f" 2>/dev/null || true
+  for f in "$bundle"/plugins/*.so; do
+    echo "$plugdir/${f##*/}"
   done
-} | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
+  for f in $binaries; do
+    echo "$f"
+  done
+} | while read -r f; do
+  chroot "$root" ldd "$f" 2>/dev/null || true
+done | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
   while read -r name path; do
     echo "$name" | grep -Eq "$skip" && continue
     case "$path" in "$top"/*) continue ;; esac
