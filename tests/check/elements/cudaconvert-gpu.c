@@ -19,41 +19,43 @@
 #define IN_W 320
 #define IN_H 240
 
-/* The picture every case starts from: gradients, so that two correct
- * bilinear scalers differ only by rounding. */
+/* The picture every case starts from, at any size: gradients, so that two
+ * correct bilinear scalers differ only by rounding, steep at small sizes
+ * so that a pixel taken from the wrong row or column shows. */
 static void
 fill_picture (GstVideoFrame * frame)
 {
+  gint w = GST_VIDEO_FRAME_WIDTH (frame), h = GST_VIDEO_FRAME_HEIGHT (frame);
   gint x, y;
 
-  for (y = 0; y < IN_H; y++) {
+  for (y = 0; y < h; y++) {
     guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
         y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
 
-    for (x = 0; x < IN_W; x++) {
-      row[4 * x] = 20 + 200 * x / (IN_W - 1);
-      row[4 * x + 1] = 30 + 180 * y / (IN_H - 1);
-      row[4 * x + 2] = 40 + 100 * (x + y) / (IN_W + IN_H);
+    for (x = 0; x < w; x++) {
+      row[4 * x] = 20 + 200 * x / MAX (w - 1, 1);
+      row[4 * x + 1] = 30 + 180 * y / MAX (h - 1, 1);
+      row[4 * x + 2] = 40 + 100 * (x + y) / (w + h);
       row[4 * x + 3] = 255;
     }
   }
 }
 
-/* The picture in @format. */
+/* The picture in @format, @width x @height. */
 static GstBuffer *
-make_input (GstVideoFormat format, GstVideoInfo * info)
+make_input (GstVideoFormat format, gint width, gint height, GstVideoInfo * info)
 {
   GstVideoInfo rgba_info;
   GstVideoFrame src, dst;
   GstVideoConverter *conv;
   GstBuffer *rgba, *buf;
 
-  gst_video_info_set_format (&rgba_info, GST_VIDEO_FORMAT_RGBA, IN_W, IN_H);
+  gst_video_info_set_format (&rgba_info, GST_VIDEO_FORMAT_RGBA, width, height);
   rgba = gst_buffer_new_allocate (NULL, rgba_info.size, NULL);
   fail_unless (gst_video_frame_map (&src, &rgba_info, rgba, GST_MAP_WRITE));
   fill_picture (&src);
 
-  gst_video_info_set_format (info, format, IN_W, IN_H);
+  gst_video_info_set_format (info, format, width, height);
   buf = gst_buffer_new_allocate (NULL, info->size, NULL);
   fail_unless (gst_video_frame_map (&dst, info, buf, GST_MAP_WRITE));
   conv = gst_video_converter_new (&rgba_info, info, NULL);
@@ -97,52 +99,93 @@ upload (GstBuffer * sys, const GstVideoInfo * info)
   return buf;
 }
 
+/* One output of the element: a video format, or a tensor (format NULL). */
 typedef struct
 {
-  const gchar *out;             /* output caps without the feature */
-  gboolean letterbox;
+  const gchar *format;
+  const gchar *dtype;
+  const gchar *layout;
   const gchar *order;
-  gdouble scale;
-} Path;
+  gboolean normalise;           /* scale 1/255 and ImageNet's mean and std */
+} Output;
 
-static const Path paths[] = {
-  {"video/x-raw,format=RGBA,width=320,height=240", FALSE, "rgb", 1.0},
-  {"video/x-raw,format=BGR,width=200,height=150", FALSE, "rgb", 1.0},
-  {"video/x-raw,format=BGRx,width=480,height=360", FALSE, "rgb", 1.0},
-  {"video/x-raw,format=NV12,width=200,height=150", FALSE, "rgb", 1.0},
-  {"video/x-raw,format=I420,width=320,height=240", FALSE, "rgb", 1.0},
-  {"video/x-raw,format=RGB,width=160,height=160", TRUE, "rgb", 1.0},
-  {"other/tensors,format=static,num_tensors=1,types=float32,"
-        "dimensions=160:160:3:1,layout=NCHW", TRUE, "rgb", 1.0 / 255.0},
-  {"other/tensors,format=static,num_tensors=1,types=uint8,"
-        "dimensions=3:320:240:1,layout=NHWC", FALSE, "bgr", 1.0},
-  {"other/tensors,format=static,num_tensors=1,types=float16,"
-        "dimensions=200:150:3:1,layout=NCHW", FALSE, "bgr", 1.0 / 255.0},
+static const Output outputs[] = {
+  {"RGBA",}, {"BGRA",}, {"RGBx",}, {"BGRx",}, {"RGB",}, {"BGR",},
+  {"NV12",}, {"I420",},
+  {NULL, "float32", "NCHW", "rgb", TRUE},
+  {NULL, "float32", "NHWC", "bgr", FALSE},
+  {NULL, "float16", "NCHW", "bgr", TRUE},
+  {NULL, "float16", "NHWC", "rgb", FALSE},
+  {NULL, "uint8", "NHWC", "rgb", FALSE},
+  {NULL, "uint8", "NCHW", "bgr", FALSE},
 };
 
+#define N_VIDEO_OUTPUTS 8
+
+static const gdouble imagenet_std[3] = { 0.229, 0.224, 0.225 };
+
+/* One geometry: every input format is converted to @outputs of it. */
+typedef struct
+{
+  gint in_w, in_h, out_w, out_h;
+  gboolean letterbox;
+  gboolean all_outputs;         /* else the first video and tensor ones */
+} Geometry;
+
+static const Geometry geometries[] = {
+  {320, 240, 320, 240, FALSE, TRUE},    /* same size */
+  {320, 240, 200, 150, FALSE, TRUE},    /* down, 1.6 */
+  {320, 240, 480, 360, FALSE, TRUE},    /* up, 1.5 */
+  {321, 241, 199, 147, FALSE, TRUE},    /* odd sizes, unequal factors */
+  {97, 55, 160, 160, TRUE, TRUE},       /* letterbox: bars top and bottom */
+  {55, 97, 161, 121, TRUE, TRUE},       /* letterbox: bars left and right */
+  {1920, 1080, 640, 640, TRUE, FALSE},  /* the inference case */
+  {1920, 1080, 640, 640, FALSE, FALSE},
+  {7, 5, 1283, 721, FALSE, FALSE},      /* extreme upscale */
+  {3840, 2160, 3, 3, FALSE, FALSE},     /* extreme downscale */
+  {2001, 1999, 33, 1, TRUE, FALSE},     /* tall factors, one row */
+  {1, 1, 5, 3, FALSE, FALSE},
+};
+
+static gchar *
+output_caps (const Output * o, gint w, gint h, gboolean cuda)
+{
+  const gchar *feature = cuda ? "(memory:CUDAMemory)" : "";
+
+  if (o->format)
+    return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d",
+        feature, o->format, w, h);
+  if (g_str_equal (o->layout, "NHWC"))
+    return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
+        "types=%s,dimensions=3:%d:%d:1,layout=NHWC", feature, o->dtype, w, h);
+  return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
+      "types=%s,dimensions=%d:%d:3:1,layout=NCHW", feature, o->dtype, w, h);
+}
+
 static GstBuffer *
-convert (GstBuffer * in, const gchar * in_caps, const Path * path,
-    gboolean cuda)
+convert (GstBuffer * in, const gchar * in_caps, const Output * o,
+    const Geometry * g, gboolean cuda)
 {
   GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
-  gchar *out_caps = g_strdup (path->out);
+  gchar *out_caps = output_caps (o, g->out_w, g->out_h, cuda);
   GstHarness *h;
   GstBuffer *out;
 
   fail_unless (e != NULL);
-  g_object_set (e, "letterbox", path->letterbox, "fill-value", 114, "scale",
-      path->scale, NULL);
-  gst_util_set_object_arg (G_OBJECT (e), "channel-order", path->order);
+  g_object_set (e, "letterbox", g->letterbox, "fill-value", 114, NULL);
+  if (!o->format) {
+    gst_util_set_object_arg (G_OBJECT (e), "channel-order", o->order);
+    if (o->normalise) {
+      g_object_set (e, "scale", 1.0 / 255.0, NULL);
+      gst_util_set_object_arg (G_OBJECT (e), "mean", "<0.485, 0.456, 0.406>");
+      gst_util_set_object_arg (G_OBJECT (e), "std", "<0.229, 0.224, 0.225>");
+    }
+  }
   if (cuda) {
     GstContext *ctx = gst_context_new_cuda_context (context);
-    gchar *tmp = out_caps;
-    const gchar *comma = strchr (tmp, ',');
 
     gst_element_set_context (e, ctx);
     gst_context_unref (ctx);
-    out_caps = g_strdup_printf ("%.*s(memory:CUDAMemory)%s",
-        (gint) (comma - tmp), tmp, comma);
-    g_free (tmp);
   }
 
   h = gst_harness_new_with_element (e, "sink", "src");
@@ -178,39 +221,62 @@ half_to_float (guint16 h)
   return v.f;
 }
 
-/* Largest difference, in 8-bit levels, between the two outputs. */
-static gdouble
-compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
+/* Where two outputs differ most, in 8-bit levels. */
+typedef struct
 {
-  GstCaps *caps = gst_caps_from_string (path->out);
-  GstCudaCacheTensorInfo tensor;
-  gdouble worst = 0;
+  gdouble levels;
+  gchar where[64];
+} Difference;
 
-  if (gst_cuda_cache_tensor_info_from_caps (&tensor, caps)) {
+static void
+note_difference (Difference * d, gdouble levels, const gchar * plane, gint x,
+    gint y, gint c)
+{
+  d->levels = levels;
+  g_snprintf (d->where, sizeof (d->where), "%s x=%d y=%d c=%d", plane, x, y, c);
+}
+
+/* Every value of two outputs of @o, @w x @h, compared. */
+static Difference
+compare (GstBuffer * cpu, GstBuffer * gpu, const Output * o, gint w, gint h)
+{
+  gchar *caps_str = output_caps (o, w, h, FALSE);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  Difference d = { 0, };
+
+  if (!o->format) {
+    gboolean nchw = g_str_equal (o->layout, "NCHW");
+    gboolean bgr = g_str_equal (o->order, "bgr");
     GstMapInfo a, b;
-    gsize n =
-        tensor.size / gst_cuda_cache_tensor_dtype_get_size (tensor.dtype), i;
+    gsize n = (gsize) w * h * 3, i;
 
     fail_unless (gst_buffer_map (cpu, &a, GST_MAP_READ));
     fail_unless (gst_buffer_map (gpu, &b, GST_MAP_READ));
     for (i = 0; i < n; i++) {
-      gdouble va, vb;
+      gint k = nchw ? i / ((gsize) w * h) : i % 3;
+      gsize pixel = nchw ? i % ((gsize) w * h) : i / 3;
+      /* one level of the channel this value holds */
+      gdouble level = o->normalise ?
+          1.0 / 255.0 / imagenet_std[bgr ? 2 - k : k] : 1.0;
+      gdouble va, vb, diff;
 
-      switch (tensor.dtype) {
-        case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
+      switch (o->dtype[5]) {
+        case '1':              /* float16 */
+          va = half_to_float (((guint16 *) a.data)[i]);
+          vb = half_to_float (((guint16 *) b.data)[i]);
+          break;
+        case '3':              /* float32 */
+          va = ((gfloat *) a.data)[i];
+          vb = ((gfloat *) b.data)[i];
+          break;
+        default:               /* uint8 */
           va = a.data[i];
           vb = b.data[i];
           break;
-        case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
-          va = half_to_float (((guint16 *) a.data)[i]) / path->scale;
-          vb = half_to_float (((guint16 *) b.data)[i]) / path->scale;
-          break;
-        default:
-          va = ((gfloat *) a.data)[i] / path->scale;
-          vb = ((gfloat *) b.data)[i] / path->scale;
-          break;
       }
-      worst = MAX (worst, fabs (va - vb));
+      diff = isnan (va - vb) ? G_MAXDOUBLE : fabs (va - vb) / level;
+      if (diff > d.levels || !d.where[0])
+        note_difference (&d, diff, "tensor", pixel % w, pixel / w, k);
     }
     gst_buffer_unmap (gpu, &b);
     gst_buffer_unmap (cpu, &a);
@@ -218,14 +284,16 @@ compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
     GstVideoInfo info;
     GstVideoFrame a, b;
     guint p, x, y;
+    gboolean padded = g_str_has_suffix (o->format, "x");
 
     fail_unless (gst_video_info_from_caps (&info, caps));
     fail_unless (gst_video_frame_map (&a, &info, cpu, GST_MAP_READ));
     fail_unless (gst_video_frame_map (&b, &info, gpu, GST_MAP_READ));
     for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
       guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&a, p);
-      guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&a, p) *
-          GST_VIDEO_FRAME_COMP_PSTRIDE (&a, p);
+      guint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&a, p);
+      guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&a, p) * pstride;
+      const gchar *names[] = { "plane 0", "plane 1", "plane 2" };
 
       for (y = 0; y < rows; y++) {
         const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, p) +
@@ -234,11 +302,13 @@ compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
             y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p);
 
         for (x = 0; x < bytes; x++) {
+          gdouble diff = fabs ((gdouble) ra[x] - rb[x]);
+
           /* the padding byte of RGBx/BGRx carries nothing */
-          if (GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_BGRx &&
-              x % 4 == 3)
+          if (padded && x % 4 == 3)
             continue;
-          worst = MAX (worst, fabs ((gdouble) ra[x] - rb[x]));
+          if (diff > d.levels || !d.where[0])
+            note_difference (&d, diff, names[p], x / pstride, y, x % pstride);
         }
       }
     }
@@ -246,70 +316,111 @@ compare (GstBuffer * cpu, GstBuffer * gpu, const Path * path)
     gst_video_frame_unmap (&a);
   }
   gst_caps_unref (caps);
+  g_free (caps_str);
 
-  return worst;
+  return d;
 }
 
 /* Tolerances, in 8-bit levels (measured worst on an H100 in brackets).
- * Same-size RGB to RGB is a copy: exact. Scaled RGB input: rounding of
- * GstVideoConverter's fixed-point taps against the kernels' floats (1.0).
- * YUV input: GstVideoConverter's own 8-bit YUV to RGB arithmetic is off the
- * exact BT.601 values by several levels, which the kernels compute in
- * floats (7.1); test_yuv_closer_to_the_picture checks that the kernels are
- * the closer of the two. */
+ * Same-size RGB to packed RGB is a copy: exact. Scaled RGB input: rounding
+ * of GstVideoConverter's fixed-point taps against the kernels' floats.
+ * YUV input: GstVideoConverter's own 8-bit YUV to RGB arithmetic is off
+ * the exact BT.601 values by several levels, which the kernels compute in
+ * floats; test_yuv_closer_to_the_picture checks that the kernels are the
+ * closer of the two. Tensors are compared in levels of the 8-bit value
+ * they were made from. */
 #define TOLERANCE_RGB_IN 1.0
 #define TOLERANCE_YUV_IN 8.0
 
+static const GstVideoFormat inputs[] = {
+  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
+  GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+};
+
 GST_START_TEST (test_kernels_match_cpu_reference)
 {
-  static const GstVideoFormat inputs[] = {
-    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGBA,
-    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
-    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
-  };
-  gdouble overall = 0;
-  guint i, j, failures = 0;
+  /* worst per input format and output */
+  gdouble worst[G_N_ELEMENTS (inputs)][G_N_ELEMENTS (outputs)] = { {0,}, };
+  guint g, i, j, failures = 0, paths = 0;
 
-  for (i = 0; i < G_N_ELEMENTS (inputs); i++) {
-    GstVideoInfo info;
-    GstBuffer *sys = make_input (inputs[i], &info);
-    GstBuffer *dev = upload (sys, &info);
-    gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-        "height=%d,framerate=30/1", GST_VIDEO_INFO_NAME (&info), IN_W, IN_H);
-    gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
-        "format=%s,width=%d,height=%d,framerate=30/1",
-        GST_VIDEO_INFO_NAME (&info), IN_W, IN_H);
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    const Geometry *geo = &geometries[g];
 
-    for (j = 0; j < G_N_ELEMENTS (paths); j++) {
-      GstBuffer *a = convert (sys, sys_caps, &paths[j], FALSE);
-      GstBuffer *b = convert (dev, dev_caps, &paths[j], TRUE);
-      gdouble worst = compare (a, b, &paths[j]);
+    for (i = 0; i < G_N_ELEMENTS (inputs); i++) {
+      GstVideoInfo info;
+      GstBuffer *sys = make_input (inputs[i], geo->in_w, geo->in_h, &info);
+      GstBuffer *dev = upload (sys, &info);
+      gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d,framerate=30/1", GST_VIDEO_INFO_NAME (&info), geo->in_w,
+          geo->in_h);
+      gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
+          "format=%s,width=%d,height=%d,framerate=30/1",
+          GST_VIDEO_INFO_NAME (&info), geo->in_w, geo->in_h);
       gboolean rgb_in = GST_VIDEO_INFO_IS_RGB (&info);
-      gboolean exact = rgb_in && !paths[j].letterbox &&
-          strstr (paths[j].out, "width=320,height=240") &&
-          !strstr (paths[j].out, "NV12") && !strstr (paths[j].out, "I420");
-      gdouble tolerance = exact ? 0.0 : rgb_in ? TOLERANCE_RGB_IN :
-          TOLERANCE_YUV_IN;
 
-      g_print ("%-5s -> %s%s: worst difference %.3f levels (tolerance "
-          "%.0f)\n", GST_VIDEO_INFO_NAME (&info), paths[j].out,
-          paths[j].letterbox ? " letterbox" : "", worst, tolerance);
-      if (worst > tolerance)
-        failures++;
-      overall = MAX (overall, worst);
-      gst_buffer_unref (a);
-      gst_buffer_unref (b);
+      for (j = 0; j < G_N_ELEMENTS (outputs); j++) {
+        const Output *o = &outputs[j];
+        GstBuffer *a, *b;
+        Difference d;
+        gboolean exact;
+        gdouble tolerance;
+
+        /* the large geometries: each input to one video output and one
+         * tensor, in turn, so that every pair is still met */
+        if (!geo->all_outputs && j != (i + g) % N_VIDEO_OUTPUTS &&
+            j != N_VIDEO_OUTPUTS + (i + g) % (G_N_ELEMENTS (outputs) -
+                N_VIDEO_OUTPUTS))
+          continue;
+
+        a = convert (sys, sys_caps, o, geo, FALSE);
+        b = convert (dev, dev_caps, o, geo, TRUE);
+        d = compare (a, b, o, geo->out_w, geo->out_h);
+        exact = rgb_in && !geo->letterbox && geo->in_w == geo->out_w &&
+            geo->in_h == geo->out_h && o->format &&
+            !g_str_equal (o->format, "NV12") &&
+            !g_str_equal (o->format, "I420");
+        tolerance = exact ? 0.0 : rgb_in ? TOLERANCE_RGB_IN : TOLERANCE_YUV_IN;
+
+        if (d.levels > tolerance) {
+          g_print ("FAIL %dx%d %s -> %dx%d %s%s%s%s%s: worst difference "
+              "%.3f levels at %s (tolerance %.0f)\n", geo->in_w, geo->in_h,
+              GST_VIDEO_INFO_NAME (&info), geo->out_w, geo->out_h,
+              o->format ? o->format : o->dtype, o->format ? "" : " ",
+              o->format ? "" : o->layout, o->normalise ? " normalised" : "",
+              geo->letterbox ? " letterbox" : "", d.levels, d.where, tolerance);
+          failures++;
+        }
+        worst[i][j] = MAX (worst[i][j], d.levels);
+        paths++;
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+      }
+
+      g_free (sys_caps);
+      g_free (dev_caps);
+      gst_buffer_unref (dev);
+      gst_buffer_unref (sys);
     }
-
-    g_free (sys_caps);
-    g_free (dev_caps);
-    gst_buffer_unref (dev);
-    gst_buffer_unref (sys);
   }
 
-  g_print ("kernels vs CPU reference: %u paths, worst difference %.3f "
-      "levels\n", (guint) (G_N_ELEMENTS (inputs) * G_N_ELEMENTS (paths)),
-      overall);
+  g_print ("kernels vs CPU path, every value compared, worst difference in "
+      "8-bit levels per input (rows) and output (columns):\n%-5s", "");
+  for (j = 0; j < G_N_ELEMENTS (outputs); j++)
+    g_print (" %6.6s", outputs[j].format ? outputs[j].format :
+        outputs[j].dtype[0] == 'u' ? (outputs[j].layout[1] == 'C' ?
+            "u8chw" : "u8hwc") : outputs[j].dtype[5] == '1' ?
+        (outputs[j].layout[1] == 'C' ? "f16chw" : "f16hwc") :
+        (outputs[j].layout[1] == 'C' ? "f32chw" : "f32hwc"));
+  g_print ("\n");
+  for (i = 0; i < G_N_ELEMENTS (inputs); i++) {
+    g_print ("%-5s", gst_video_format_to_string (inputs[i]));
+    for (j = 0; j < G_N_ELEMENTS (outputs); j++)
+      g_print (" %6.3f", worst[i][j]);
+    g_print ("\n");
+  }
+  g_print ("kernels vs CPU path: %u conversions over %u geometries, %u over "
+      "tolerance\n", paths, (guint) G_N_ELEMENTS (geometries), failures);
   fail_unless_equals_int (failures, 0);
 }
 
@@ -351,16 +462,16 @@ error_against_picture (GstBuffer * out)
  * the kernels are at least as close as GstVideoConverter. */
 GST_START_TEST (test_yuv_closer_to_the_picture)
 {
-  static const Path to_rgba = {
-    "video/x-raw,format=RGBA,width=320,height=240", FALSE, "rgb", 1.0
-  };
+  static const Output to_rgba = { "RGBA", };
+  static const Geometry same_size = { IN_W, IN_H, IN_W, IN_H, FALSE, TRUE };
   GstVideoInfo info;
-  GstBuffer *sys = make_input (GST_VIDEO_FORMAT_NV12, &info);
+  GstBuffer *sys = make_input (GST_VIDEO_FORMAT_NV12, IN_W, IN_H, &info);
   GstBuffer *dev = upload (sys, &info);
   GstBuffer *cpu = convert (sys, "video/x-raw,format=NV12,width=320,"
-      "height=240,framerate=30/1", &to_rgba, FALSE);
+      "height=240,framerate=30/1", &to_rgba, &same_size, FALSE);
   GstBuffer *gpu = convert (dev, "video/x-raw(memory:CUDAMemory),"
-      "format=NV12,width=320,height=240,framerate=30/1", &to_rgba, TRUE);
+      "format=NV12,width=320,height=240,framerate=30/1", &to_rgba, &same_size,
+      TRUE);
   gdouble cpu_error = error_against_picture (cpu);
   gdouble gpu_error = error_against_picture (gpu);
 
