@@ -28,8 +28,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kernels_debug);
 G_GNUC_INTERNAL extern const unsigned char gst_cuda_cache_kernels_fatbin[];
 G_GNUC_INTERNAL extern const gsize gst_cuda_cache_kernels_fatbin_len;
 
-/* the generic kernels' blocks */
-#define BLOCK_SIZE 16
+/* the generic kernels' blocks, as convert.cu has them */
+#define GENERIC_THREADS 256
 
 /* GstVideoResampler's limit on the taps of one output pixel, per axis */
 #define MAX_TAPS 128
@@ -233,23 +233,71 @@ tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
   }
 }
 
+/* The bytes of one input row (of each chroma plane) that one block keeps
+ * in shared memory: the widest range of columns a tile reads, plus the
+ * slack of copying whole aligned words. */
+static void
+tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
+{
+  gboolean cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
+  gint cw = (p->in_width + 1) / 2;
+  gint bytes = 1, chroma_bytes = 1;
+  gint ox0;
+
+  for (ox0 = 0; ox0 < p->out_width; ox0 += CONVERT_TILE_W) {
+    gint pc0 = MAX (ox0, p->dest_x);
+    gint pc1 = MIN (ox0 + CONVERT_TILE_W, p->dest_x + p->dest_width);
+    gint cx0, cx1;
+
+    if (pc0 >= pc1)
+      continue;
+    cx0 = MAX (0, first_tap (pc0 - p->dest_x, p->in_width, p->dest_width,
+            p->x_taps));
+    cx1 = MIN (p->in_width - 1, first_tap (pc1 - 1 - p->dest_x,
+            p->in_width, p->dest_width, p->x_taps) + p->x_taps - 1);
+    switch (p->in_format) {
+      case CONVERT_FORMAT_NV12:
+      case CONVERT_FORMAT_I420:{
+        gint c0 = MAX (0, chroma_index (cx0, cosited));
+        gint c1 = MIN (cw - 1, chroma_index (cx1, cosited) + 1);
+
+        bytes = MAX (bytes, cx1 - cx0 + 1);
+        chroma_bytes = MAX (chroma_bytes, (c1 - c0 + 1) *
+            (p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1));
+        break;
+      }
+      default:
+        bytes = MAX (bytes, (cx1 - cx0 + 1) * p->in_pixel_bytes);
+        break;
+    }
+  }
+
+  *pitch = GST_ROUND_UP_4 (bytes + 6);
+  *chroma_pitch = GST_ROUND_UP_4 (chroma_bytes + 6);
+}
+
 /* Shared memory of one block of the tiled kernel, as convert_tile () lays
  * it out. */
-static guint
-tile_shared_bytes (const ConvertParams * p, gint tile_h, gint rows,
-    gint chroma_rows)
+static guint64
+tile_shared_bytes (const ConvertParams * p)
 {
   gboolean yuv = p->in_format == CONVERT_FORMAT_NV12 ||
       p->in_format == CONVERT_FORMAT_I420;
   gboolean yuv_out = p->out_format == CONVERT_FORMAT_NV12 ||
       p->out_format == CONVERT_FORMAT_I420;
-  guint64 floats = 3 * CONVERT_TILE_W + 3 * tile_h;
+  guint64 floats = 3 * CONVERT_TILE_W + 3 * p->tile_h;
+  guint64 bytes;
 
-  floats += (guint64) CONVERT_TILE_W *(yuv ? rows + 2 * chroma_rows : 3 * rows);
+  floats += (guint64) CONVERT_TILE_W *(yuv ?
+      p->tile_rows + 2 * p->tile_chroma_rows : 3 * p->tile_rows);
   if (yuv_out)
-    floats += 3 * CONVERT_TILE_W * tile_h;
+    floats += 3 * CONVERT_TILE_W * p->tile_h;
+  bytes = floats * sizeof (gfloat) + (guint64) p->tile_rows * p->tile_pitch;
+  if (yuv)
+    bytes += (guint64) p->tile_chroma_rows * p->tile_chroma_pitch *
+        (p->in_format == CONVERT_FORMAT_I420 ? 2 : 1);
 
-  return MIN (floats * sizeof (gfloat), G_MAXUINT);
+  return bytes;
 }
 
 static gint
@@ -516,12 +564,16 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   /* the tiled kernel with the tallest tile whose input rows fit in shared
    * memory; the generic one where not even two output rows' do (thousands
    * of input rows per output row) */
+  tile_pitches (&p, &p.tile_pitch, &p.tile_chroma_pitch);
   for (p.tile_h = 16; p.tile_h >= 2; p.tile_h /= 2) {
+    guint64 bytes;
+
     tile_rows (&p, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
-    plan->shared_bytes = tile_shared_bytes (&p, p.tile_h, p.tile_rows,
-        p.tile_chroma_rows);
-    if (plan->shared_bytes <= MAX_SHARED_BYTES)
+    bytes = tile_shared_bytes (&p);
+    if (bytes <= MAX_SHARED_BYTES) {
+      plan->shared_bytes = bytes;
       break;
+    }
   }
 
   if (p.tile_h >= 2) {
@@ -532,31 +584,32 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
     plan->grid_h = (p.out_height + p.tile_h - 1) / p.tile_h;
   } else {
     p.tile_h = p.tile_rows = p.tile_chroma_rows = 0;
+    p.tile_pitch = p.tile_chroma_pitch = 0;
     plan->function = kernels->generic[plan->in_kind][out];
     plan->shared_bytes = 0;
-    plan->block_w = BLOCK_SIZE;
-    plan->block_h = BLOCK_SIZE;
-    /* YUV 4:2:0 outputs: one thread per 2x2 block */
+    plan->block_w = GENERIC_THREADS;
+    plan->block_h = 1;
+    /* a block per output pixel, or per 2x2 block of a 4:2:0 output */
     if (out == OUT_KIND_YUV420) {
-      plan->grid_w = ((p.out_width + 1) / 2 + BLOCK_SIZE - 1) / BLOCK_SIZE;
-      plan->grid_h = ((p.out_height + 1) / 2 + BLOCK_SIZE - 1) / BLOCK_SIZE;
+      plan->grid_w = (p.out_width + 1) / 2;
+      plan->grid_h = (p.out_height + 1) / 2;
     } else {
-      plan->grid_w = (p.out_width + BLOCK_SIZE - 1) / BLOCK_SIZE;
-      plan->grid_h = (p.out_height + BLOCK_SIZE - 1) / BLOCK_SIZE;
+      plan->grid_w = p.out_width;
+      plan->grid_h = p.out_height;
     }
   }
   plan->params = p;
 
   GST_DEBUG ("%dx%d %s to %dx%d %s, picture at %d,%d %dx%d, %dx%d taps: "
       "%s kernel, %ux%u blocks of %ux%u, tile of %d rows reading up to %d "
-      "rows (%d of chroma), %u bytes of shared memory",
+      "rows of %d bytes (%d of chroma, of %d), %u bytes of shared memory",
       p.in_width, p.in_height, gst_video_format_to_string (params->in_format),
       p.out_width, p.out_height, p.out_format == CONVERT_FORMAT_TENSOR ?
       "tensor" : gst_video_format_to_string (params->out_format), p.dest_x,
       p.dest_y, p.dest_width, p.dest_height, p.x_taps, p.y_taps,
       p.tile_h ? "tiled" : "generic", plan->grid_w, plan->grid_h,
-      plan->block_w, plan->block_h, p.tile_h, p.tile_rows,
-      p.tile_chroma_rows, plan->shared_bytes);
+      plan->block_w, plan->block_h, p.tile_h, p.tile_rows, p.tile_pitch,
+      p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes);
 
   return plan;
 #else
@@ -586,11 +639,13 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     p.out_data[i] = out_data[i];
     p.out_stride[i] = out_stride[i];
   }
-  /* whole-pixel loads and stores where the rows allow them */
-  if (plan->in_kind == IN_KIND_RGB4)
-    p.in_aligned = in_data[0] % 4 == 0 && in_stride[0] % 4 == 0;
-  else if (plan->in_kind == IN_KIND_NV12)
-    p.in_aligned = in_data[1] % 2 == 0 && in_stride[1] % 2 == 0;
+  /* word loads and whole-pixel stores where the rows allow them */
+  p.in_aligned = TRUE;
+  for (i = 0; i < (plan->in_kind == IN_KIND_I420 ? 3 :
+          plan->in_kind == IN_KIND_NV12 ? 2 : 1); i++) {
+    if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
+      p.in_aligned = FALSE;
+  }
   if (p.out_pixel_bytes == 4)
     p.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
 

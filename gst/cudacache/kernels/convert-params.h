@@ -63,7 +63,7 @@ typedef struct
   int in_g;
   int in_b;
   int in_pixel_bytes;           /* packed RGB input: 3 or 4 */
-  int in_aligned;               /* packed 4-byte input: rows 4-byte aligned */
+  int in_aligned;               /* every plane's rows start 4-byte aligned */
 
   int out_format;               /* CONVERT_FORMAT_* */
   int out_width;
@@ -86,11 +86,14 @@ typedef struct
   int x_taps;
   int y_taps;
 
-  /* the tiled kernels: output rows per block, and the most input rows
-   * (luma rows for YUV) and chroma rows one block reads */
+  /* the tiled kernels: output rows per block, the most input rows (luma
+   * rows for YUV) and chroma rows one block reads, and the bytes of one
+   * such row it keeps in shared memory (per chroma plane for I420) */
   int tile_h;
   int tile_rows;
   int tile_chroma_rows;
+  int tile_pitch;
+  int tile_chroma_pitch;
 
   int dtype;                    /* CONVERT_DTYPE_* */
   int layout;                   /* CONVERT_LAYOUT_* */
@@ -107,8 +110,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 328
+#define CONVERT_PARAMS_SIZE 336
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 48
-#define CONVERT_PARAMS_X_FX_OFFSET 188
+#define CONVERT_PARAMS_X_FX_OFFSET 196
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

@@ -290,17 +290,34 @@ store_tensor (const ConvertParams & p, int x, int y, float3 c)
   }
 }
 
+__device__ static __forceinline__ bool
+in_picture_x (const ConvertParams & p, int x)
+{
+  return x >= p.dest_x && x < p.dest_x + p.dest_width;
+}
+
+__device__ static __forceinline__ bool
+in_picture_y (const ConvertParams & p, int y)
+{
+  return y >= p.dest_y && y < p.dest_y + p.dest_height;
+}
+
 /* One 2x2 block (bx, by) of a 4:2:0 output from its pixels' RGB, which
  * @rgb gives for output coordinates: Y per pixel, U and V from the mean
- * of the block's pixels inside the output. */
+ * of the block's pixels inside the output. A block that straddles the
+ * picture's edge takes its chroma from its picture pixels only, as
+ * GstVideoConverter does (it packs the picture, chroma included, and then
+ * only the border's luma on the rows and columns that share chroma with
+ * the picture). */
 template < typename F > __device__ static void
 store_yuv420_block (const ConvertParams & p, int bx, int by, F rgb)
 {
   const float *m = p.rgb_to_yuv;
   float3 mean = make_float3 (0.0f, 0.0f, 0.0f);
+  float3 picture = make_float3 (0.0f, 0.0f, 0.0f);
   unsigned char *d;
   unsigned char u, v;
-  int n = 0, dx, dy;
+  int n = 0, n_picture = 0, dx, dy;
 
   for (dy = 0; dy < 2; dy++) {
     int y = 2 * by + dy;
@@ -320,9 +337,19 @@ store_yuv420_block (const ConvertParams & p, int bx, int by, F rgb)
       mean.y += c.y;
       mean.z += c.z;
       n++;
+      if (in_picture_x (p, x) && in_picture_y (p, y)) {
+        picture.x += c.x;
+        picture.y += c.y;
+        picture.z += c.z;
+        n_picture++;
+      }
     }
   }
 
+  if (n_picture > 0 && n_picture < n) {
+    mean = picture;
+    n = n_picture;
+  }
   mean.x /= n;
   mean.y /= n;
   mean.z /= n;
@@ -341,28 +368,20 @@ store_yuv420_block (const ConvertParams & p, int bx, int by, F rgb)
   }
 }
 
-__device__ static __forceinline__ bool
-in_picture_x (const ConvertParams & p, int x)
-{
-  return x >= p.dest_x && x < p.dest_x + p.dest_width;
-}
-
-__device__ static __forceinline__ bool
-in_picture_y (const ConvertParams & p, int y)
-{
-  return y >= p.dest_y && y < p.dest_y + p.dest_height;
-}
-
 /* ---- generic kernels ---------------------------------------------------- */
 
-/* Output pixel (x, y) as RGB, unrounded: every 2D tap read and
- * converted. */
+#define GENERIC_THREADS 256
+
+/* Output pixel (x, y) as RGB, unrounded, by the whole block: its threads
+ * share the 2D taps, each read and converted, and sum them. Every thread
+ * gets the result. */
 template < int IN > __device__ static float3
 sample_generic (const ConvertParams & p, int x, int y)
 {
+  __shared__ float3 partial[GENERIC_THREADS / 32];
   Tap tx, ty;
   float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
-  int l, m;
+  int n = p.x_taps * p.y_taps, i, lane = threadIdx.x & 31;
 
   if (!in_picture_x (p, x) || !in_picture_y (p, y))
     return make_float3 (p.fill[0], p.fill[1], p.fill[2]);
@@ -371,61 +390,118 @@ sample_generic (const ConvertParams & p, int x, int y)
   ty = axis_tap (y - p.dest_y, p.in_height, p.dest_height, p.y_taps,
       p.y_fx);
 
-  for (l = 0; l < p.y_taps; l++) {
-    float wy = tap_weight (ty.x, ty.first + l, p.y_fx);
-    float3 row = make_float3 (0.0f, 0.0f, 0.0f);
-    int sy;
+  for (i = threadIdx.x; i < n; i += GENERIC_THREADS) {
+    int l = i / p.x_taps, m = i % p.x_taps;
+    float w = tap_weight (ty.x, ty.first + l, p.y_fx) *
+        tap_weight (tx.x, tx.first + m, p.x_fx);
+    float3 c;
 
-    if (wy <= 0.0f)
+    if (w <= 0.0f)
       continue;
-    sy = clamp_int (ty.first + l, 0, p.in_height - 1);
-    for (m = 0; m < p.x_taps; m++) {
-      float wx = tap_weight (tx.x, tx.first + m, p.x_fx);
-      float3 c;
+    c = read_pixel < IN > (p, clamp_int (tx.first + m, 0, p.in_width - 1),
+        clamp_int (ty.first + l, 0, p.in_height - 1));
+    acc.x += w * c.x;
+    acc.y += w * c.y;
+    acc.z += w * c.z;
+  }
 
-      if (wx <= 0.0f)
-        continue;
-      c = read_pixel < IN > (p, clamp_int (tx.first + m, 0,
-              p.in_width - 1), sy);
-      row.x += wx * c.x;
-      row.y += wx * c.y;
-      row.z += wx * c.z;
-    }
-    acc.x += wy * row.x;
-    acc.y += wy * row.y;
-    acc.z += wy * row.z;
+  for (i = 16; i > 0; i /= 2) {
+    acc.x += __shfl_xor_sync (0xffffffff, acc.x, i);
+    acc.y += __shfl_xor_sync (0xffffffff, acc.y, i);
+    acc.z += __shfl_xor_sync (0xffffffff, acc.z, i);
+  }
+  __syncthreads ();
+  if (lane == 0)
+    partial[threadIdx.x / 32] = acc;
+  __syncthreads ();
+  acc = partial[0];
+  for (i = 1; i < GENERIC_THREADS / 32; i++) {
+    acc.x += partial[i].x;
+    acc.y += partial[i].y;
+    acc.z += partial[i].z;
   }
 
   return make_float3 (acc.x * tx.norm * ty.norm, acc.y * tx.norm * ty.norm,
       acc.z * tx.norm * ty.norm);
 }
 
+/* For factors whose rows do not fit a tile (thousands of input rows per
+ * output row): a block per output pixel, or per 2x2 block of a 4:2:0
+ * output. */
 template < int IN, int OUT > __device__ static void
 convert_generic (const ConvertParams & p)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x = blockIdx.x, y = blockIdx.y;
 
   if (OUT == OUT_YUV420) {
-    /* one thread per 2x2 block */
-    if (2 * x >= p.out_width || 2 * y >= p.out_height)
-      return;
-    store_yuv420_block (p, x, y,[&p] (int sx, int sy) {
-          return sample_generic < IN > (p, sx, sy);
-        }
-    );
+    float3 c[4];
+    int i;
+
+    /* the block's pixels first: every thread takes part in each */
+    for (i = 0; i < 4; i++) {
+      int sx = min (2 * x + (i & 1), p.out_width - 1);
+      int sy = min (2 * y + (i >> 1), p.out_height - 1);
+
+      c[i] = sample_generic < IN > (p, sx, sy);
+    }
+    if (threadIdx.x == 0)
+      store_yuv420_block (p, x, y,[&] (int sx, int sy) {
+            return c[(sx - 2 * x) + 2 * (sy - 2 * y)];}
+      );
     return;
   }
 
-  if (x >= p.out_width || y >= p.out_height)
-    return;
-  if (OUT == OUT_TENSOR)
-    store_tensor (p, x, y, sample_generic < IN > (p, x, y));
-  else
-    store_packed (p, x, y, sample_generic < IN > (p, x, y));
+  {
+    float3 c = sample_generic < IN > (p, x, y);
+
+    if (threadIdx.x != 0)
+      return;
+    if (OUT == OUT_TENSOR)
+      store_tensor (p, x, y, c);
+    else
+      store_packed (p, x, y, c);
+  }
 }
 
 /* ---- tiled kernels ------------------------------------------------------ */
+
+/* Copies bytes [b0, b1) of @n rows of a plane from row @y0 into shared
+ * memory, @pitch bytes a row: whole aligned words where the plane's rows
+ * are aligned (reading at most 3 bytes either side, inside the row's
+ * stride), bytes otherwise. Returns the byte of the row that the copy
+ * starts at. All the block's loads are in flight at once. */
+__device__ static int
+stage_rows (const ConvertParams & p, int plane, int y0, int n, int b0,
+    int b1, unsigned char *dst, int pitch)
+{
+  int nthreads = CONVERT_TILE_W * CONVERT_TILE_THREADS_Y;
+  int tid = threadIdx.y * CONVERT_TILE_W + threadIdx.x;
+  int i;
+
+  if (p.in_aligned) {
+    int w0 = b0 >> 2, nw = ((b1 + 3) >> 2) - w0;
+    unsigned int *d = (unsigned int *) dst;
+
+#pragma unroll 4
+    for (i = tid; i < n * nw; i += nthreads) {
+      int r = i / nw, w = i - r * nw;
+
+      d[r * (pitch >> 2) + w] =
+          __ldg ((const unsigned int *) in_row (p, plane, y0 + r) + w0 + w);
+    }
+    return w0 << 2;
+  } else {
+    int nb = b1 - b0;
+
+#pragma unroll 4
+    for (i = tid; i < n * nb; i += nthreads) {
+      int r = i / nb, b = i - r * nb;
+
+      dst[r * pitch + b] = __ldg (in_row (p, plane, y0 + r) + b0 + b);
+    }
+    return b0;
+  }
+}
 
 template < int IN, int OUT > __device__ static void
 convert_tile (const ConvertParams & p)
@@ -433,13 +509,15 @@ convert_tile (const ConvertParams & p)
   extern __shared__ float smem[];
   const int tw = CONVERT_TILE_W;
   const bool yuv = IN == IN_NV12 || IN == IN_I420;
+  const bool h_cosited = p.chroma_site & CONVERT_CHROMA_H_COSITED;
   const bool v_cosited = p.chroma_site & CONVERT_CHROMA_V_COSITED;
   int th = p.tile_h;
   int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
   int ox0 = blockIdx.x * tw, oy0 = blockIdx.y * th;
-  /* shared memory: the taps of the tile's columns and rows, the rows
-   * filtered horizontally (per plane, tile_rows or tile_chroma_rows of tw
-   * values), and for 4:2:0 output the tile's RGB */
+  /* shared memory: the taps of the tile's columns and rows; the rows
+   * filtered horizontally (per channel, tile_rows or tile_chroma_rows of
+   * tw values); for 4:2:0 output the tile's RGB; the input rows as they
+   * are (tile_rows of tile_pitch bytes, then the chroma planes') */
   int *col_first = (int *) smem;
   float *col_x = smem + tw;
   float *col_norm = smem + 2 * tw;
@@ -450,6 +528,10 @@ convert_tile (const ConvertParams & p)
   float *h1 = h0 + p.tile_rows * tw;
   float *h2 = h1 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
   float *rgb = h2 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
+  unsigned char *raw = (unsigned char *) (rgb +
+      (OUT == OUT_YUV420 ? 3 * th * tw : 0));
+  unsigned char *raw_u = raw + p.tile_rows * p.tile_pitch;
+  unsigned char *raw_v = raw_u + p.tile_chroma_rows * p.tile_chroma_pitch;
   int pc0 = max (ox0, p.dest_x);
   int pc1 = min (ox0 + tw, p.dest_x + p.dest_width);
   int pr0 = max (oy0, p.dest_y);
@@ -459,6 +541,8 @@ convert_tile (const ConvertParams & p)
   int o;
 
   if (picture) {
+    int cx0, cx1, base = 0, cbase = 0;
+
     if (tid < tw && in_picture_x (p, ox0 + tid)) {
       Tap t = axis_tap (ox0 + tid - p.dest_x, p.in_width, p.dest_width,
           p.x_taps, p.x_fx);
@@ -476,20 +560,42 @@ convert_tile (const ConvertParams & p)
     }
     __syncthreads ();
 
-    /* the input rows this tile reads; the host sized tile_rows for the
-     * largest such range, the min () only guards against a mistake */
+    /* the input this tile reads: rows ry0.. and columns cx0..cx1; the
+     * host sized the shared memory for the largest such range, the min ()s
+     * only guard against a mistake */
     ry0 = max (0, row_first[pr0 - oy0]);
     nrows = min (p.in_height - 1,
         row_first[pr1 - 1 - oy0] + p.y_taps - 1) - ry0 + 1;
     nrows = min (nrows, p.tile_rows);
+    cx0 = max (0, col_first[pc0 - ox0]);
+    cx1 = min (p.in_width - 1, col_first[pc1 - 1 - ox0] + p.x_taps - 1);
+
     if (yuv) {
-      int ch = (p.in_height + 1) >> 1;
+      int ch = (p.in_height + 1) >> 1, cw = (p.in_width + 1) >> 1;
+      int c0 = max (0, chroma_index (cx0, h_cosited));
+      int c1 = min (cw - 1, chroma_index (cx1, h_cosited) + 1);
+      int bpc = IN == IN_NV12 ? 2 : 1;  /* bytes per chroma sample */
 
       cr0 = max (0, chroma_index (ry0, v_cosited));
       ncrows = min (ch - 1, chroma_index (ry0 + nrows - 1, v_cosited) + 1)
           - cr0 + 1;
       ncrows = min (ncrows, p.tile_chroma_rows);
+
+      base = stage_rows (p, 0, ry0, nrows, cx0, min (cx1 + 1,
+              cx0 + p.tile_pitch - 6), raw, p.tile_pitch);
+      cbase = stage_rows (p, 1, cr0, ncrows, c0 * bpc, min ((c1 + 1) * bpc,
+              c0 * bpc + p.tile_chroma_pitch - 6), raw_u,
+          p.tile_chroma_pitch);
+      if (IN == IN_I420)
+        stage_rows (p, 2, cr0, ncrows, c0, min (c1 + 1,
+                c0 + p.tile_chroma_pitch - 6), raw_v, p.tile_chroma_pitch);
+    } else {
+      int bpp = IN == IN_RGB4 ? 4 : 3;
+
+      base = stage_rows (p, 0, ry0, nrows, cx0 * bpp, min ((cx1 + 1) * bpp,
+              cx0 * bpp + p.tile_pitch - 6), raw, p.tile_pitch);
     }
+    __syncthreads ();
 
     /* horizontal pass: a warp per input row, a lane per output column */
     if (in_picture_x (p, ox0 + tx)) {
@@ -499,14 +605,24 @@ convert_tile (const ConvertParams & p)
 
       for (r = ty; r < nrows + ncrows; r += CONVERT_TILE_THREADS_Y) {
         if (r < nrows && !yuv) {
-          const unsigned char *row = in_row (p, 0, ry0 + r);
+          const unsigned char *row = raw + r * p.tile_pitch - base;
           float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
 
           for (l = 0; l < p.x_taps; l++) {
             float w = tap_weight (x, first + l, p.x_fx);
-            float3 c = rgb_at < IN > (p, row, clamp_int (first + l, 0,
-                    p.in_width - 1));
+            int sx = clamp_int (first + l, cx0, cx1);
+            float3 c;
 
+            if (IN == IN_RGB4) {
+              unsigned int v = *(const unsigned int *) (row + 4 * sx);
+
+              c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
+                  (float) ((v >> (8 * p.in_g)) & 0xff),
+                  (float) ((v >> (8 * p.in_b)) & 0xff));
+            } else {
+              c = make_float3 (row[3 * sx + p.in_r], row[3 * sx + p.in_g],
+                  row[3 * sx + p.in_b]);
+            }
             acc.x += w * c.x;
             acc.y += w * c.y;
             acc.z += w * c.z;
@@ -515,30 +631,47 @@ convert_tile (const ConvertParams & p)
           h1[r * tw + tx] = acc.y * norm;
           h2[r * tw + tx] = acc.z * norm;
         } else if (r < nrows) {
-          const unsigned char *row = in_row (p, 0, ry0 + r);
+          const unsigned char *row = raw + r * p.tile_pitch - base;
           float acc = 0.0f;
 
-          for (l = 0; l < p.x_taps; l++) {
-            float w = tap_weight (x, first + l, p.x_fx);
-
-            acc += w * __ldg (row + clamp_int (first + l, 0,
-                    p.in_width - 1));
-          }
+          for (l = 0; l < p.x_taps; l++)
+            acc += tap_weight (x, first + l, p.x_fx) *
+                row[clamp_int (first + l, cx0, cx1)];
           h0[r * tw + tx] = acc * norm;
         } else {
           int cr = r - nrows;
-          const unsigned char *row_u = in_row (p, 1, cr0 + cr);
-          const unsigned char *row_v =
-              IN == IN_I420 ? in_row (p, 2, cr0 + cr) : NULL;
+          int cw = (p.in_width + 1) >> 1;
+          const unsigned char *row_u = raw_u + cr * p.tile_chroma_pitch -
+              cbase;
+          const unsigned char *row_v = raw_v + cr * p.tile_chroma_pitch -
+              cbase;
           float2 acc = make_float2 (0.0f, 0.0f);
 
           for (l = 0; l < p.x_taps; l++) {
             float w = tap_weight (x, first + l, p.x_fx);
-            float2 c = chroma_h < IN > (p, row_u, row_v,
-                clamp_int (first + l, 0, p.in_width - 1));
+            int sx = clamp_int (first + l, cx0, cx1);
+            int c0 = chroma_index (sx, h_cosited);
+            float f = chroma_frac (sx, h_cosited, true);
+            int ca = clamp_int (c0, 0, cw - 1);
+            int cb = clamp_int (c0 + 1, 0, cw - 1);
+            float ua, ub, va, vb;
 
-            acc.x += w * c.x;
-            acc.y += w * c.y;
+            if (IN == IN_NV12) {
+              unsigned int a = *(const unsigned short *) (row_u + 2 * ca);
+              unsigned int b = *(const unsigned short *) (row_u + 2 * cb);
+
+              ua = (float) (a & 0xff);
+              va = (float) (a >> 8);
+              ub = (float) (b & 0xff);
+              vb = (float) (b >> 8);
+            } else {
+              ua = row_u[ca];
+              ub = row_u[cb];
+              va = row_v[ca];
+              vb = row_v[cb];
+            }
+            acc.x += w * (ua + f * (ub - ua));
+            acc.y += w * (va + f * (vb - va));
           }
           h1[cr * tw + tx] = acc.x * norm;
           h2[cr * tw + tx] = acc.y * norm;
@@ -562,6 +695,7 @@ convert_tile (const ConvertParams & p)
       int m;
 
       if (yuv) {
+        int ch = (p.in_height + 1) >> 1;
         float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
 
         for (m = 0; m < p.y_taps; m++) {
@@ -570,8 +704,7 @@ convert_tile (const ConvertParams & p)
           int cy = chroma_index (sy, v_cosited);
           float f = chroma_frac (sy, v_cosited, false);
           int ca = clamp_int (max (cy, 0) - cr0, 0, ncrows - 1);
-          int cb = clamp_int (min (cy + 1, ((p.in_height + 1) >> 1) - 1) -
-              cr0, 0, ncrows - 1);
+          int cb = clamp_int (min (cy + 1, ch - 1) - cr0, 0, ncrows - 1);
           float ua = h1[ca * tw + tx], ub = h1[cb * tw + tx];
           float va = h2[ca * tw + tx], vb = h2[cb * tw + tx];
 
@@ -638,7 +771,7 @@ gst_cuda_cache_convert_tile_ ## in_name ## _ ## out_name (const ConvertParams p)
   convert_tile < IN, OUT > (p); \
 } \
 \
-extern "C" __global__ void \
+extern "C" __global__ void __launch_bounds__ (GENERIC_THREADS) \
 gst_cuda_cache_convert_generic_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_generic < IN, OUT > (p); \
