@@ -173,18 +173,27 @@ packed_layout (gint format, gint * r, gint * g, gint * b, gint * bytes)
   *bytes = format == CONVERT_FORMAT_RGB || format == CONVERT_FORMAT_BGR ? 3 : 4;
 }
 
-/* The first tap of output index @j along one axis (before clamping), as
- * convert.cu's axis_tap () works it out: GstVideoResampler's double
- * arithmetic, operation by operation. */
+/* The first tap of output index @j along one axis, shifted inside the
+ * input, as convert.cu's fold_taps () works it out: GstVideoResampler's
+ * double arithmetic, operation by operation, or GstVideoScaler's 2-tap
+ * fixed-point step @inc. */
 static gint
-first_tap (gint j, gint in_size, gint out_size, gint n_taps)
+tap_start (gint j, gint in_size, gint out_size, gint n_taps, gboolean lq,
+    gint inc)
 {
-  gdouble x = (0.5 + (gdouble) j) / out_size * in_size +
-      (n_taps > 1 ? -0.5 : 0.0);
+  gint first;
 
-  x = CLAMP (x, 0.0, (gdouble) (in_size - 1));
+  if (lq) {
+    first = (j * inc) >> 16;
+  } else {
+    gdouble x = (0.5 + (gdouble) j) / out_size * in_size +
+        (n_taps > 1 ? -0.5 : 0.0);
 
-  return (gint) floor (x) - (n_taps - 1) / 2;
+    x = CLAMP (x, 0.0, (gdouble) (in_size - 1));
+    first = (gint) floor (x) - (n_taps - 1) / 2;
+  }
+
+  return CLAMP (first, 0, in_size - n_taps);
 }
 
 /* convert.cu's chroma_index (): the chroma row or column below luma
@@ -197,17 +206,27 @@ chroma_index (gint i, gboolean cosited)
   return i >= 1 ? (i - 1) / 2 : -1;
 }
 
-/* The most input rows (luma rows for YUV) and chroma rows that one block
- * of @tile_h output rows reads, as convert.cu's convert_tile () finds
- * them. */
+/* convert.cu's chroma_taps () */
+static gint
+chroma_taps (gint n_taps)
+{
+  return n_taps / 2 + 3;
+}
+
+static gboolean
+is_yuv_format (gint format)
+{
+  return format == CONVERT_FORMAT_NV12 || format == CONVERT_FORMAT_I420;
+}
+
+/* The input rows (luma rows for YUV) and chroma rows one tile of a block
+ * row reads, at most, as convert.cu's convert_tile () finds them. */
 static void
 tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
     gint * chroma_rows)
 {
-  gboolean yuv = p->in_format == CONVERT_FORMAT_NV12 ||
-      p->in_format == CONVERT_FORMAT_I420;
   gboolean cosited = (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
-  gint ch = (p->in_height + 1) / 2;
+  gint ch = (p->in_height + 1) / 2, ncy = chroma_taps (p->y_taps);
   gint oy0;
 
   *rows = 1;
@@ -215,65 +234,60 @@ tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
   for (oy0 = 0; oy0 < p->out_height; oy0 += tile_h) {
     gint pr0 = MAX (oy0, p->dest_y);
     gint pr1 = MIN (oy0 + tile_h, p->dest_y + p->dest_height);
-    gint ry0, ry1;
+    gint s0, s1;
 
     if (pr0 >= pr1)
       continue;
-    ry0 = MAX (0, first_tap (pr0 - p->dest_y, p->in_height, p->dest_height,
-            p->y_taps));
-    ry1 = MIN (p->in_height - 1, first_tap (pr1 - 1 - p->dest_y,
-            p->in_height, p->dest_height, p->y_taps) + p->y_taps - 1);
-    *rows = MAX (*rows, ry1 - ry0 + 1);
-    if (yuv) {
-      gint cr0 = MAX (0, chroma_index (ry0, cosited));
-      gint cr1 = MIN (ch - 1, chroma_index (ry1, cosited) + 1);
+    s0 = tap_start (pr0 - p->dest_y, p->in_height, p->dest_height,
+        p->y_taps, FALSE, 0);
+    s1 = tap_start (pr1 - 1 - p->dest_y, p->in_height, p->dest_height,
+        p->y_taps, FALSE, 0);
+    *rows = MAX (*rows, s1 + p->y_taps - s0);
+    if (is_yuv_format (p->in_format)) {
+      gint c0 = MAX (0, chroma_index (s0, cosited));
+      gint c1 = MIN (ch - 1, MAX (0, chroma_index (s1, cosited)) + ncy - 1);
 
-      *chroma_rows = MAX (*chroma_rows, cr1 - cr0 + 1);
+      *chroma_rows = MAX (*chroma_rows, c1 - c0 + 1);
     }
   }
 }
 
 /* The bytes of one input row (of each chroma plane) that one block keeps
- * in shared memory: the widest range of columns a tile reads, plus the
- * slack of copying whole aligned words. */
+ * in shared memory: the widest range of bytes a tile reads, plus the slack
+ * of copying whole aligned 16-byte words. */
 static void
 tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
 {
   gboolean cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
-  gint cw = (p->in_width + 1) / 2;
+  gint cw = (p->in_width + 1) / 2, ncx = chroma_taps (p->x_taps);
   gint bytes = 1, chroma_bytes = 1;
   gint ox0;
 
   for (ox0 = 0; ox0 < p->out_width; ox0 += CONVERT_TILE_W) {
     gint pc0 = MAX (ox0, p->dest_x);
     gint pc1 = MIN (ox0 + CONVERT_TILE_W, p->dest_x + p->dest_width);
-    gint cx0, cx1;
+    gint s0, s1;
 
     if (pc0 >= pc1)
       continue;
-    cx0 = MAX (0, first_tap (pc0 - p->dest_x, p->in_width, p->dest_width,
-            p->x_taps));
-    cx1 = MIN (p->in_width - 1, first_tap (pc1 - 1 - p->dest_x,
-            p->in_width, p->dest_width, p->x_taps) + p->x_taps - 1);
-    switch (p->in_format) {
-      case CONVERT_FORMAT_NV12:
-      case CONVERT_FORMAT_I420:{
-        gint c0 = MAX (0, chroma_index (cx0, cosited));
-        gint c1 = MIN (cw - 1, chroma_index (cx1, cosited) + 1);
+    s0 = tap_start (pc0 - p->dest_x, p->in_width, p->dest_width, p->x_taps,
+        p->x_lq, p->x_inc);
+    s1 = tap_start (pc1 - 1 - p->dest_x, p->in_width, p->dest_width,
+        p->x_taps, p->x_lq, p->x_inc);
+    if (is_yuv_format (p->in_format)) {
+      gint c0 = MAX (0, chroma_index (s0, cosited));
+      gint c1 = MIN (cw - 1, MAX (0, chroma_index (s1, cosited)) + ncx - 1);
 
-        bytes = MAX (bytes, cx1 - cx0 + 1);
-        chroma_bytes = MAX (chroma_bytes, (c1 - c0 + 1) *
-            (p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1));
-        break;
-      }
-      default:
-        bytes = MAX (bytes, (cx1 - cx0 + 1) * p->in_pixel_bytes);
-        break;
+      bytes = MAX (bytes, s1 + p->x_taps - s0);
+      chroma_bytes = MAX (chroma_bytes, (c1 - c0 + 1) *
+          (p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1));
+    } else {
+      bytes = MAX (bytes, (s1 + p->x_taps - s0) * p->in_pixel_bytes);
     }
   }
 
-  *pitch = GST_ROUND_UP_4 (bytes + 6);
-  *chroma_pitch = GST_ROUND_UP_4 (chroma_bytes + 6);
+  *pitch = GST_ROUND_UP_16 (bytes + 30);
+  *chroma_pitch = GST_ROUND_UP_16 (chroma_bytes + 30);
 }
 
 /* Shared memory of one block of the tiled kernel, as convert_tile () lays
@@ -281,18 +295,20 @@ tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
 static guint64
 tile_shared_bytes (const ConvertParams * p)
 {
-  gboolean yuv = p->in_format == CONVERT_FORMAT_NV12 ||
-      p->in_format == CONVERT_FORMAT_I420;
-  gboolean yuv_out = p->out_format == CONVERT_FORMAT_NV12 ||
-      p->out_format == CONVERT_FORMAT_I420;
-  guint64 floats = 3 * CONVERT_TILE_W + 3 * p->tile_h;
-  guint64 bytes;
+  gboolean yuv = is_yuv_format (p->in_format);
+  gboolean yuv_out = is_yuv_format (p->out_format);
+  guint64 tw = CONVERT_TILE_W, th = p->tile_h;
+  guint64 ncx = yuv ? chroma_taps (p->x_taps) : 0;
+  guint64 ncy = yuv ? chroma_taps (p->y_taps) : 0;
+  guint64 floats, bytes;
 
-  floats += (guint64) CONVERT_TILE_W *(yuv ?
-      p->tile_rows + 2 * p->tile_chroma_rows : 3 * p->tile_rows);
+  floats = 2 * tw + (p->x_taps + ncx) * tw + 2 * th + th * (p->y_taps + ncy);
+  floats += tw * (yuv ? p->tile_rows + 2 * p->tile_chroma_rows :
+      3 * p->tile_rows);
   if (yuv_out)
-    floats += 3 * CONVERT_TILE_W * p->tile_h;
-  bytes = floats * sizeof (gfloat) + (guint64) p->tile_rows * p->tile_pitch;
+    floats += 3 * tw * th;
+  bytes = GST_ROUND_UP_4 (floats) * sizeof (gfloat) +
+      (guint64) p->tile_rows * p->tile_pitch;
   if (yuv)
     bytes += (guint64) p->tile_chroma_rows * p->tile_chroma_pitch *
         (p->in_format == CONVERT_FORMAT_I420 ? 2 : 1);
@@ -543,8 +559,22 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   p.dest_y = params->dest_y;
   p.dest_width = params->dest_width;
   p.dest_height = params->dest_height;
+  /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0
+   * output */
+  if (out == OUT_KIND_YUV420) {
+    p.dest_x &= ~1;
+    p.dest_y &= ~1;
+  }
   axis_taps (p.in_width, p.dest_width, &p.x_taps, &p.x_fx);
   axis_taps (p.in_height, p.dest_height, &p.y_taps, &p.y_fx);
+  /* GstVideoScaler's horizontal 2-tap path (an upscale of 8-bit pixels):
+   * corners aligned, a fixed-point step */
+  if (p.x_taps == 2 && p.in_width != p.dest_width) {
+    p.x_lq = 1;
+    p.x_inc = p.dest_width == 1 ? 0 :
+        ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;
+    p.x_fx = 1.0f;
+  }
   p.dtype = params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_U8 ? CONVERT_DTYPE_U8 :
       params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F16 ? CONVERT_DTYPE_F16 :
       CONVERT_DTYPE_F32;
@@ -639,11 +669,11 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     p.out_data[i] = out_data[i];
     p.out_stride[i] = out_stride[i];
   }
-  /* word loads and whole-pixel stores where the rows allow them */
+  /* 16-byte loads and whole-pixel stores where the rows allow them */
   p.in_aligned = TRUE;
   for (i = 0; i < (plan->in_kind == IN_KIND_I420 ? 3 :
           plan->in_kind == IN_KIND_NV12 ? 2 : 1); i++) {
-    if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
+    if (in_data[i] % 16 != 0 || in_stride[i] % 16 != 0)
       p.in_aligned = FALSE;
   }
   if (p.out_pixel_bytes == 4)

@@ -63,7 +63,7 @@ typedef struct
   int in_g;
   int in_b;
   int in_pixel_bytes;           /* packed RGB input: 3 or 4 */
-  int in_aligned;               /* every plane's rows start 4-byte aligned */
+  int in_aligned;               /* every plane's rows start 16-byte aligned */
 
   int out_format;               /* CONVERT_FORMAT_* */
   int out_width;
@@ -85,6 +85,12 @@ typedef struct
    * n_taps (clamped to the input size) and the filter's fx */
   int x_taps;
   int y_taps;
+  /* x_lq: GstVideoScaler scales horizontally with its 2-tap fixed-point
+   * path (8-bit pixels, 2 taps, sizes differ): the source position of
+   * output x is x * x_inc in 1/65536 of an input pixel (corners aligned),
+   * weights in 1/256 */
+  int x_lq;
+  int x_inc;
 
   /* the tiled kernels: output rows per block, the most input rows (luma
    * rows for YUV) and chroma rows one block reads, and the bytes of one
@@ -110,8 +116,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 336
+#define CONVERT_PARAMS_SIZE 344
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 48
-#define CONVERT_PARAMS_X_FX_OFFSET 196
+#define CONVERT_PARAMS_X_FX_OFFSET 204
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

@@ -75,14 +75,25 @@ tap_weight (float x, int i, float fx)
  * the position is worked out in double, operation by operation as
  * GstVideoResampler does, so that the first tap is the same as the CPU
  * path's even where the position is a whole number. The taps themselves
- * are FP32. */
+ * are FP32. With @lq, GstVideoScaler's 2-tap horizontal path instead:
+ * position j * inc in 1/65536 of a pixel, weights in 1/256. */
 __device__ static Tap
-axis_tap (int j, int in_size, int out_size, int n_taps, float fx)
+axis_tap (int j, int in_size, int out_size, int n_taps, float fx, bool lq,
+    int inc)
 {
   Tap t;
   double x;
   float sum = 0.0f;
   int l;
+
+  if (lq) {
+    int pos = j * inc;
+
+    t.first = pos >> 16;
+    t.x = (float) t.first + (float) ((pos >> 8) & 0xff) * (1.0f / 256.0f);
+    t.norm = 1.0f;
+    return t;
+  }
 
   x = __dadd_rn (__dmul_rn (__ddiv_rn (0.5 + (double) j, (double) out_size),
           (double) in_size), n_taps > 1 ? -0.5 : 0.0);
@@ -386,9 +397,10 @@ sample_generic (const ConvertParams & p, int x, int y)
   if (!in_picture_x (p, x) || !in_picture_y (p, y))
     return make_float3 (p.fill[0], p.fill[1], p.fill[2]);
 
-  tx = axis_tap (x - p.dest_x, p.in_width, p.dest_width, p.x_taps, p.x_fx);
+  tx = axis_tap (x - p.dest_x, p.in_width, p.dest_width, p.x_taps, p.x_fx,
+      p.x_lq, p.x_inc);
   ty = axis_tap (y - p.dest_y, p.in_height, p.dest_height, p.y_taps,
-      p.y_fx);
+      p.y_fx, false, 0);
 
   for (i = threadIdx.x; i < n; i += GENERIC_THREADS) {
     int l = i / p.x_taps, m = i % p.x_taps;
@@ -465,42 +477,88 @@ convert_generic (const ConvertParams & p)
 
 /* ---- tiled kernels ------------------------------------------------------ */
 
+/* The chroma taps one row or column of 4:2:0 input folds its n_taps luma
+ * taps into. */
+__device__ static __forceinline__ int
+chroma_taps (int n_taps)
+{
+  return n_taps / 2 + 3;
+}
+
+/* One tile row's or column's taps along one axis, folded: they start at
+ * *start, all inside the input (shifted at the edges, as GstVideoResampler
+ * does, the clamped taps' weights added to the edge pixel's), and their
+ * normalised weights go to w[l * w_stride]. For 4:2:0 input, the chroma
+ * rows or columns they read, with the chroma upsampling's weights, are
+ * folded the same way from *cstart into cw[k * w_stride]. */
+__device__ static void
+fold_taps (int j, int in_size, int out_size, int n_taps, float fx, bool lq,
+    int inc, bool chroma, bool cosited, bool interpolate, int *start,
+    float *w, int *cstart, float *cw, int w_stride)
+{
+  Tap t = axis_tap (j, in_size, out_size, n_taps, fx, lq, inc);
+  int s = clamp_int (t.first, 0, in_size - n_taps);
+  int csize = (in_size + 1) >> 1;
+  int cs = max (0, chroma_index (s, cosited));
+  int l;
+
+  for (l = 0; l < n_taps; l++)
+    w[l * w_stride] = 0.0f;
+  if (chroma) {
+    for (l = 0; l < chroma_taps (n_taps); l++)
+      cw[l * w_stride] = 0.0f;
+  }
+
+  for (l = 0; l < n_taps; l++) {
+    float weight = tap_weight (t.x, t.first + l, fx) * t.norm;
+    int i = clamp_int (t.first + l, 0, in_size - 1);
+
+    w[(i - s) * w_stride] += weight;
+    if (chroma) {
+      int c = chroma_index (i, cosited);
+      float f = chroma_frac (i, cosited, interpolate);
+
+      cw[(clamp_int (c, 0, csize - 1) - cs) * w_stride] +=
+          weight * (1.0f - f);
+      cw[(clamp_int (c + 1, 0, csize - 1) - cs) * w_stride] += weight * f;
+    }
+  }
+  *start = s;
+  *cstart = cs;
+}
+
 /* Copies bytes [b0, b1) of @n rows of a plane from row @y0 into shared
- * memory, @pitch bytes a row: whole aligned words where the plane's rows
- * are aligned (reading at most 3 bytes either side, inside the row's
- * stride), bytes otherwise. Returns the byte of the row that the copy
- * starts at. All the block's loads are in flight at once. */
+ * memory at @dst, @pitch bytes a row. Aligned 16-byte words where the
+ * planes allow (reading at most 15 bytes either side, inside the row's
+ * stride), bytes otherwise; every load of the block in flight at once.
+ * Returns the byte of the row that the copy starts at. */
 __device__ static int
 stage_rows (const ConvertParams & p, int plane, int y0, int n, int b0,
     int b1, unsigned char *dst, int pitch)
 {
-  int nthreads = CONVERT_TILE_W * CONVERT_TILE_THREADS_Y;
-  int tid = threadIdx.y * CONVERT_TILE_W + threadIdx.x;
-  int i;
+  int r, i;
 
   if (p.in_aligned) {
-    int w0 = b0 >> 2, nw = ((b1 + 3) >> 2) - w0;
-    unsigned int *d = (unsigned int *) dst;
+    int w0 = b0 >> 4, nw = ((b1 + 15) >> 4) - w0;
 
-#pragma unroll 4
-    for (i = tid; i < n * nw; i += nthreads) {
-      int r = i / nw, w = i - r * nw;
+#pragma unroll 2
+    for (r = threadIdx.y; r < n; r += CONVERT_TILE_THREADS_Y) {
+      const uint4 *src = (const uint4 *) in_row (p, plane, y0 + r) + w0;
+      uint4 *d = (uint4 *) (dst + r * pitch);
 
-      d[r * (pitch >> 2) + w] =
-          __ldg ((const unsigned int *) in_row (p, plane, y0 + r) + w0 + w);
+      for (i = threadIdx.x; i < nw; i += CONVERT_TILE_W)
+        d[i] = __ldg (src + i);
     }
-    return w0 << 2;
-  } else {
-    int nb = b1 - b0;
-
-#pragma unroll 4
-    for (i = tid; i < n * nb; i += nthreads) {
-      int r = i / nb, b = i - r * nb;
-
-      dst[r * pitch + b] = __ldg (in_row (p, plane, y0 + r) + b0 + b);
-    }
-    return b0;
+    return w0 << 4;
   }
+
+  for (r = threadIdx.y; r < n; r += CONVERT_TILE_THREADS_Y) {
+    const unsigned char *src = in_row (p, plane, y0 + r) + b0;
+
+    for (i = threadIdx.x; i < b1 - b0; i += CONVERT_TILE_W)
+      dst[r * pitch + i] = __ldg (src + i);
+  }
+  return b0;
 }
 
 template < int IN, int OUT > __device__ static void
@@ -511,25 +569,30 @@ convert_tile (const ConvertParams & p)
   const bool yuv = IN == IN_NV12 || IN == IN_I420;
   const bool h_cosited = p.chroma_site & CONVERT_CHROMA_H_COSITED;
   const bool v_cosited = p.chroma_site & CONVERT_CHROMA_V_COSITED;
-  int th = p.tile_h;
+  int th = p.tile_h, nx = p.x_taps, ny = p.y_taps;
+  int ncx = yuv ? chroma_taps (nx) : 0, ncy = yuv ? chroma_taps (ny) : 0;
+  int cw = (p.in_width + 1) >> 1, ch = (p.in_height + 1) >> 1;
   int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
   int ox0 = blockIdx.x * tw, oy0 = blockIdx.y * th;
-  /* shared memory: the taps of the tile's columns and rows; the rows
-   * filtered horizontally (per channel, tile_rows or tile_chroma_rows of
-   * tw values); for 4:2:0 output the tile's RGB; the input rows as they
-   * are (tile_rows of tile_pitch bytes, then the chroma planes') */
-  int *col_first = (int *) smem;
-  float *col_x = smem + tw;
-  float *col_norm = smem + 2 * tw;
-  int *row_first = (int *) (smem + 3 * tw);
-  float *row_x = smem + 3 * tw + th;
-  float *row_norm = smem + 3 * tw + 2 * th;
-  float *h0 = smem + 3 * tw + 3 * th;
+  /* shared memory: the folded taps of the tile's columns ([tap][column])
+   * and rows ([row][tap]); the input rows filtered horizontally (per
+   * channel, tile_rows or tile_chroma_rows of tw values); for 4:2:0 output
+   * the tile's RGB; then the input as it is, 16-byte aligned (tile_rows
+   * of tile_pitch bytes, then each chroma plane's) */
+  int *col_start = (int *) smem;
+  int *col_cstart = col_start + tw;
+  float *col_w = smem + 2 * tw;
+  float *col_cw = col_w + nx * tw;
+  int *row_start = (int *) (col_cw + ncx * tw);
+  int *row_cstart = row_start + th;
+  float *row_w = (float *) (row_cstart + th);
+  float *row_cw = row_w + th * ny;
+  float *h0 = row_cw + th * ncy;
   float *h1 = h0 + p.tile_rows * tw;
   float *h2 = h1 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
   float *rgb = h2 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
-  unsigned char *raw = (unsigned char *) (rgb +
-      (OUT == OUT_YUV420 ? 3 * th * tw : 0));
+  int floats = (int) (rgb - smem) + (OUT == OUT_YUV420 ? 3 * th * tw : 0);
+  unsigned char *raw = (unsigned char *) (smem + ((floats + 3) & ~3));
   unsigned char *raw_u = raw + p.tile_rows * p.tile_pitch;
   unsigned char *raw_v = raw_u + p.tile_chroma_rows * p.tile_chroma_pitch;
   int pc0 = max (ox0, p.dest_x);
@@ -543,138 +606,118 @@ convert_tile (const ConvertParams & p)
   if (picture) {
     int cx0, cx1, base = 0, cbase = 0;
 
-    if (tid < tw && in_picture_x (p, ox0 + tid)) {
-      Tap t = axis_tap (ox0 + tid - p.dest_x, p.in_width, p.dest_width,
-          p.x_taps, p.x_fx);
-
-      col_first[tid] = t.first;
-      col_x[tid] = t.x;
-      col_norm[tid] = t.norm;
-    } else if (tid >= tw && tid < tw + th && in_picture_y (p, oy0 + tid - tw)) {
-      Tap t = axis_tap (oy0 + tid - tw - p.dest_y, p.in_height,
-          p.dest_height, p.y_taps, p.y_fx);
-
-      row_first[tid - tw] = t.first;
-      row_x[tid - tw] = t.x;
-      row_norm[tid - tw] = t.norm;
+    if (tid < tw) {
+      if (in_picture_x (p, ox0 + tid))
+        fold_taps (ox0 + tid - p.dest_x, p.in_width, p.dest_width, nx,
+            p.x_fx, p.x_lq, p.x_inc, yuv, h_cosited, true, &col_start[tid],
+            col_w + tid, &col_cstart[tid], col_cw + tid, tw);
+    } else if (tid < tw + th) {
+      o = tid - tw;
+      if (in_picture_y (p, oy0 + o))
+        fold_taps (oy0 + o - p.dest_y, p.in_height, p.dest_height, ny,
+            p.y_fx, false, 0, yuv, v_cosited, false, &row_start[o],
+            row_w + o * ny,
+            &row_cstart[o], row_cw + o * ncy, 1);
     }
     __syncthreads ();
 
-    /* the input this tile reads: rows ry0.. and columns cx0..cx1; the
-     * host sized the shared memory for the largest such range, the min ()s
+    /* the input this tile reads: rows ry0.., columns cx0..cx1; the host
+     * sized the shared memory for the largest such ranges, the min ()s
      * only guard against a mistake */
-    ry0 = max (0, row_first[pr0 - oy0]);
-    nrows = min (p.in_height - 1,
-        row_first[pr1 - 1 - oy0] + p.y_taps - 1) - ry0 + 1;
-    nrows = min (nrows, p.tile_rows);
-    cx0 = max (0, col_first[pc0 - ox0]);
-    cx1 = min (p.in_width - 1, col_first[pc1 - 1 - ox0] + p.x_taps - 1);
+    ry0 = row_start[pr0 - oy0];
+    nrows = min (row_start[pr1 - 1 - oy0] + ny - ry0, p.tile_rows);
+    cx0 = col_start[pc0 - ox0];
+    cx1 = col_start[pc1 - 1 - ox0] + nx - 1;
 
     if (yuv) {
-      int ch = (p.in_height + 1) >> 1, cw = (p.in_width + 1) >> 1;
-      int c0 = max (0, chroma_index (cx0, h_cosited));
-      int c1 = min (cw - 1, chroma_index (cx1, h_cosited) + 1);
+      int c0 = col_cstart[pc0 - ox0];
+      int c1 = min (cw - 1, col_cstart[pc1 - 1 - ox0] + ncx - 1);
       int bpc = IN == IN_NV12 ? 2 : 1;  /* bytes per chroma sample */
 
-      cr0 = max (0, chroma_index (ry0, v_cosited));
-      ncrows = min (ch - 1, chroma_index (ry0 + nrows - 1, v_cosited) + 1)
-          - cr0 + 1;
-      ncrows = min (ncrows, p.tile_chroma_rows);
-
+      cr0 = row_cstart[pr0 - oy0];
+      ncrows = min (min (ch - 1, row_cstart[pr1 - 1 - oy0] + ncy - 1) -
+          cr0 + 1, p.tile_chroma_rows);
       base = stage_rows (p, 0, ry0, nrows, cx0, min (cx1 + 1,
-              cx0 + p.tile_pitch - 6), raw, p.tile_pitch);
+              cx0 + p.tile_pitch - 30), raw, p.tile_pitch);
       cbase = stage_rows (p, 1, cr0, ncrows, c0 * bpc, min ((c1 + 1) * bpc,
-              c0 * bpc + p.tile_chroma_pitch - 6), raw_u,
+              c0 * bpc + p.tile_chroma_pitch - 30), raw_u,
           p.tile_chroma_pitch);
       if (IN == IN_I420)
         stage_rows (p, 2, cr0, ncrows, c0, min (c1 + 1,
-                c0 + p.tile_chroma_pitch - 6), raw_v, p.tile_chroma_pitch);
+                c0 + p.tile_chroma_pitch - 30), raw_v, p.tile_chroma_pitch);
     } else {
       int bpp = IN == IN_RGB4 ? 4 : 3;
 
       base = stage_rows (p, 0, ry0, nrows, cx0 * bpp, min ((cx1 + 1) * bpp,
-              cx0 * bpp + p.tile_pitch - 6), raw, p.tile_pitch);
+              cx0 * bpp + p.tile_pitch - 30), raw, p.tile_pitch);
     }
     __syncthreads ();
 
     /* horizontal pass: a warp per input row, a lane per output column */
     if (in_picture_x (p, ox0 + tx)) {
-      int first = col_first[tx];
-      float x = col_x[tx], norm = col_norm[tx];
+      int s = col_start[tx], cs = col_cstart[tx];
       int r, l;
 
       for (r = ty; r < nrows + ncrows; r += CONVERT_TILE_THREADS_Y) {
-        if (r < nrows && !yuv) {
+        if (r < nrows) {
           const unsigned char *row = raw + r * p.tile_pitch - base;
-          float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
 
-          for (l = 0; l < p.x_taps; l++) {
-            float w = tap_weight (x, first + l, p.x_fx);
-            int sx = clamp_int (first + l, cx0, cx1);
-            float3 c;
+          if (yuv) {
+            float acc = 0.0f;
 
-            if (IN == IN_RGB4) {
-              unsigned int v = *(const unsigned int *) (row + 4 * sx);
+            for (l = 0; l < nx; l++)
+              acc += col_w[l * tw + tx] * row[s + l];
+            h0[r * tw + tx] = acc;
+          } else {
+            float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
 
-              c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
-                  (float) ((v >> (8 * p.in_g)) & 0xff),
-                  (float) ((v >> (8 * p.in_b)) & 0xff));
-            } else {
-              c = make_float3 (row[3 * sx + p.in_r], row[3 * sx + p.in_g],
-                  row[3 * sx + p.in_b]);
+            for (l = 0; l < nx; l++) {
+              float w = col_w[l * tw + tx];
+              float3 c;
+
+              if (IN == IN_RGB4) {
+                unsigned int v = *(const unsigned int *) (row + 4 * (s + l));
+
+                c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
+                    (float) ((v >> (8 * p.in_g)) & 0xff),
+                    (float) ((v >> (8 * p.in_b)) & 0xff));
+              } else {
+                const unsigned char *px = row + 3 * (s + l);
+
+                c = make_float3 (px[p.in_r], px[p.in_g], px[p.in_b]);
+              }
+              acc.x += w * c.x;
+              acc.y += w * c.y;
+              acc.z += w * c.z;
             }
-            acc.x += w * c.x;
-            acc.y += w * c.y;
-            acc.z += w * c.z;
+            h0[r * tw + tx] = acc.x;
+            h1[r * tw + tx] = acc.y;
+            h2[r * tw + tx] = acc.z;
           }
-          h0[r * tw + tx] = acc.x * norm;
-          h1[r * tw + tx] = acc.y * norm;
-          h2[r * tw + tx] = acc.z * norm;
-        } else if (r < nrows) {
-          const unsigned char *row = raw + r * p.tile_pitch - base;
-          float acc = 0.0f;
-
-          for (l = 0; l < p.x_taps; l++)
-            acc += tap_weight (x, first + l, p.x_fx) *
-                row[clamp_int (first + l, cx0, cx1)];
-          h0[r * tw + tx] = acc * norm;
         } else {
           int cr = r - nrows;
-          int cw = (p.in_width + 1) >> 1;
           const unsigned char *row_u = raw_u + cr * p.tile_chroma_pitch -
               cbase;
           const unsigned char *row_v = raw_v + cr * p.tile_chroma_pitch -
               cbase;
           float2 acc = make_float2 (0.0f, 0.0f);
 
-          for (l = 0; l < p.x_taps; l++) {
-            float w = tap_weight (x, first + l, p.x_fx);
-            int sx = clamp_int (first + l, cx0, cx1);
-            int c0 = chroma_index (sx, h_cosited);
-            float f = chroma_frac (sx, h_cosited, true);
-            int ca = clamp_int (c0, 0, cw - 1);
-            int cb = clamp_int (c0 + 1, 0, cw - 1);
-            float ua, ub, va, vb;
+          for (l = 0; l < ncx; l++) {
+            float w = col_cw[l * tw + tx];
+            int c = min (cs + l, cw - 1);
 
             if (IN == IN_NV12) {
-              unsigned int a = *(const unsigned short *) (row_u + 2 * ca);
-              unsigned int b = *(const unsigned short *) (row_u + 2 * cb);
+              unsigned int uv = *(const unsigned short *) (row_u + 2 * c);
 
-              ua = (float) (a & 0xff);
-              va = (float) (a >> 8);
-              ub = (float) (b & 0xff);
-              vb = (float) (b >> 8);
+              acc.x += w * (float) (uv & 0xff);
+              acc.y += w * (float) (uv >> 8);
             } else {
-              ua = row_u[ca];
-              ub = row_u[cb];
-              va = row_v[ca];
-              vb = row_v[cb];
+              acc.x += w * row_u[c];
+              acc.y += w * row_v[c];
             }
-            acc.x += w * (ua + f * (ub - ua));
-            acc.y += w * (va + f * (vb - va));
           }
-          h1[cr * tw + tx] = acc.x * norm;
-          h2[cr * tw + tx] = acc.y * norm;
+          h1[cr * tw + tx] = acc.x;
+          h2[cr * tw + tx] = acc.y;
         }
       }
     }
@@ -690,42 +733,35 @@ convert_tile (const ConvertParams & p)
       continue;
 
     if (picture && in_picture_x (p, ox) && in_picture_y (p, oy)) {
-      int first = row_first[o];
-      float y = row_x[o], norm = row_norm[o];
+      const float *w = row_w + o * ny;
+      int rs = row_start[o] - ry0;
       int m;
 
       if (yuv) {
-        int ch = (p.in_height + 1) >> 1;
-        float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
+        const float *wc = row_cw + o * ncy;
+        int crs = row_cstart[o];
+        float y = 0.0f, u = 0.0f, v = 0.0f;
 
-        for (m = 0; m < p.y_taps; m++) {
-          float w = tap_weight (y, first + m, p.y_fx);
-          int sy = clamp_int (first + m, 0, p.in_height - 1);
-          int cy = chroma_index (sy, v_cosited);
-          float f = chroma_frac (sy, v_cosited, false);
-          int ca = clamp_int (max (cy, 0) - cr0, 0, ncrows - 1);
-          int cb = clamp_int (min (cy + 1, ch - 1) - cr0, 0, ncrows - 1);
-          float ua = h1[ca * tw + tx], ub = h1[cb * tw + tx];
-          float va = h2[ca * tw + tx], vb = h2[cb * tw + tx];
+        for (m = 0; m < ny; m++)
+          y += w[m] * h0[(rs + m) * tw + tx];
+        for (m = 0; m < ncy; m++) {
+          int i = (min (crs + m, ch - 1) - cr0) * tw + tx;
 
-          acc.x += w * h0[clamp_int (sy - ry0, 0, nrows - 1) * tw + tx];
-          acc.y += w * (ua + f * (ub - ua));
-          acc.z += w * (va + f * (vb - va));
+          u += wc[m] * h1[i];
+          v += wc[m] * h2[i];
         }
-        c = yuv_to_rgb (p, acc.x * norm, acc.y * norm, acc.z * norm);
+        c = yuv_to_rgb (p, y, u, v);
       } else {
         float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
 
-        for (m = 0; m < p.y_taps; m++) {
-          float w = tap_weight (y, first + m, p.y_fx);
-          int i = clamp_int (clamp_int (first + m, 0, p.in_height - 1) - ry0,
-              0, nrows - 1) * tw + tx;
+        for (m = 0; m < ny; m++) {
+          int i = (rs + m) * tw + tx;
 
-          acc.x += w * h0[i];
-          acc.y += w * h1[i];
-          acc.z += w * h2[i];
+          acc.x += w[m] * h0[i];
+          acc.y += w[m] * h1[i];
+          acc.z += w[m] * h2[i];
         }
-        c = make_float3 (acc.x * norm, acc.y * norm, acc.z * norm);
+        c = acc;
       }
     } else {
       c = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
