@@ -303,8 +303,8 @@ tile_shared_bytes (const ConvertParams * p)
   guint64 floats, bytes;
 
   floats = 2 * tw + (p->x_taps + ncx) * tw + 2 * th + th * (p->y_taps + ncy);
-  floats += tw * (yuv ? p->tile_rows + 2 * p->tile_chroma_rows :
-      3 * p->tile_rows);
+  floats += tw * (yuv && !p->convert_first ?
+      p->tile_rows + 2 * p->tile_chroma_rows : 3 * p->tile_rows);
   if (yuv_out)
     floats += 3 * tw * th;
   bytes = GST_ROUND_UP_4 (floats) * sizeof (gfloat) +
@@ -312,6 +312,8 @@ tile_shared_bytes (const ConvertParams * p)
   if (yuv)
     bytes += (guint64) p->tile_chroma_rows * p->tile_chroma_pitch *
         (p->in_format == CONVERT_FORMAT_I420 ? 2 : 1);
+  if (yuv && p->convert_first)
+    bytes += (guint64) p->tile_rows * p->tile_pitch * 4;
 
   return bytes;
 }
@@ -504,7 +506,7 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelPlan *plan;
   ConvertParams p = { 0, };
-  gint out;
+  gint out, cpu_out;
   guint i;
 
   g_return_val_if_fail (kernels != NULL, NULL);
@@ -569,7 +571,19 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   axis_taps (p.in_height, p.dest_height, &p.y_taps, &p.y_fx);
   /* GstVideoScaler's horizontal 2-tap path (an upscale of 8-bit pixels):
    * corners aligned, a fixed-point step */
-  if (p.x_taps == 2 && p.in_width != p.dest_width) {
+  /* GStreamer converts 4:2:0 input to RGB before scaling when the picture
+   * grows, after it when it shrinks */
+  if (in_kind (p.in_format) <= IN_KIND_I420 && (out == OUT_KIND_PACKED ||
+          out == OUT_KIND_TENSOR) &&
+      (gint64) p.dest_width * p.dest_height > (gint64) p.in_width * p.in_height)
+    p.convert_first = 1;
+  /* GstVideoScaler's horizontal 2-tap path: used on 8-bit lines of 1 or
+   * 4 components, so not where GstVideoConverter scales RGB or BGR in
+   * place (same format in and out; tensors are made from RGB) */
+  cpu_out = out == OUT_KIND_TENSOR ? CONVERT_FORMAT_RGB : p.out_format;
+  if (p.x_taps == 2 && p.in_width != p.dest_width &&
+      !(p.in_format == cpu_out && (cpu_out == CONVERT_FORMAT_RGB ||
+              cpu_out == CONVERT_FORMAT_BGR))) {
     p.x_lq = 1;
     p.x_inc = p.dest_width == 1 ? 0 :
         ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;

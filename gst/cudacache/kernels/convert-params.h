@@ -45,7 +45,7 @@ enum
 /* The tiled kernels: a block of CONVERT_TILE_THREADS_Y rows of
  * CONVERT_TILE_W threads makes CONVERT_TILE_W x tile_h output pixels. */
 #define CONVERT_TILE_W 32
-#define CONVERT_TILE_THREADS_Y 8
+#define CONVERT_TILE_THREADS_Y 4
 
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */
@@ -105,6 +105,10 @@ typedef struct
   int layout;                   /* CONVERT_LAYOUT_* */
   int bgr;                      /* 0 or 1 */
   int chroma_site;              /* CONVERT_CHROMA_* of the input */
+  /* YUV input to RGB: convert each input pixel to 8-bit RGB (clamped)
+   * before scaling, as GstVideoConverter does when the picture grows */
+  int convert_first;
+  int reserved;
 
   float x_fx;
   float y_fx;
@@ -116,8 +120,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 344
+#define CONVERT_PARAMS_SIZE 352
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 48
-#define CONVERT_PARAMS_X_FX_OFFSET 204
+#define CONVERT_PARAMS_X_FX_OFFSET 212
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

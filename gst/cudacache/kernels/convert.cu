@@ -412,6 +412,8 @@ sample_generic (const ConvertParams & p, int x, int y)
       continue;
     c = read_pixel < IN > (p, clamp_int (tx.first + m, 0, p.in_width - 1),
         clamp_int (ty.first + l, 0, p.in_height - 1));
+    if (p.convert_first)
+      c = make_float3 (to_u8 (c.x), to_u8 (c.y), to_u8 (c.z));
     acc.x += w * c.x;
     acc.y += w * c.y;
     acc.z += w * c.z;
@@ -569,6 +571,10 @@ convert_tile (const ConvertParams & p)
   const bool yuv = IN == IN_NV12 || IN == IN_I420;
   const bool h_cosited = p.chroma_site & CONVERT_CHROMA_H_COSITED;
   const bool v_cosited = p.chroma_site & CONVERT_CHROMA_V_COSITED;
+  /* 4:2:0 input is filtered as Y, U and V, or converted to 8-bit RGB
+   * first */
+  const bool cf = yuv && p.convert_first;
+  const bool yuv_h = yuv && !cf;
   int th = p.tile_h, nx = p.x_taps, ny = p.y_taps;
   int ncx = yuv ? chroma_taps (nx) : 0, ncy = yuv ? chroma_taps (ny) : 0;
   int cw = (p.in_width + 1) >> 1, ch = (p.in_height + 1) >> 1;
@@ -589,12 +595,15 @@ convert_tile (const ConvertParams & p)
   float *row_cw = row_w + th * ny;
   float *h0 = row_cw + th * ncy;
   float *h1 = h0 + p.tile_rows * tw;
-  float *h2 = h1 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
-  float *rgb = h2 + (yuv ? p.tile_chroma_rows : p.tile_rows) * tw;
+  float *h2 = h1 + (yuv_h ? p.tile_chroma_rows : p.tile_rows) * tw;
+  float *rgb = h2 + (yuv_h ? p.tile_chroma_rows : p.tile_rows) * tw;
   int floats = (int) (rgb - smem) + (OUT == OUT_YUV420 ? 3 * th * tw : 0);
   unsigned char *raw = (unsigned char *) (smem + ((floats + 3) & ~3));
   unsigned char *raw_u = raw + p.tile_rows * p.tile_pitch;
   unsigned char *raw_v = raw_u + p.tile_chroma_rows * p.tile_chroma_pitch;
+  /* converted input, cf: tile_rows of tile_pitch RGBx pixels */
+  unsigned int *conv = (unsigned int *) (raw_v +
+      (IN == IN_I420 ? p.tile_chroma_rows * p.tile_chroma_pitch : 0));
   int pc0 = max (ox0, p.dest_x);
   int pc1 = min (ox0 + tw, p.dest_x + p.dest_width);
   int pr0 = max (oy0, p.dest_y);
@@ -653,6 +662,66 @@ convert_tile (const ConvertParams & p)
     }
     __syncthreads ();
 
+    if (cf) {
+      int r, i;
+
+      for (r = ty; r < nrows; r += CONVERT_TILE_THREADS_Y) {
+        int y = ry0 + r;
+        int cy = chroma_index (y, v_cosited);
+        float fv = chroma_frac (y, v_cosited, false);
+        int ra = clamp_int (clamp_int (cy, 0, ch - 1) - cr0, 0, ncrows - 1);
+        int rb = clamp_int (clamp_int (cy + 1, 0, ch - 1) - cr0, 0,
+            ncrows - 1);
+        const unsigned char *ua = raw_u + ra * p.tile_chroma_pitch - cbase;
+        const unsigned char *ub = raw_u + rb * p.tile_chroma_pitch - cbase;
+        const unsigned char *va = raw_v + ra * p.tile_chroma_pitch - cbase;
+        const unsigned char *vb = raw_v + rb * p.tile_chroma_pitch - cbase;
+
+        for (i = tx; i <= cx1 - cx0; i += tw) {
+          int x = cx0 + i;
+          int cx = chroma_index (x, h_cosited);
+          float fu = chroma_frac (x, h_cosited, true);
+          int c0 = clamp_int (cx, 0, cw - 1), c1 = clamp_int (cx + 1, 0, cw - 1);
+          float u00, u01, u10, u11, v00, v01, v10, v11, u, v;
+          float3 c;
+
+          if (IN == IN_NV12) {
+            unsigned int a0 = *(const unsigned short *) (ua + 2 * c0);
+            unsigned int a1 = *(const unsigned short *) (ua + 2 * c1);
+            unsigned int b0 = *(const unsigned short *) (ub + 2 * c0);
+            unsigned int b1 = *(const unsigned short *) (ub + 2 * c1);
+
+            u00 = a0 & 0xff;
+            v00 = a0 >> 8;
+            u01 = a1 & 0xff;
+            v01 = a1 >> 8;
+            u10 = b0 & 0xff;
+            v10 = b0 >> 8;
+            u11 = b1 & 0xff;
+            v11 = b1 >> 8;
+          } else {
+            u00 = ua[c0];
+            u01 = ua[c1];
+            u10 = ub[c0];
+            u11 = ub[c1];
+            v00 = va[c0];
+            v01 = va[c1];
+            v10 = vb[c0];
+            v11 = vb[c1];
+          }
+          u = (1.0f - fv) * (u00 + fu * (u01 - u00)) +
+              fv * (u10 + fu * (u11 - u10));
+          v = (1.0f - fv) * (v00 + fu * (v01 - v00)) +
+              fv * (v10 + fu * (v11 - v10));
+          c = yuv_to_rgb (p, raw[r * p.tile_pitch + x - base], u, v);
+          conv[r * p.tile_pitch + i] = to_u8 (c.x) | (to_u8 (c.y) << 8) |
+              (to_u8 (c.z) << 16);
+        }
+      }
+      ncrows = 0;
+      __syncthreads ();
+    }
+
     /* horizontal pass: a warp per input row, a lane per output column */
     if (in_picture_x (p, ox0 + tx)) {
       int s = col_start[tx], cs = col_cstart[tx];
@@ -662,9 +731,10 @@ convert_tile (const ConvertParams & p)
         if (r < nrows) {
           const unsigned char *row = raw + r * p.tile_pitch - base;
 
-          if (yuv) {
+          if (yuv_h) {
             float acc = 0.0f;
 
+#pragma unroll 4
             for (l = 0; l < nx; l++)
               acc += col_w[l * tw + tx] * row[s + l];
             h0[r * tw + tx] = acc;
@@ -675,7 +745,12 @@ convert_tile (const ConvertParams & p)
               float w = col_w[l * tw + tx];
               float3 c;
 
-              if (IN == IN_RGB4) {
+              if (cf) {
+                unsigned int v = conv[r * p.tile_pitch + s + l - cx0];
+
+                c = make_float3 ((float) (v & 0xff), (float) ((v >> 8) & 0xff),
+                    (float) (v >> 16));
+              } else if (IN == IN_RGB4) {
                 unsigned int v = *(const unsigned int *) (row + 4 * (s + l));
 
                 c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
@@ -702,6 +777,7 @@ convert_tile (const ConvertParams & p)
               cbase;
           float2 acc = make_float2 (0.0f, 0.0f);
 
+#pragma unroll 4
           for (l = 0; l < ncx; l++) {
             float w = col_cw[l * tw + tx];
             int c = min (cs + l, cw - 1);
@@ -737,13 +813,15 @@ convert_tile (const ConvertParams & p)
       int rs = row_start[o] - ry0;
       int m;
 
-      if (yuv) {
+      if (yuv_h) {
         const float *wc = row_cw + o * ncy;
         int crs = row_cstart[o];
         float y = 0.0f, u = 0.0f, v = 0.0f;
 
+#pragma unroll 4
         for (m = 0; m < ny; m++)
           y += w[m] * h0[(rs + m) * tw + tx];
+#pragma unroll 4
         for (m = 0; m < ncy; m++) {
           int i = (min (crs + m, ch - 1) - cr0) * tw + tx;
 
