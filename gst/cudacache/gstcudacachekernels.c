@@ -37,6 +37,9 @@ G_GNUC_INTERNAL extern const gsize gst_cuda_cache_kernels_fatbin_len;
 /* shared memory a block may use without asking the driver for more */
 #define MAX_SHARED_BYTES (48 * 1024)
 
+/* fewer tiles of 16 rows than this: tiles of 8 */
+#define MIN_TILED_BLOCKS 2048
+
 G_STATIC_ASSERT (sizeof (ConvertParams) == CONVERT_PARAMS_SIZE);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) ==
     CONVERT_PARAMS_IN_FORMAT_OFFSET);
@@ -506,7 +509,7 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelPlan *plan;
   ConvertParams p = { 0, };
-  gint out, cpu_out;
+  gint out, cpu_out, max_tile_h;
   guint i;
 
   g_return_val_if_fail (kernels != NULL, NULL);
@@ -607,9 +610,13 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 
   /* the tiled kernel with the tallest tile whose input rows fit in shared
    * memory; the generic one where not even two output rows' do (thousands
-   * of input rows per output row) */
+   * of input rows per output row). Tiles of 8 rows where 16 would make too
+   * few blocks to keep every SM busy (an H100 holds about 1,600 of them at
+   * once; 1080p to 640x640 made 800, its SMs a third occupied). */
   tile_pitches (&p, &p.tile_pitch, &p.tile_chroma_pitch);
-  for (p.tile_h = 16; p.tile_h >= 2; p.tile_h /= 2) {
+  max_tile_h = (guint64) ((p.out_width + CONVERT_TILE_W - 1) /
+      CONVERT_TILE_W) * ((p.out_height + 15) / 16) < MIN_TILED_BLOCKS ? 8 : 16;
+  for (p.tile_h = max_tile_h; p.tile_h >= 2; p.tile_h /= 2) {
     guint64 bytes;
 
     tile_rows (&p, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
