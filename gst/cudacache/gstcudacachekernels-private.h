@@ -38,10 +38,13 @@ G_BEGIN_DECLS
  *    mean of the block's four RGB values (clipped to the image at odd
  *    sizes), each rounded and clamped to 0..255.
  * 5. Output, tensor: channel k of the tensor is R, G, B for RGB order, or
- *    B, G, R when bgr is set; the stored value is v * mul[k] + add[k]
- *    (v before rounding), as uint8 (rounded, clamped to 0..255), float16
- *    (round to nearest even) or float32, at the tensor layout's offset
- *    (NCHW: k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
+ *    B, G, R when bgr is set; the stored value is q * mul[k] + add[k] (a
+ *    float multiply, then a float add), with q = CLAMP (round (v), 0, 255):
+ *    the CPU path packs the tensor from an 8-bit RGB picture, so the kernels
+ *    round to the same grid and clamp as GstVideoConverter does. Stored as
+ *    uint8 (rounded half to even, clamped to 0..255), float16 (round to
+ *    nearest even) or float32, at the tensor layout's offset (NCHW:
+ *    k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
 typedef struct
 {
   /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR */
@@ -108,7 +111,8 @@ void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
  * parameter (taps, matrices, normalisation). Per frame only the planes'
  * pointers and strides change. @params' in_data/out_data/strides are
  * ignored here. NULL, with the reason logged, for a conversion the kernels
- * do not do. */
+ * do not do. A plan holds no device memory (plan_free never waits on the
+ * device) and borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
 GST_CUDA_CACHE_API
