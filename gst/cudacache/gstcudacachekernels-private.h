@@ -84,26 +84,26 @@ typedef struct
 typedef struct _GstCudaCacheKernels GstCudaCacheKernels;
 
 /* Whether the plugin was built with its kernels (nvcc found). */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_built (void);
 
 /* Loads the kernels' module into @context. NULL, with the reason logged,
  * where they were not built or the device cannot run them. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
 
 /* Launches one conversion on @stream (NULL: the default stream) and waits
  * for it. The caller has pushed no context: this pushes the kernels' own. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params, CUstream stream);
 
 /* Returns: (transfer none): the context the kernels were loaded into */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
     kernels);
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
 /* One conversion's launch, prepared once per pair of caps (and again when a
@@ -115,19 +115,19 @@ void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
  * device) and borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaCacheKernelPlan *gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels *
     kernels, const GstCudaCacheConvertParams * params);
 
 /* Launches the planned conversion of one frame on @stream and returns
  * without waiting: the caller synchronises @stream before the output is
  * read. Pushes the kernels' context itself. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream);
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 
 G_END_DECLS
