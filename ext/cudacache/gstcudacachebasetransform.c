@@ -789,8 +789,8 @@ caps_frame_size (GstCaps * caps)
  * size, as the pool settled it */
 static gboolean
 gst_cuda_cache_base_transform_configure_pool (GstCudaCacheBaseTransform *
-    self, GstBufferPool * pool, GstCaps * caps, gsize frame_size,
-    guint min_buffers, guint max_buffers, guint * size)
+    self, GstBufferPool * pool, gboolean output, GstCaps * caps,
+    gsize frame_size, guint min_buffers, guint max_buffers, guint * size)
 {
   GstCudaCacheStream *stream = NULL;
   GstStructure *config;
@@ -799,9 +799,9 @@ gst_cuda_cache_base_transform_configure_pool (GstCudaCacheBaseTransform *
   gst_buffer_pool_config_set_params (config, caps, frame_size, min_buffers,
       max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  /* the element's stream, for memory of its context */
+  /* the element's stream, for the memory it writes: its output's */
   GST_OBJECT_LOCK (self);
-  if (self->priv->stream && GST_IS_CUDA_CACHE_POOL (pool) &&
+  if (output && self->priv->stream && GST_IS_CUDA_CACHE_POOL (pool) &&
       gst_cuda_cache_compat_stream_get_context (self->priv->stream) ==
       GST_CUDA_BUFFER_POOL (pool)->context)
     stream = self->priv->stream;
@@ -879,8 +879,9 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
         continue;
       if (active && !gst_buffer_pool_set_active (candidate, FALSE))
         continue;
-      if (gst_cuda_cache_base_transform_configure_pool (self, candidate, caps,
-              frame_size, min_buffers, max_buffers, size)) {
+      if (gst_cuda_cache_base_transform_configure_pool (self, candidate,
+              side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
+              size)) {
         kept_pools_promote (kept, i - 1);
         pool = gst_object_ref (candidate);
         GST_DEBUG_OBJECT (self, "reconfigured kept %" GST_PTR_FORMAT
@@ -895,8 +896,9 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
   if (!pool) {
     pool = cuda_memory ? gst_cuda_cache_pool_new (self->context) :
         gst_cuda_cache_system_pool_new (NULL);
-    if (!gst_cuda_cache_base_transform_configure_pool (self, pool, caps,
-            frame_size, min_buffers, max_buffers, size)) {
+    if (!gst_cuda_cache_base_transform_configure_pool (self, pool,
+            side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
+            size)) {
       GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
       gst_clear_object (&pool);
     } else {
