@@ -250,7 +250,9 @@ def report(run_dir):
             table(L, ["", "ours (float32 tensor)", "stock (RGBA)", "ours/stock"],
                   [["fps", spread(of), spread(sf), fmt_ratio(ratio(of, sf))],
                    ["allocs/1000", spread(res.stat("decode", "ours", p, "allocs_per_1000")),
-                    spread(res.stat("decode", "stock", p, "allocs_per_1000")), ""]])
+                    spread(res.stat("decode", "stock", p, "allocs_per_1000")), ""],
+                   ["frames decoded", spread(res.stat("decode", "ours", p, "frames")),
+                    spread(res.stat("decode", "stock", p, "frames")), ""]])
 
     # 3. busy
     if res.has("busy"):
