@@ -11,9 +11,13 @@
  * channel. With `letterbox` the picture keeps its aspect ratio and the rest
  * of the output is `fill-value`.
  *
- * CUDA memory is converted on the device by kernels built into the plugin;
- * system memory on the CPU with #GstVideoConverter. Output buffers come from
- * the shared cache: caps seen before reuse their memory.
+ * The conversion itself is the library's #GstCudaCacheConverter: CUDA
+ * memory is converted on the device by its kernels, on a non-blocking
+ * stream of the element's own, and system memory on the CPU with
+ * #GstVideoConverter. The element negotiates, configures the converter and
+ * calls it. Properties changed while playing apply from the next buffer.
+ * Output buffers come from the shared cache: caps seen before reuse their
+ * memory.
  *
  * ## Example launch lines
  * |[
@@ -32,12 +36,9 @@
 #include "config.h"
 #endif
 
-#include <math.h>
 #include <string.h>
-#include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacacheconvert.h"
-#include <gst/cudacache/gstcudacachekernels-private.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_convert_debug
@@ -93,36 +94,14 @@ struct _GstCudaCacheConvert
   gdouble scale;
   gdouble mean[3];
   gdouble std[3];
+  gboolean config_changed;      /* since the converter last took them */
 
-  /* negotiated, streaming thread only */
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;        /* video output */
+  /* streaming thread only */
+  GstCudaCacheConverter *converter;
   gboolean tensor_out;
-  GstCudaCacheTensorInfo tensor;        /* tensor output */
-  GstCudaCacheConvertParams params;
-  GstVideoConverter *converter; /* system memory */
-  GstVideoInfo rgb_info;        /* system memory, tensor output: RGB frame */
-  GstBuffer *rgb_buffer;
-  GstCudaCacheKernels *kernels; /* CUDA memory */
+  GstCaps *failed_in;           /* the last caps the converter refused: */
+  GstCaps *failed_out;          /* one error for them, not one per retry */
 };
-
-GType
-gst_cuda_cache_channel_order_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
-    {GST_CUDA_CACHE_CHANNEL_ORDER_BGR, "Blue, green, red", "bgr"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheChannelOrder", values);
-    g_once_init_leave (&type, t);
-  }
-
-  return type;
-}
 
 #define gst_cuda_cache_convert_parent_class parent_class
 G_DEFINE_TYPE (GstCudaCacheConvert, gst_cuda_cache_convert,
@@ -162,7 +141,7 @@ triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb,
       g_param_spec_double ("value", "Value", "One channel's value", min,
           G_MAXFLOAT, default_value, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS),
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
 static void
@@ -172,7 +151,7 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY;
+      GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cuda_cache_convert_set_property;
   gobject_class->get_property = gst_cuda_cache_convert_get_property;
@@ -259,6 +238,7 @@ get_triple (GstCudaCacheConvert * self, const GValue * value,
   guint i;
 
   if (gst_value_array_get_size (value) != 3) {
+    /* as GObject itself refuses a value outside a property's range */
     g_warning ("cudacacheconvert: %s takes three values, one per channel, "
         "such as \"<0.5, 0.5, 0.5>\"; keeping the previous ones", name);
     return FALSE;
@@ -316,6 +296,7 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  self->config_changed = TRUE;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -352,22 +333,14 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* What set_caps makes for one pair of caps. The kernels stay loaded across
- * caps changes: they depend only on the context. */
-static void
-gst_cuda_cache_convert_clear (GstCudaCacheConvert * self)
-{
-  g_clear_pointer (&self->converter, gst_video_converter_free);
-  gst_clear_buffer (&self->rgb_buffer);
-}
-
 static gboolean
 gst_cuda_cache_convert_stop (GstBaseTransform * trans)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
 
-  gst_cuda_cache_convert_clear (self);
-  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
+  gst_clear_object (&self->converter);
+  gst_clear_caps (&self->failed_in);
+  gst_clear_caps (&self->failed_out);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
@@ -441,15 +414,25 @@ gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
   gst_structure_get_int (in, "height", &height);
 
   if (gst_structure_has_name (out, GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
-    /* a tensor of the input's size unless downstream says otherwise */
+    const gchar *layout;
+
+    /* the layout first: it decides the order of the dimensions */
+    if (!gst_structure_has_field (out, "layout"))
+      gst_structure_set (out, "layout", G_TYPE_STRING, "NCHW", NULL);
+    else
+      gst_structure_fixate_field_string (out, "layout", "NCHW");
+    layout = gst_structure_get_string (out, "layout");
+
+    /* a tensor of the input's size unless downstream says otherwise,
+     * innermost dimension first */
     if (!gst_structure_has_field (out, "dimensions")) {
-      gchar *dims = g_strdup_printf ("%d:%d:3:1", width, height);
+      gchar *dims = layout && g_ascii_strcasecmp (layout, "NHWC") == 0 ?
+          g_strdup_printf ("3:%d:%d:1", width, height) :
+          g_strdup_printf ("%d:%d:3:1", width, height);
 
       gst_structure_set (out, "dimensions", G_TYPE_STRING, dims, NULL);
       g_free (dims);
     }
-    if (!gst_structure_has_field (out, "layout"))
-      gst_structure_set (out, "layout", G_TYPE_STRING, "NCHW", NULL);
     gst_structure_fixate_field_string (out, "types", "float32");
   } else {
     gst_structure_fixate_field_nearest_int (out, "width", width);
@@ -487,113 +470,52 @@ gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* A YUV info's colorimetry: luma weights, and the 8-bit offset of Y and
- * the ranges of Y and of U, V. */
-static void
-color_coefficients (const GstVideoInfo * info, gdouble * kr, gdouble * kb,
-    gdouble * oy, gdouble * sy, gdouble * suv)
+/* The converter's config from the properties; clears config_changed. */
+static GstStructure *
+gst_cuda_cache_convert_take_config (GstCudaCacheConvert * self)
 {
-  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  GValue mean = G_VALUE_INIT, std = G_VALUE_INIT;
+  GstStructure *config;
 
-  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, kr, kb)) {
-    *kr = 0.299;
-    *kb = 0.114;
+  g_value_init (&mean, GST_TYPE_ARRAY);
+  g_value_init (&std, GST_TYPE_ARRAY);
+
+  GST_OBJECT_LOCK (self);
+  set_triple (&mean, self->mean);
+  set_triple (&std, self->std);
+  config = gst_structure_new ("GstCudaCacheConverter.config",
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, self->letterbox,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, self->fill_value,
+      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+      GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, self->channel_order,
+      GST_CUDA_CACHE_CONVERTER_OPT_SCALE, G_TYPE_DOUBLE, self->scale, NULL);
+  self->config_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, &mean);
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, &std);
+
+  return config;
+}
+
+/* Posts the converter's refusal of caps once per pair of caps: base
+ * transform tries again at every buffer and every reconfiguration. */
+static void
+gst_cuda_cache_convert_caps_refused (GstCudaCacheConvert * self,
+    GstCaps * incaps, GstCaps * outcaps, GError * error)
+{
+  if (self->failed_in && self->failed_out &&
+      gst_caps_is_equal (self->failed_in, incaps) &&
+      gst_caps_is_equal (self->failed_out, outcaps)) {
+    GST_DEBUG_OBJECT (self, "refused again: %s", error->message);
+    return;
   }
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, offset,
-      scale);
-  *oy = offset[0];
-  *sy = scale[0];
-  *suv = scale[1];
-}
 
-/* gstcudacachekernels.h's yuv_to_rgb for a YUV input: 8-bit Y'CbCr to
- * R'G'B' on the 0..255 scale. */
-static void
-yuv_to_rgb_matrix (const GstVideoInfo * info, gfloat m[12])
-{
-  gdouble kr, kb, kg, oy, sy, suv;
-  gdouble to_rgb[3][3];
-  guint c;
-
-  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
-  kg = 1.0 - kr - kb;
-
-  /* R'G'B' (0..1) from Y' (0..1) and Pb, Pr (-0.5..0.5) */
-  to_rgb[0][0] = 1.0;
-  to_rgb[0][1] = 0.0;
-  to_rgb[0][2] = 2.0 * (1.0 - kr);
-  to_rgb[2][0] = 1.0;
-  to_rgb[2][1] = 2.0 * (1.0 - kb);
-  to_rgb[2][2] = 0.0;
-  to_rgb[1][0] = 1.0;
-  to_rgb[1][1] = -kb * to_rgb[2][1] / kg;
-  to_rgb[1][2] = -kr * to_rgb[0][2] / kg;
-
-  for (c = 0; c < 3; c++) {
-    gdouble my = 255.0 * to_rgb[c][0] / sy;
-    gdouble mu = 255.0 * to_rgb[c][1] / suv;
-    gdouble mv = 255.0 * to_rgb[c][2] / suv;
-
-    m[4 * c] = my;
-    m[4 * c + 1] = mu;
-    m[4 * c + 2] = mv;
-    m[4 * c + 3] = -my * oy - (mu + mv) * 128.0;
-  }
-}
-
-/* gstcudacachekernels.h's rgb_to_yuv for a YUV output:
- * Y = oy + sy * Y'; U = 128 + suv * Pb; V = 128 + suv * Pr. */
-static void
-rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
-{
-  gdouble kr, kb, kg, oy, sy, suv;
-
-  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
-  kg = 1.0 - kr - kb;
-
-  m[0] = sy * kr / 255.0;
-  m[1] = sy * kg / 255.0;
-  m[2] = sy * kb / 255.0;
-  m[3] = oy;
-  m[4] = suv * -kr / (2.0 * (1.0 - kb)) / 255.0;
-  m[5] = suv * -kg / (2.0 * (1.0 - kb)) / 255.0;
-  m[6] = suv * 0.5 / 255.0;
-  m[7] = 128.0;
-  m[8] = suv * 0.5 / 255.0;
-  m[9] = suv * -kg / (2.0 * (1.0 - kr)) / 255.0;
-  m[10] = suv * -kb / (2.0 * (1.0 - kr)) / 255.0;
-  m[11] = 128.0;
-}
-
-static gboolean
-gst_cuda_cache_convert_setup_converter (GstCudaCacheConvert * self,
-    const GstVideoInfo * out_info)
-{
-  const GstCudaCacheConvertParams *p = &self->params;
-  guint fill = p->fill[0];
-  GstStructure *options;
-
-  options = gst_structure_new ("options",
-      GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
-      GST_VIDEO_RESAMPLER_METHOD_LINEAR,
-      GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
-      GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
-      GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
-      GST_VIDEO_DITHER_NONE,
-      GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, p->dest_x,
-      GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, p->dest_y,
-      GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
-      GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
-      GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
-      GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT,
-      (0xffu << 24) | (fill << 16) | (fill << 8) | fill,
-      GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
-      MIN (g_get_num_processors (), 8), NULL);
-
-  self->converter = gst_video_converter_new (&self->in_info,
-      (GstVideoInfo *) out_info, options);
-
-  return self->converter != NULL;
+  gst_caps_replace (&self->failed_in, incaps);
+  gst_caps_replace (&self->failed_out, outcaps);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("Cannot convert to these caps: %s", error->message),
+      ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, incaps, outcaps));
 }
 
 static gboolean
@@ -602,139 +524,43 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
   GstCudaCacheBaseTransform *base = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
-  GstCudaCacheConvertParams *p = &self->params;
-  gint out_w, out_h;
-  gdouble scale, mean[3], std[3];
-  gboolean letterbox, bgr;
-  guint i, fill;
+  GstCudaContext *context;
+  GError *error = NULL;
+  gboolean ok;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
           outcaps))
     return FALSE;
 
-  gst_cuda_cache_convert_clear (self);
-  memset (p, 0, sizeof (*p));
-
-  if (!gst_video_info_from_caps (&self->in_info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("invalid input caps %" GST_PTR_FORMAT, incaps));
-    return FALSE;
-  }
-
-  self->tensor_out = gst_structure_has_name (gst_caps_get_structure (outcaps,
-          0), GST_CUDA_CACHE_TENSOR_CAPS_NAME);
-  if (self->tensor_out) {
-    if (!gst_cuda_cache_tensor_info_from_caps (&self->tensor, outcaps) ||
-        gst_cuda_cache_tensor_info_get_channels (&self->tensor) != 3 ||
-        gst_cuda_cache_tensor_info_get_batch (&self->tensor) != 1) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("cudacacheconvert makes 3-channel tensors of batch 1 (dimensions "
-              "W:H:3:1 for NCHW, 3:W:H:1 for NHWC) of uint8, float16 or "
-              "float32"), ("output caps %" GST_PTR_FORMAT, outcaps));
-      return FALSE;
-    }
-    out_w = gst_cuda_cache_tensor_info_get_width (&self->tensor);
-    out_h = gst_cuda_cache_tensor_info_get_height (&self->tensor);
-    p->out_format = GST_VIDEO_FORMAT_UNKNOWN;
-  } else {
-    if (!gst_video_info_from_caps (&self->out_info, outcaps)) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-          ("invalid output caps %" GST_PTR_FORMAT, outcaps));
-      return FALSE;
-    }
-    out_w = GST_VIDEO_INFO_WIDTH (&self->out_info);
-    out_h = GST_VIDEO_INFO_HEIGHT (&self->out_info);
-    p->out_format = GST_VIDEO_INFO_FORMAT (&self->out_info);
-  }
-
-  GST_OBJECT_LOCK (self);
-  letterbox = self->letterbox;
-  fill = self->fill_value;
-  bgr = self->channel_order == GST_CUDA_CACHE_CHANNEL_ORDER_BGR;
-  scale = self->scale;
-  memcpy (mean, self->mean, sizeof (mean));
-  memcpy (std, self->std, sizeof (std));
-  GST_OBJECT_UNLOCK (self);
-
-  /* geometry */
-  p->in_format = GST_VIDEO_INFO_FORMAT (&self->in_info);
-  p->in_width = GST_VIDEO_INFO_WIDTH (&self->in_info);
-  p->in_height = GST_VIDEO_INFO_HEIGHT (&self->in_info);
-  p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (&self->in_info);
-  p->out_width = out_w;
-  p->out_height = out_h;
-  p->dest_width = out_w;
-  p->dest_height = out_h;
-  if (letterbox) {
-    gdouble r = MIN ((gdouble) out_w / p->in_width,
-        (gdouble) out_h / p->in_height);
-
-    p->dest_width = CLAMP ((gint) round (p->in_width * r), 1, out_w);
-    p->dest_height = CLAMP ((gint) round (p->in_height * r), 1, out_h);
-    p->dest_x = (out_w - p->dest_width) / 2;
-    p->dest_y = (out_h - p->dest_height) / 2;
-  }
-  for (i = 0; i < 3; i++)
-    p->fill[i] = fill;
-
-  /* the kernels read each matrix only for YUV on its side */
-  if (GST_VIDEO_INFO_IS_YUV (&self->in_info))
-    yuv_to_rgb_matrix (&self->in_info, p->yuv_to_rgb);
-  if (!self->tensor_out && GST_VIDEO_INFO_IS_YUV (&self->out_info))
-    rgb_to_yuv_matrix (&self->out_info, p->rgb_to_yuv);
-
-  /* tensor values: v * scale / std - mean / std */
-  p->dtype = self->tensor.dtype;
-  p->layout = self->tensor.layout;
-  p->bgr = bgr;
-  for (i = 0; i < 3; i++) {
-    p->mul[i] = scale / std[i];
-    p->add[i] = -mean[i] / std[i];
-  }
-
-  GST_DEBUG_OBJECT (self, "%dx%d %s -> %dx%d %s, picture at %d,%d %dx%d",
-      p->in_width, p->in_height, GST_VIDEO_INFO_NAME (&self->in_info), out_w,
-      out_h, self->tensor_out ? "tensor" :
-      GST_VIDEO_INFO_NAME (&self->out_info), p->dest_x, p->dest_y,
-      p->dest_width, p->dest_height);
-
   if (gst_base_transform_is_passthrough (trans))
     return TRUE;
 
-  if (base->cuda_memory) {
-    if (self->kernels &&
-        gst_cuda_cache_kernels_get_context (self->kernels) != base->context)
-      g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
-    if (!self->kernels)
-      self->kernels = gst_cuda_cache_kernels_new (base->context);
-    if (!self->kernels) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Cannot convert CUDA memory: %s",
-              gst_cuda_cache_kernels_built ()?
-              "the plugin's kernels do not load on this device" :
-              "the plugin was built without its CUDA kernels (no nvcc)"),
-          ("convert in system memory (cudadownload before this element) or "
-              "rebuild with a CUDA Toolkit"));
-      return FALSE;
-    }
-    return TRUE;
+  /* one converter while the memory's context stays: a caps change keeps
+   * its kernels and stream */
+  context = base->cuda_memory ? base->context : NULL;
+  if (self->converter &&
+      gst_cuda_cache_converter_get_context (self->converter) != context)
+    gst_clear_object (&self->converter);
+
+  if (self->converter) {
+    ok = gst_cuda_cache_converter_set_caps (self->converter, incaps, outcaps,
+        &error) && gst_cuda_cache_converter_set_config (self->converter,
+        gst_cuda_cache_convert_take_config (self), &error);
+  } else {
+    self->converter = gst_cuda_cache_converter_new (incaps, outcaps, context,
+        gst_cuda_cache_convert_take_config (self), &error);
+    ok = self->converter != NULL;
   }
 
-  if (self->tensor_out) {
-    gst_video_info_set_format (&self->rgb_info, GST_VIDEO_FORMAT_RGB, out_w,
-        out_h);
-    /* GstVideoConverter converts pictures, not frame rates */
-    GST_VIDEO_INFO_FPS_N (&self->rgb_info) =
-        GST_VIDEO_INFO_FPS_N (&self->in_info);
-    GST_VIDEO_INFO_FPS_D (&self->rgb_info) =
-        GST_VIDEO_INFO_FPS_D (&self->in_info);
-    self->rgb_buffer =
-        gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->rgb_info),
-        NULL);
-    return gst_cuda_cache_convert_setup_converter (self, &self->rgb_info);
+  if (!ok) {
+    gst_cuda_cache_convert_caps_refused (self, incaps, outcaps, error);
+    g_clear_error (&error);
+    return FALSE;
   }
+  gst_clear_caps (&self->failed_in);
+  gst_clear_caps (&self->failed_out);
 
-  return gst_cuda_cache_convert_setup_converter (self, &self->out_info);
+  return TRUE;
 }
 
 static gboolean
@@ -799,215 +625,37 @@ gst_cuda_cache_convert_transform_size (GstBaseTransform * trans,
   return FALSE;
 }
 
-/* IEEE half from float, round to nearest even. */
-static guint16
-float_to_half (gfloat f)
-{
-  union
-  {
-    gfloat f;
-    guint32 u;
-  } v = {.f = f };
-  guint32 sign = (v.u >> 16) & 0x8000;
-  gint32 exp = ((v.u >> 23) & 0xff) - 127 + 15;
-  guint32 mant = v.u & 0x7fffff;
-
-  if (((v.u >> 23) & 0xff) == 0xff)     /* inf, nan */
-    return sign | 0x7c00 | (mant ? 0x200 : 0);
-  if (exp >= 31)
-    return sign | 0x7c00;
-  if (exp <= 0) {
-    guint32 shift;
-    guint32 half, rest;
-
-    if (exp < -10)
-      return sign;
-    mant |= 0x800000;
-    shift = 14 - exp;
-    half = mant >> shift;
-    rest = mant & ((1u << shift) - 1);
-    if (rest > (1u << (shift - 1)) ||
-        (rest == (1u << (shift - 1)) && (half & 1)))
-      half++;
-    return sign | half;
-  } else {
-    guint32 half = sign | (exp << 10) | (mant >> 13);
-    guint32 rest = mant & 0x1fff;
-
-    if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
-      half++;                   /* may carry into the exponent: correct */
-    return half;
-  }
-}
-
-/* The tensor from an RGB frame: the project's own small loop. */
-static void
-pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoInfo * rgb,
-    const guint8 * src, guint8 * dst)
-{
-  gint w = p->out_width, h = p->out_height, x, y, k;
-  gint stride = GST_VIDEO_INFO_PLANE_STRIDE (rgb, 0);
-
-  for (y = 0; y < h; y++) {
-    const guint8 *row = src + y * stride;
-
-    for (x = 0; x < w; x++) {
-      for (k = 0; k < 3; k++) {
-        gfloat v = row[3 * x + (p->bgr ? 2 - k : k)] * p->mul[k] + p->add[k];
-        gsize i = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW ?
-            ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * 3 + k;
-
-        switch (p->dtype) {
-          case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
-            dst[i] = (guint8) CLAMP (lrintf (v), 0, 255);
-            break;
-          case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
-            ((guint16 *) dst)[i] = float_to_half (v);
-            break;
-          case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
-            ((gfloat *) dst)[i] = v;
-            break;
-        }
-      }
-    }
-  }
-}
-
-static GstFlowReturn
-gst_cuda_cache_convert_transform_system (GstCudaCacheConvert * self,
-    GstBuffer * inbuf, GstBuffer * outbuf)
-{
-  GstVideoFrame in_frame, out_frame;
-  GstMapInfo map;
-
-  if (!gst_video_frame_map (&in_frame, &self->in_info, inbuf, GST_MAP_READ))
-    goto map_failed;
-
-  if (!self->tensor_out) {
-    if (!gst_video_frame_map (&out_frame, &self->out_info, outbuf,
-            GST_MAP_WRITE)) {
-      gst_video_frame_unmap (&in_frame);
-      goto map_failed;
-    }
-    gst_video_converter_frame (self->converter, &in_frame, &out_frame);
-    gst_video_frame_unmap (&out_frame);
-    gst_video_frame_unmap (&in_frame);
-    return GST_FLOW_OK;
-  }
-
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    goto map_failed;
-  }
-  if (map.size < self->tensor.size) {
-    gst_buffer_unmap (outbuf, &map);
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("output buffer of %" G_GSIZE_FORMAT " bytes for a tensor of %"
-            G_GSIZE_FORMAT, map.size, self->tensor.size));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame, &self->rgb_info, self->rgb_buffer,
-          GST_MAP_READWRITE)) {
-    gst_buffer_unmap (outbuf, &map);
-    gst_video_frame_unmap (&in_frame);
-    goto map_failed;
-  }
-  gst_video_converter_frame (self->converter, &in_frame, &out_frame);
-  pack_tensor (&self->params, &self->rgb_info,
-      GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0), map.data);
-  gst_video_frame_unmap (&out_frame);
-  gst_buffer_unmap (outbuf, &map);
-  gst_video_frame_unmap (&in_frame);
-
-  return GST_FLOW_OK;
-
-map_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
-      ("could not map a %s buffer", self->tensor_out ? "tensor" : "video"));
-  return GST_FLOW_ERROR;
-}
-
-static GstFlowReturn
-gst_cuda_cache_convert_transform_cuda (GstCudaCacheConvert * self,
-    GstBuffer * inbuf, GstBuffer * outbuf)
-{
-  GstCudaCacheConvertParams *p = &self->params;
-  GstVideoFrame in_frame, out_frame;
-  GstMapInfo map;
-  gboolean ok;
-  guint i;
-
-  if (!gst_is_cuda_memory (gst_buffer_peek_memory (inbuf, 0)) ||
-      !gst_is_cuda_memory (gst_buffer_peek_memory (outbuf, 0))) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("CUDA memory caps, but a buffer in other memory"));
-    return GST_FLOW_ERROR;
-  }
-
-  if (!gst_video_frame_map (&in_frame, &self->in_info, inbuf,
-          GST_MAP_READ | GST_MAP_CUDA))
-    goto map_failed;
-  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in_frame); i++) {
-    p->in_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
-    p->in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
-  }
-
-  if (self->tensor_out) {
-    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-      gst_video_frame_unmap (&in_frame);
-      goto map_failed;
-    }
-    p->out_data[0] = (guintptr) map.data;
-  } else {
-    if (!gst_video_frame_map (&out_frame, &self->out_info, outbuf,
-            GST_MAP_WRITE | GST_MAP_CUDA)) {
-      gst_video_frame_unmap (&in_frame);
-      goto map_failed;
-    }
-    for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame); i++) {
-      p->out_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
-      p->out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
-    }
-  }
-
-  ok = gst_cuda_cache_kernels_convert (self->kernels, p, NULL);
-
-  if (self->tensor_out)
-    gst_buffer_unmap (outbuf, &map);
-  else
-    gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("CUDA conversion failed"),
-        ("%dx%d %s to %dx%d %s (%" G_GSIZE_FORMAT " bytes out)",
-            p->in_width, p->in_height, GST_VIDEO_INFO_NAME (&self->in_info),
-            p->out_width, p->out_height, self->tensor_out ? "tensor" :
-            GST_VIDEO_INFO_NAME (&self->out_info),
-            gst_buffer_get_size (outbuf)));
-    return GST_FLOW_ERROR;
-  }
-
-  return GST_FLOW_OK;
-
-map_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL),
-      ("could not map CUDA memory for the conversion"));
-  return GST_FLOW_ERROR;
-}
-
 static GstFlowReturn
 gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
+  GError *error = NULL;
+  gboolean changed;
 
-  if (GST_CUDA_CACHE_BASE_TRANSFORM (trans)->cuda_memory)
-    return gst_cuda_cache_convert_transform_cuda (self, inbuf, outbuf);
+  GST_OBJECT_LOCK (self);
+  changed = self->config_changed;
+  GST_OBJECT_UNLOCK (self);
 
-  return gst_cuda_cache_convert_transform_system (self, inbuf, outbuf);
+  /* properties changed while playing take effect from this buffer on */
+  if (changed && !gst_cuda_cache_converter_set_config (self->converter,
+          gst_cuda_cache_convert_take_config (self), &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Cannot apply the new properties: %s", error->message), (NULL));
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+
+  /* the converter's own stream is waited for before this returns */
+  if (!gst_cuda_cache_converter_convert_buffer (self->converter, inbuf,
+          outbuf, NULL, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error->message),
+        ("converting %" GST_PTR_FORMAT, inbuf));
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+
+  return GST_FLOW_OK;
 }
 
 static void
@@ -1015,8 +663,9 @@ gst_cuda_cache_convert_finalize (GObject * object)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
 
-  gst_cuda_cache_convert_clear (self);
-  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
+  gst_clear_object (&self->converter);
+  gst_clear_caps (&self->failed_in);
+  gst_clear_caps (&self->failed_out);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -12,5 +12,6 @@
 #include <gst/cudacache/gstcudacachesystempool.h>
 #include <gst/cudacache/gstcudacachedevice.h>
 #include <gst/cudacache/gstcudacachepool.h>
+#include <gst/cudacache/gstcudacacheconverter.h>
 
 #endif /* __GST_CUDA_CACHE_ALL_H__ */

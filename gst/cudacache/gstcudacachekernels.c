@@ -316,3 +316,44 @@ gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
   g_free (kernels);
 #endif
 }
+
+/* Interim plan: the parameters, kept per caps, launched by the converter
+ * (the kernels' rewrite replaces this). */
+struct _GstCudaCacheKernelPlan
+{
+  GstCudaCacheKernels *kernels;
+  GstCudaCacheConvertParams params;
+};
+
+GstCudaCacheKernelPlan *
+gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params)
+{
+  GstCudaCacheKernelPlan *plan = g_new0 (GstCudaCacheKernelPlan, 1);
+
+  plan->kernels = kernels;
+  plan->params = *params;
+  return plan;
+}
+
+gboolean
+gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream)
+{
+  guint i;
+
+  for (i = 0; i < 3; i++) {
+    plan->params.in_data[i] = in_data[i];
+    plan->params.in_stride[i] = in_stride[i];
+    plan->params.out_data[i] = out_data[i];
+    plan->params.out_stride[i] = out_stride[i];
+  }
+  return gst_cuda_cache_kernels_convert (plan->kernels, &plan->params, stream);
+}
+
+void
+gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
+{
+  g_free (plan);
+}

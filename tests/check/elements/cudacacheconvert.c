@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 
+#include <string.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
@@ -357,6 +358,150 @@ GST_START_TEST (test_bad_properties_refused)
 
 GST_END_TEST;
 
+GST_START_TEST (test_tensor_nhwc_open_dimensions)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstCudaCacheTensorInfo info;
+  GstBuffer *out;
+  GstCaps *caps;
+
+  /* downstream names the layout and leaves the shape open: the fixated
+   * dimensions are in NHWC's order, C:W:H:N innermost first */
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=uint8,layout=NHWC");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless_equals_string (gst_structure_get_string (gst_caps_get_structure
+          (caps, 0), "dimensions"), "3:4:2:1");
+  fail_unless (gst_cuda_cache_tensor_info_from_caps (&info, caps));
+  fail_unless_equals_int (info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_width (&info), 4);
+  fail_unless_equals_int (gst_cuda_cache_tensor_info_get_height (&info), 2);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstBusSyncReply
+count_errors (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  GPtrArray *errors = user_data;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR &&
+      g_str_has_prefix (GST_OBJECT_NAME (msg->src), "convert")) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    g_ptr_array_add (errors, g_strdup (err->message));
+    g_error_free (err);
+  }
+  return GST_BUS_PASS;
+}
+
+/* The errors the converter posts for a shape it cannot make. */
+static GPtrArray *
+refused_shape_errors (const gchar * tensor_caps)
+{
+  GPtrArray *errors = g_ptr_array_new_with_free_func (g_free);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudacacheconvert "
+      "name=convert ! %s ! fakesink", tensor_caps);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  gst_bus_set_sync_handler (bus, count_errors, errors, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  gst_clear_message (&msg);
+  /* let base transform retry as it would */
+  g_usleep (200 * 1000);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  g_free (desc);
+
+  return errors;
+}
+
+GST_START_TEST (test_refused_shape_one_accurate_error)
+{
+  GPtrArray *errors;
+
+  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,dimensions=64:48:4:1");
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless (strstr (g_ptr_array_index (errors, 0), "4 channel(s)"),
+      "%s", (gchar *) g_ptr_array_index (errors, 0));
+  g_ptr_array_unref (errors);
+
+  /* three channels and batch 1: the message names the real problem */
+  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,layout=NCWH,dimensions=64:48:3:1");
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless (strstr (g_ptr_array_index (errors, 0), "layout must be"),
+      "%s", (gchar *) g_ptr_array_index (errors, 0));
+  g_ptr_array_unref (errors);
+}
+
+GST_END_TEST;
+
+/* The first value of the float32 NCHW tensor @h makes from a 4x2 frame. */
+static gfloat
+push_and_read_first (GstHarness * h)
+{
+  GstBuffer *out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  GstMapInfo map;
+  gfloat v;
+
+  fail_unless (out != NULL);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  v = ((const gfloat *) map.data)[0];
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+
+  return v;
+}
+
+GST_START_TEST (test_properties_apply_while_playing)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+
+  gst_harness_set_caps_str (h, RGBA_4x2, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=4:2:3:1,framerate=30/1");
+  /* R of pixel (0, 0) is 1 */
+  fail_unless_equals_float (push_and_read_first (h), 1.0f);
+
+  /* no caps change: the next buffer takes the new values */
+  g_object_set (h->element, "scale", 2.0, NULL);
+  fail_unless_equals_float (push_and_read_first (h), 2.0f);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mean", "<0.5, 0.0, 0.0>");
+  fail_unless_equals_float (push_and_read_first (h), 1.5f);
+  gst_util_set_object_arg (G_OBJECT (h->element), "std", "<3.0, 1.0, 1.0>");
+  fail_unless_equals_float (push_and_read_first (h), 0.5f);
+
+  /* letterbox moves the picture: the 4x2 frame in a 4x2 tensor stays, so
+   * ask for a tall tensor; pixel (0, 0) is then padding */
+  g_object_set (h->element, "scale", 1.0, "fill-value", 7, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mean", "<0.0, 0.0, 0.0>");
+  gst_util_set_object_arg (G_OBJECT (h->element), "std", "<1.0, 1.0, 1.0>");
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=4:4:3:1,framerate=30/1");
+  fail_unless (push_and_read_first (h) != 7.0f);
+  g_object_set (h->element, "letterbox", TRUE, NULL);
+  fail_unless_equals_float (push_and_read_first (h), 7.0f);
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -376,6 +521,9 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_renegotiation_reuses_memory);
   tcase_add_test (tc, test_unsupported_caps_refused);
   tcase_add_test (tc, test_bad_properties_refused);
+  tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
+  tcase_add_test (tc, test_refused_shape_one_accurate_error);
+  tcase_add_test (tc, test_properties_apply_while_playing);
 
   return s;
 }

@@ -1,0 +1,1297 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:gstcudacacheconverter
+ * @title: GstCudaCacheConverter
+ * @short_description: converts, scales and packs frames into images or
+ *     tensors, on the GPU or the CPU
+ *
+ * A #GstCudaCacheConverter is made from input caps (`video/x-raw`: NV12,
+ * I420, RGBA, BGRA, RGBx, BGRx, RGB or BGR), output caps (the same video
+ * formats, or a 3-channel, batch-1 `other/tensors` of uint8, float16 or
+ * float32 in NCHW or NHWC layout) and a config of
+ * `GST_CUDA_CACHE_CONVERTER_OPT_*` fields. It owns everything about the
+ * conversion: colour matrices, scaling and letterbox geometry, tensor
+ * normalisation, the CUDA kernels' per-caps launch plan and the CPU path
+ * (#GstVideoConverter and a packing loop), which follow one definition, so
+ * that both give the same pixels within the tolerances documented in
+ * `docs/elements.md`.
+ *
+ * gst_cuda_cache_converter_convert_buffer() converts CUDA memory on the
+ * device, with the kernels built into the library, and system memory on
+ * the CPU. Without a stream of the caller's it launches on a non-blocking
+ * stream of its own and waits only for that stream, so pipelines in one
+ * process never wait on each other.
+ *
+ * `cudacacheconvert` is this object behind a #GstBaseTransform; an
+ * application converts without a pipeline the same way:
+ * |[<!-- language="C" -->
+ * GstCudaCacheConverter *conv = gst_cuda_cache_converter_new (in_caps,
+ *     out_caps, context, NULL, &error);
+ * gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL, &error);
+ * ]|
+ *
+ * Calls on one converter must be serialised, as for #GstVideoConverter.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcudacacheconverter.h"
+#include "gstcudacachetensor.h"
+#include "gstcudacachekernels-private.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_converter_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
+
+#define DEFAULT_LETTERBOX FALSE
+#define DEFAULT_FILL_VALUE 0
+#define DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
+#define DEFAULT_SCALE 1.0
+#define DEFAULT_MEAN 0.0
+#define DEFAULT_STD 1.0
+
+/* What the config says, parsed. */
+typedef struct
+{
+  gboolean letterbox;
+  guint fill_value;
+  GstCudaCacheChannelOrder channel_order;
+  gdouble scale;
+  gdouble mean[3];
+  gdouble std[3];
+} ConverterOptions;
+
+typedef struct _CpuPath CpuPath;
+
+/* What a pair of caps says, parsed. */
+typedef struct
+{
+  GstVideoInfo in_info;
+  gboolean tensor_out;
+  GstVideoInfo out_info;        /* video output */
+  GstCudaCacheTensorInfo tensor;        /* tensor output */
+} ConverterCaps;
+
+struct _GstCudaCacheConverter
+{
+  GstObject parent;
+
+  GstCudaContext *context;      /* NULL: the CPU path only */
+
+  ConverterOptions options;
+  ConverterCaps caps;
+  GstCudaCacheConvertParams params;
+
+  CpuPath *cpu;                 /* made when first needed */
+
+  /* CUDA path */
+  GstCudaCacheKernels *kernels;
+  GstCudaCacheKernelPlan *plan;
+  CUstream stream;              /* made on first use */
+};
+
+#define gst_cuda_cache_converter_parent_class parent_class
+G_DEFINE_TYPE (GstCudaCacheConverter, gst_cuda_cache_converter,
+    GST_TYPE_OBJECT);
+
+static void gst_cuda_cache_converter_finalize (GObject * object);
+static void cpu_path_free (CpuPath * cpu);
+
+GType
+gst_cuda_cache_channel_order_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CACHE_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
+    {GST_CUDA_CACHE_CHANNEL_ORDER_BGR, "Blue, green, red", "bgr"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCacheChannelOrder", values);
+    g_once_init_leave (&type, t);
+  }
+
+  return type;
+}
+
+static void
+gst_cuda_cache_converter_class_init (GstCudaCacheConverterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_cache_converter_finalize;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_converter_debug,
+      "cudacacheconverter", 0, "CUDA cache: frame and tensor converter");
+}
+
+static void
+options_init (ConverterOptions * options)
+{
+  guint i;
+
+  options->letterbox = DEFAULT_LETTERBOX;
+  options->fill_value = DEFAULT_FILL_VALUE;
+  options->channel_order = DEFAULT_CHANNEL_ORDER;
+  options->scale = DEFAULT_SCALE;
+  for (i = 0; i < 3; i++) {
+    options->mean[i] = DEFAULT_MEAN;
+    options->std[i] = DEFAULT_STD;
+  }
+}
+
+static void
+gst_cuda_cache_converter_init (GstCudaCacheConverter * self)
+{
+  options_init (&self->options);
+}
+
+static void
+gst_cuda_cache_converter_finalize (GObject * object)
+{
+  GstCudaCacheConverter *self = GST_CUDA_CACHE_CONVERTER (object);
+
+  g_clear_pointer (&self->cpu, cpu_path_free);
+  g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
+  g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
+  if (self->stream && gst_cuda_context_push (self->context)) {
+    gst_cuda_result (CuStreamDestroy (self->stream));
+    gst_cuda_context_pop (NULL);
+  }
+  gst_clear_object (&self->context);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Config */
+
+static gboolean
+get_triple (const GstStructure * config, const gchar * field, gdouble out[3],
+    gdouble min, GError ** error)
+{
+  const GValue *value = gst_structure_get_value (config, field);
+  gdouble triple[3];
+  guint i;
+
+  if (!value)
+    return TRUE;
+
+  if (!GST_VALUE_HOLDS_ARRAY (value) || gst_value_array_get_size (value) != 3)
+    goto invalid;
+  for (i = 0; i < 3; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+
+    if (G_VALUE_HOLDS_DOUBLE (v))
+      triple[i] = g_value_get_double (v);
+    else if (G_VALUE_HOLDS_FLOAT (v))
+      triple[i] = g_value_get_float (v);
+    else if (G_VALUE_HOLDS_INT (v))
+      triple[i] = g_value_get_int (v);
+    else
+      goto invalid;
+    if (!isfinite (triple[i]) || triple[i] < min)
+      goto invalid;
+  }
+  memcpy (out, triple, sizeof (triple));
+
+  return TRUE;
+
+invalid:
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+      "%s takes three finite numbers%s, one per channel, such as "
+      "\"<0.5, 0.5, 0.5>\"", field, min > 0 ? " above 0" : "");
+  return FALSE;
+}
+
+/* Parses @config over @options; @options is left alone on failure. */
+static gboolean
+options_from_config (ConverterOptions * options, const GstStructure * config,
+    GError ** error)
+{
+  ConverterOptions parsed = *options;
+  const GValue *value;
+
+  if (!config)
+    return TRUE;
+
+  if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX)
+      && !gst_structure_get_boolean (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &parsed.letterbox))
+    goto invalid_field;
+  if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE)
+      && (!gst_structure_get_uint (config,
+              GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, &parsed.fill_value)
+          || parsed.fill_value > 255))
+    goto invalid_field;
+  value = gst_structure_get_value (config,
+      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER);
+  if (value) {
+    if (!G_VALUE_HOLDS (value, GST_TYPE_CUDA_CACHE_CHANNEL_ORDER))
+      goto invalid_field;
+    parsed.channel_order = g_value_get_enum (value);
+  }
+  if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_SCALE)
+      && (!gst_structure_get_double (config,
+              GST_CUDA_CACHE_CONVERTER_OPT_SCALE, &parsed.scale)
+          || !isfinite (parsed.scale)))
+    goto invalid_field;
+  if (!get_triple (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, parsed.mean,
+          -G_MAXDOUBLE, error) ||
+      !get_triple (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, parsed.std,
+          G_MINDOUBLE, error))
+    return FALSE;
+
+  *options = parsed;
+  return TRUE;
+
+invalid_field:
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+      "invalid converter config %" GST_PTR_FORMAT, config);
+  return FALSE;
+}
+
+/* Caps */
+
+static gboolean
+format_supported (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static gboolean
+video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
+    GError ** error)
+{
+  if (!gst_video_info_from_caps (info, caps)) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s caps are not a fixed video format: %" GST_PTR_FORMAT, side, caps);
+    return FALSE;
+  }
+  if (!format_supported (GST_VIDEO_INFO_FORMAT (info))) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s format %s is not one the converter takes (NV12, I420, RGBA, "
+        "BGRA, RGBx, BGRx, RGB, BGR)", side, GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_INTERLACED (info)) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s caps are interlaced; the converter takes progressive frames", side);
+    return FALSE;
+  }
+
+  return TRUE;
+}
+
+/* Says which part of tensor caps the converter cannot make. */
+static void
+tensor_caps_error (const GstCaps * caps, GError ** error)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  const gchar *types = gst_structure_get_string (s, "types");
+  const gchar *layout = gst_structure_get_string (s, "layout");
+  const gchar *dims = gst_structure_get_string (s, "dimensions");
+  GstCudaCacheTensorDType dtype;
+  GstCudaCacheTensorLayout tensor_layout;
+  gchar **parts = NULL;
+  const gchar *why;
+  guint i, n = 0;
+  gboolean numbers = TRUE;
+
+  if (dims) {
+    parts = g_strsplit (dims, ":", -1);
+    n = g_strv_length (parts);
+    for (i = 0; i < n; i++) {
+      guint64 v;
+
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, G_MAXUINT32, &v, NULL))
+        numbers = FALSE;
+    }
+    g_strfreev (parts);
+  }
+
+  if (!types || !gst_cuda_cache_tensor_dtype_from_string (types, &dtype))
+    why = "types must be one of uint8, float16, float32";
+  else if (layout && !gst_cuda_cache_tensor_layout_from_string (layout,
+          &tensor_layout))
+    why = "layout must be NCHW or NHWC";
+  else if (!dims || n != GST_CUDA_CACHE_TENSOR_N_DIMS || !numbers)
+    why = "dimensions must be four numbers from 1 up, innermost first "
+        "(W:H:3:1 for NCHW, 3:W:H:1 for NHWC)";
+  else
+    why = "the tensor is too large to address";
+
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "output tensor caps cannot be made: %s (%" GST_PTR_FORMAT ")", why, caps);
+}
+
+static gboolean
+caps_parse (ConverterCaps * parsed, const GstCaps * in_caps,
+    const GstCaps * out_caps, GError ** error)
+{
+  const GstStructure *out;
+
+  if (!video_from_caps (&parsed->in_info, in_caps, "input", error))
+    return FALSE;
+
+  out = gst_caps_get_structure (out_caps, 0);
+  parsed->tensor_out = out && gst_structure_has_name (out,
+      GST_CUDA_CACHE_TENSOR_CAPS_NAME);
+  if (!parsed->tensor_out)
+    return video_from_caps (&parsed->out_info, out_caps, "output", error);
+
+  if (!gst_cuda_cache_tensor_info_from_caps (&parsed->tensor, out_caps)) {
+    tensor_caps_error (out_caps, error);
+    return FALSE;
+  }
+  if (gst_cuda_cache_tensor_info_get_channels (&parsed->tensor) != 3 ||
+      gst_cuda_cache_tensor_info_get_batch (&parsed->tensor) != 1) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the converter makes tensors of 3 channels and batch 1; the caps ask "
+        "for %u channel(s) and batch %u (%s dimensions are %s)",
+        gst_cuda_cache_tensor_info_get_channels (&parsed->tensor),
+        gst_cuda_cache_tensor_info_get_batch (&parsed->tensor),
+        gst_cuda_cache_tensor_layout_to_string (parsed->tensor.layout),
+        parsed->tensor.layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC ?
+        "C:W:H:N, innermost first" : "W:H:C:N, innermost first");
+    return FALSE;
+  }
+  if (gst_cuda_cache_tensor_info_get_width (&parsed->tensor) > G_MAXINT / 4 ||
+      gst_cuda_cache_tensor_info_get_height (&parsed->tensor) > G_MAXINT / 4) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "a tensor of %ux%u pixels is larger than the converter addresses",
+        gst_cuda_cache_tensor_info_get_width (&parsed->tensor),
+        gst_cuda_cache_tensor_info_get_height (&parsed->tensor));
+    return FALSE;
+  }
+
+  return TRUE;
+}
+
+/* Colour */
+
+/* A YUV info's colorimetry: luma weights, and the 8-bit offset of Y and
+ * the ranges of Y and of U, V. */
+static void
+color_coefficients (const GstVideoInfo * info, gdouble * kr, gdouble * kb,
+    gdouble * oy, gdouble * sy, gdouble * suv)
+{
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, kr, kb)) {
+    *kr = 0.299;
+    *kb = 0.114;
+  }
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, offset,
+      scale);
+  *oy = offset[0];
+  *sy = scale[0];
+  *suv = scale[1];
+}
+
+/* The kernels' yuv_to_rgb for a YUV input: 8-bit Y'CbCr to R'G'B' on the
+ * 0..255 scale. */
+static void
+yuv_to_rgb_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
+  gdouble to_rgb[3][3];
+  guint c;
+
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
+  kg = 1.0 - kr - kb;
+
+  /* R'G'B' (0..1) from Y' (0..1) and Pb, Pr (-0.5..0.5) */
+  to_rgb[0][0] = 1.0;
+  to_rgb[0][1] = 0.0;
+  to_rgb[0][2] = 2.0 * (1.0 - kr);
+  to_rgb[2][0] = 1.0;
+  to_rgb[2][1] = 2.0 * (1.0 - kb);
+  to_rgb[2][2] = 0.0;
+  to_rgb[1][0] = 1.0;
+  to_rgb[1][1] = -kb * to_rgb[2][1] / kg;
+  to_rgb[1][2] = -kr * to_rgb[0][2] / kg;
+
+  for (c = 0; c < 3; c++) {
+    gdouble my = 255.0 * to_rgb[c][0] / sy;
+    gdouble mu = 255.0 * to_rgb[c][1] / suv;
+    gdouble mv = 255.0 * to_rgb[c][2] / suv;
+
+    m[4 * c] = my;
+    m[4 * c + 1] = mu;
+    m[4 * c + 2] = mv;
+    m[4 * c + 3] = -my * oy - (mu + mv) * 128.0;
+  }
+}
+
+/* The kernels' rgb_to_yuv for a YUV output:
+ * Y = oy + sy * Y'; U = 128 + suv * Pb; V = 128 + suv * Pr. */
+static void
+rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
+
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
+  kg = 1.0 - kr - kb;
+
+  m[0] = sy * kr / 255.0;
+  m[1] = sy * kg / 255.0;
+  m[2] = sy * kb / 255.0;
+  m[3] = oy;
+  m[4] = suv * -kr / (2.0 * (1.0 - kb)) / 255.0;
+  m[5] = suv * -kg / (2.0 * (1.0 - kb)) / 255.0;
+  m[6] = suv * 0.5 / 255.0;
+  m[7] = 128.0;
+  m[8] = suv * 0.5 / 255.0;
+  m[9] = suv * -kg / (2.0 * (1.0 - kr)) / 255.0;
+  m[10] = suv * -kb / (2.0 * (1.0 - kr)) / 255.0;
+  m[11] = 128.0;
+}
+
+/* Everything the kernels and the CPU path share, from caps and options:
+ * the definition in gstcudacachekernels-private.h. */
+static void
+params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
+    const ConverterOptions * options)
+{
+  const GstVideoInfo *in = &caps->in_info;
+  gint out_w, out_h;
+  guint i;
+
+  memset (p, 0, sizeof (*p));
+
+  if (caps->tensor_out) {
+    out_w = gst_cuda_cache_tensor_info_get_width (&caps->tensor);
+    out_h = gst_cuda_cache_tensor_info_get_height (&caps->tensor);
+    p->out_format = GST_VIDEO_FORMAT_UNKNOWN;
+  } else {
+    out_w = GST_VIDEO_INFO_WIDTH (&caps->out_info);
+    out_h = GST_VIDEO_INFO_HEIGHT (&caps->out_info);
+    p->out_format = GST_VIDEO_INFO_FORMAT (&caps->out_info);
+  }
+
+  p->in_format = GST_VIDEO_INFO_FORMAT (in);
+  p->in_width = GST_VIDEO_INFO_WIDTH (in);
+  p->in_height = GST_VIDEO_INFO_HEIGHT (in);
+  p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
+  p->out_width = out_w;
+  p->out_height = out_h;
+  p->dest_width = out_w;
+  p->dest_height = out_h;
+  if (options->letterbox) {
+    gdouble r = MIN ((gdouble) out_w / p->in_width,
+        (gdouble) out_h / p->in_height);
+
+    p->dest_width = CLAMP ((gint) round (p->in_width * r), 1, out_w);
+    p->dest_height = CLAMP ((gint) round (p->in_height * r), 1, out_h);
+    p->dest_x = (out_w - p->dest_width) / 2;
+    p->dest_y = (out_h - p->dest_height) / 2;
+  }
+  for (i = 0; i < 3; i++)
+    p->fill[i] = options->fill_value;
+
+  /* the kernels read each matrix only for YUV on its side */
+  if (GST_VIDEO_INFO_IS_YUV (in))
+    yuv_to_rgb_matrix (in, p->yuv_to_rgb);
+  if (!caps->tensor_out && GST_VIDEO_INFO_IS_YUV (&caps->out_info))
+    rgb_to_yuv_matrix (&caps->out_info, p->rgb_to_yuv);
+
+  /* tensor values: v * scale / std - mean / std */
+  if (caps->tensor_out) {
+    p->dtype = caps->tensor.dtype;
+    p->layout = caps->tensor.layout;
+  }
+  p->bgr = options->channel_order == GST_CUDA_CACHE_CHANNEL_ORDER_BGR;
+  for (i = 0; i < 3; i++) {
+    p->mul[i] = options->scale / options->std[i];
+    p->add[i] = -options->mean[i] / options->std[i];
+  }
+}
+
+/* CPU path */
+
+/* The CPU path follows the kernels' definition in three steps of
+ * #GstVideoConverter: the input to RGB at its own size (chroma upsampled
+ * as the LINEAR chroma resampler does), RGB scaled into the picture
+ * rectangle with the LINEAR resampler and the border filled, then RGB to
+ * the output format at the output size. Scaling RGB, whose lines have three
+ * bytes per pixel, takes GstVideoResampler's taps on both axes: lines of
+ * four bytes would take the low-precision two-tap path, which samples
+ * horizontal upscaling at other positions. */
+struct _CpuPath
+{
+  GstVideoConverter *to_rgb;    /* NULL: the input is RGB */
+  GstVideoConverter *scale;
+  GstVideoConverter *from_rgb;  /* NULL: tensor output, or RGB */
+  GstVideoInfo rgb_in;
+  GstVideoInfo rgb_out;
+  GstBuffer *rgb_in_buf;
+  GstBuffer *rgb_out_buf;
+};
+
+static void
+cpu_path_free (CpuPath * cpu)
+{
+  if (!cpu)
+    return;
+  g_clear_pointer (&cpu->to_rgb, gst_video_converter_free);
+  g_clear_pointer (&cpu->scale, gst_video_converter_free);
+  g_clear_pointer (&cpu->from_rgb, gst_video_converter_free);
+  gst_clear_buffer (&cpu->rgb_in_buf);
+  gst_clear_buffer (&cpu->rgb_out_buf);
+  g_free (cpu);
+}
+
+static GstStructure *
+cpu_options (const GstCudaCacheConvertParams * p, gboolean scale)
+{
+  GstStructure *options = gst_structure_new ("options",
+      GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
+      GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+      GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
+      GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+      GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+      GST_VIDEO_DITHER_NONE,
+      GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
+      MIN (g_get_num_processors (), 8), NULL);
+
+  if (scale) {
+    guint fill = p->fill[0];
+
+    gst_structure_set (options,
+        GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, p->dest_x,
+        GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, p->dest_y,
+        GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
+        GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
+        GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
+        GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT,
+        (0xffu << 24) | (fill << 16) | (fill << 8) | fill, NULL);
+  }
+
+  return options;
+}
+
+/* An RGB frame like @like (colorimetry, frame rate) of @width x @height. */
+static void
+rgb_info_like (GstVideoInfo * rgb, const GstVideoInfo * like, gint width,
+    gint height)
+{
+  gst_video_info_set_format (rgb, GST_VIDEO_FORMAT_RGB, width, height);
+  GST_VIDEO_INFO_FPS_N (rgb) = GST_VIDEO_INFO_FPS_N (like);
+  GST_VIDEO_INFO_FPS_D (rgb) = GST_VIDEO_INFO_FPS_D (like);
+}
+
+static gboolean
+gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
+    GError ** error)
+{
+  const GstCudaCacheConvertParams *p = &self->params;
+  const GstVideoInfo *in = &self->caps.in_info;
+  const GstVideoInfo *out = &self->caps.out_info;
+  CpuPath *cpu;
+
+  if (self->cpu)
+    return TRUE;
+
+  cpu = g_new0 (CpuPath, 1);
+  rgb_info_like (&cpu->rgb_in, in, p->in_width, p->in_height);
+  rgb_info_like (&cpu->rgb_out, in, p->out_width, p->out_height);
+
+  if (GST_VIDEO_INFO_FORMAT (in) != GST_VIDEO_FORMAT_RGB) {
+    cpu->rgb_in_buf = gst_buffer_new_allocate (NULL,
+        GST_VIDEO_INFO_SIZE (&cpu->rgb_in), NULL);
+    if (!cpu->rgb_in_buf)
+      goto no_memory;
+    cpu->to_rgb = gst_video_converter_new ((GstVideoInfo *) in,
+        &cpu->rgb_in, cpu_options (p, FALSE));
+    if (!cpu->to_rgb)
+      goto no_converter;
+  }
+
+  if (self->caps.tensor_out || GST_VIDEO_INFO_FORMAT (out) !=
+      GST_VIDEO_FORMAT_RGB) {
+    cpu->rgb_out_buf = gst_buffer_new_allocate (NULL,
+        GST_VIDEO_INFO_SIZE (&cpu->rgb_out), NULL);
+    if (!cpu->rgb_out_buf)
+      goto no_memory;
+  }
+  cpu->scale = gst_video_converter_new (&cpu->rgb_in, &cpu->rgb_out,
+      cpu_options (p, TRUE));
+  if (!cpu->scale)
+    goto no_converter;
+
+  if (!self->caps.tensor_out && GST_VIDEO_INFO_FORMAT (out) !=
+      GST_VIDEO_FORMAT_RGB) {
+    GstVideoInfo out_info = *out;
+
+    /* the output's colorimetry is what the last step converts to */
+    GST_VIDEO_INFO_FPS_N (&out_info) = GST_VIDEO_INFO_FPS_N (in);
+    GST_VIDEO_INFO_FPS_D (&out_info) = GST_VIDEO_INFO_FPS_D (in);
+    cpu->from_rgb = gst_video_converter_new (&cpu->rgb_out, &out_info,
+        cpu_options (p, FALSE));
+    if (!cpu->from_rgb)
+      goto no_converter;
+  }
+
+  self->cpu = cpu;
+  return TRUE;
+
+no_memory:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+      "cannot allocate the RGB frames (%" G_GSIZE_FORMAT " and %"
+      G_GSIZE_FORMAT " bytes) the CPU path converts through",
+      GST_VIDEO_INFO_SIZE (&cpu->rgb_in), GST_VIDEO_INFO_SIZE (&cpu->rgb_out));
+  cpu_path_free (cpu);
+  return FALSE;
+
+no_converter:
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "GstVideoConverter cannot convert %s to %s", GST_VIDEO_INFO_NAME (in),
+      self->caps.tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (out));
+  cpu_path_free (cpu);
+  return FALSE;
+}
+
+/* IEEE half from float, round to nearest even. */
+static guint16
+float_to_half (gfloat f)
+{
+  union
+  {
+    gfloat f;
+    guint32 u;
+  } v = {.f = f };
+  guint32 sign = (v.u >> 16) & 0x8000;
+  gint32 exp = ((v.u >> 23) & 0xff) - 127 + 15;
+  guint32 mant = v.u & 0x7fffff;
+
+  if (((v.u >> 23) & 0xff) == 0xff)     /* inf, nan */
+    return sign | 0x7c00 | (mant ? 0x200 : 0);
+  if (exp >= 31)
+    return sign | 0x7c00;
+  if (exp <= 0) {
+    guint32 shift;
+    guint32 half, rest;
+
+    if (exp < -10)
+      return sign;
+    mant |= 0x800000;
+    shift = 14 - exp;
+    half = mant >> shift;
+    rest = mant & ((1u << shift) - 1);
+    if (rest > (1u << (shift - 1)) ||
+        (rest == (1u << (shift - 1)) && (half & 1)))
+      half++;
+    return sign | half;
+  } else {
+    guint32 half = sign | (exp << 10) | (mant >> 13);
+    guint32 rest = mant & 0x1fff;
+
+    if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+      half++;                   /* may carry into the exponent: correct */
+    return half;
+  }
+}
+
+/* The tensor from an RGB frame. */
+static void
+pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
+    guint8 * dst)
+{
+  gint w = p->out_width, h = p->out_height, x, y, k;
+  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
+  const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (rgb, 0);
+
+  for (y = 0; y < h; y++) {
+    const guint8 *row = src + (gsize) y * stride;
+
+    for (x = 0; x < w; x++) {
+      for (k = 0; k < 3; k++) {
+        gfloat v = row[3 * x + (p->bgr ? 2 - k : k)] * p->mul[k] + p->add[k];
+        gsize i = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW ?
+            ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * 3 + k;
+
+        switch (p->dtype) {
+          case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
+            dst[i] = (guint8) CLAMP (lrintf (v), 0, 255);
+            break;
+          case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
+            ((guint16 *) dst)[i] = float_to_half (v);
+            break;
+          case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
+            ((gfloat *) dst)[i] = v;
+            break;
+        }
+      }
+    }
+  }
+}
+
+static gboolean
+tensor_fits (GstCudaCacheConverter * self, gsize size, GError ** error)
+{
+  if (size >= self->caps.tensor.size)
+    return TRUE;
+
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+      "output buffer of %" G_GSIZE_FORMAT " bytes for a tensor of %"
+      G_GSIZE_FORMAT, size, self->caps.tensor.size);
+  return FALSE;
+}
+
+/* Runs @conv from @in_buf (@in_info) into @out_buf (@out_info). */
+static gboolean
+cpu_step (GstVideoConverter * conv, const GstVideoInfo * in_info,
+    GstBuffer * in_buf, const GstVideoInfo * out_info, GstBuffer * out_buf)
+{
+  GstVideoFrame in_frame, out_frame;
+
+  if (!gst_video_frame_map (&in_frame, (GstVideoInfo *) in_info, in_buf,
+          GST_MAP_READ))
+    return FALSE;
+  if (!gst_video_frame_map (&out_frame, (GstVideoInfo *) out_info, out_buf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    return FALSE;
+  }
+  gst_video_converter_frame (conv, &in_frame, &out_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
+    GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
+{
+  CpuPath *cpu;
+  GstBuffer *rgb_in, *rgb_out;
+  GstVideoFrame rgb_frame;
+  GstMapInfo map;
+
+  if (!gst_cuda_cache_converter_setup_cpu (self, error))
+    return FALSE;
+  cpu = self->cpu;
+
+  rgb_in = cpu->to_rgb ? cpu->rgb_in_buf : inbuf;
+  if (cpu->to_rgb && !cpu_step (cpu->to_rgb, &self->caps.in_info, inbuf,
+          &cpu->rgb_in, rgb_in))
+    goto map_failed;
+
+  rgb_out = cpu->rgb_out_buf ? cpu->rgb_out_buf : outbuf;
+  if (!cpu_step (cpu->scale, &cpu->rgb_in, rgb_in, &cpu->rgb_out, rgb_out))
+    goto map_failed;
+
+  if (cpu->from_rgb && !cpu_step (cpu->from_rgb, &cpu->rgb_out, rgb_out,
+          &self->caps.out_info, outbuf))
+    goto map_failed;
+  if (!self->caps.tensor_out)
+    return TRUE;
+
+  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE))
+    goto map_failed;
+  if (!tensor_fits (self, map.size, error)) {
+    gst_buffer_unmap (outbuf, &map);
+    return FALSE;
+  }
+  if (!gst_video_frame_map (&rgb_frame, &cpu->rgb_out, rgb_out, GST_MAP_READ)) {
+    gst_buffer_unmap (outbuf, &map);
+    goto map_failed;
+  }
+  pack_tensor (&self->params, &rgb_frame, map.data);
+  gst_video_frame_unmap (&rgb_frame);
+  gst_buffer_unmap (outbuf, &map);
+
+  return TRUE;
+
+map_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "could not map a buffer for the conversion");
+  return FALSE;
+}
+
+/* CUDA path */
+
+static gboolean
+gst_cuda_cache_converter_setup_cuda (GstCudaCacheConverter * self,
+    GError ** error)
+{
+  GstCudaCacheKernelPlan *plan;
+
+  if (!self->kernels)
+    self->kernels = gst_cuda_cache_kernels_new (self->context);
+  if (!self->kernels) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "cannot convert CUDA memory: %s", gst_cuda_cache_kernels_built ()?
+        "the library's kernels do not load on this device" :
+        "the library was built without its CUDA kernels (no nvcc); "
+        "convert in system memory instead");
+    return FALSE;
+  }
+
+  plan = gst_cuda_cache_kernel_plan_new (self->kernels, &self->params);
+  if (!plan) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "the CUDA kernels cannot convert %s to %s",
+        GST_VIDEO_INFO_NAME (&self->caps.in_info), self->caps.tensor_out ?
+        "a tensor" : GST_VIDEO_INFO_NAME (&self->caps.out_info));
+    return FALSE;
+  }
+  g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
+  self->plan = plan;
+
+  return TRUE;
+}
+
+/* Whether every memory of @buf is CUDA memory of @context. */
+static gboolean
+buffer_in_context (GstBuffer * buf, GstCudaContext * context,
+    const gchar * side, GError ** error)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+
+    if (!gst_is_cuda_memory (mem)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "the %s buffer mixes CUDA and system memory", side);
+      return FALSE;
+    }
+    if (GST_CUDA_MEMORY_CAST (mem)->context != context) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+          "the %s buffer's CUDA memory belongs to another CUDA context "
+          "(%" GST_PTR_FORMAT ") than the converter's (%" GST_PTR_FORMAT
+          "): its device pointers are not valid there. Let the elements "
+          "share one context (GstContext), or download and upload between "
+          "them", side, GST_CUDA_MEMORY_CAST (mem)->context, context);
+      return FALSE;
+    }
+  }
+
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
+    GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
+{
+  const GstCudaCacheConvertParams *p = &self->params;
+  guintptr in_data[3] = { 0, }, out_data[3] = { 0, };
+  gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
+  GstVideoFrame in_frame, out_frame;
+  GstMapInfo map;
+  gboolean own_stream = stream == NULL, ok;
+  guint i;
+
+  if (!self->context) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the converter was made without a CUDA context: it converts system "
+        "memory only");
+    return FALSE;
+  }
+  if (!buffer_in_context (inbuf, self->context, "input", error) ||
+      !buffer_in_context (outbuf, self->context, "output", error))
+    return FALSE;
+
+  if (own_stream && !self->stream) {
+    if (!gst_cuda_context_push (self->context))
+      goto stream_failed;
+    ok = gst_cuda_result (CuStreamCreate (&self->stream,
+            CU_STREAM_NON_BLOCKING));
+    gst_cuda_context_pop (NULL);
+    if (!ok) {
+      self->stream = NULL;
+      goto stream_failed;
+    }
+  }
+  if (own_stream)
+    stream = self->stream;
+
+  if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA))
+    goto map_failed;
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in_frame); i++) {
+    in_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
+    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
+  }
+
+  if (self->caps.tensor_out) {
+    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    if (!tensor_fits (self, map.size, error)) {
+      gst_buffer_unmap (outbuf, &map);
+      gst_video_frame_unmap (&in_frame);
+      return FALSE;
+    }
+    out_data[0] = (guintptr) map.data;
+  } else {
+    if (!gst_video_frame_map (&out_frame, &self->caps.out_info, outbuf,
+            GST_MAP_WRITE | GST_MAP_CUDA)) {
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame); i++) {
+      out_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
+      out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
+    }
+  }
+
+  ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
+      out_data, out_stride, stream);
+  /* 1.22's memory carries no stream: whoever reads it next must find the
+   * frame written, so the converter's own stream is waited for here */
+  if (ok && own_stream && gst_cuda_context_push (self->context)) {
+    ok = gst_cuda_result (CuStreamSynchronize (stream));
+    gst_cuda_context_pop (NULL);
+  }
+
+  if (self->caps.tensor_out)
+    gst_buffer_unmap (outbuf, &map);
+  else
+    gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  if (!ok) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "CUDA conversion of %dx%d %s to %dx%d %s failed", p->in_width,
+        p->in_height, GST_VIDEO_INFO_NAME (&self->caps.in_info),
+        p->out_width, p->out_height, self->caps.tensor_out ? "tensor" :
+        GST_VIDEO_INFO_NAME (&self->caps.out_info));
+    return FALSE;
+  }
+
+  return TRUE;
+
+stream_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "could not create a CUDA stream");
+  return FALSE;
+
+map_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "could not map CUDA memory for the conversion");
+  return FALSE;
+}
+
+/* Applies new caps and options; on failure nothing changes. */
+static gboolean
+gst_cuda_cache_converter_configure (GstCudaCacheConverter * self,
+    const ConverterCaps * caps, const ConverterOptions * options,
+    GError ** error)
+{
+  ConverterCaps old_caps = self->caps;
+  ConverterOptions old_options = self->options;
+  GstCudaCacheConvertParams old_params = self->params;
+  CpuPath *old_cpu = self->cpu;
+
+  self->caps = *caps;
+  self->options = *options;
+  params_compute (&self->params, caps, options);
+  self->cpu = NULL;
+
+  /* the CUDA path where there is a context, the CPU path where not: each
+   * is ready for the first frame and refuses what it cannot do now */
+  if (self->context ? !gst_cuda_cache_converter_setup_cuda (self, error) :
+      !gst_cuda_cache_converter_setup_cpu (self, error)) {
+    self->caps = old_caps;
+    self->options = old_options;
+    self->params = old_params;
+    self->cpu = old_cpu;
+    return FALSE;
+  }
+  cpu_path_free (old_cpu);
+
+  GST_DEBUG_OBJECT (self, "%dx%d %s -> %dx%d %s, picture at %d,%d %dx%d",
+      self->params.in_width, self->params.in_height,
+      GST_VIDEO_INFO_NAME (&caps->in_info), self->params.out_width,
+      self->params.out_height, caps->tensor_out ? "tensor" :
+      GST_VIDEO_INFO_NAME (&caps->out_info), self->params.dest_x,
+      self->params.dest_y, self->params.dest_width, self->params.dest_height);
+
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_converter_new:
+ * @in_caps: fixed `video/x-raw` caps of the input
+ * @out_caps: fixed `video/x-raw` or `other/tensors` caps of the output
+ * @context: (nullable): the #GstCudaContext of the CUDA memory to convert;
+ *     %NULL for a converter of system memory only
+ * @config: (transfer full) (nullable): `GST_CUDA_CACHE_CONVERTER_OPT_*`
+ *     fields, or %NULL for the defaults
+ * @error: (nullable): where to say why the conversion cannot be made
+ *
+ * Makes a converter. With a @context the CUDA kernels are loaded into it
+ * at once, so that an error shows here rather than at the first frame.
+ *
+ * Returns: (transfer full) (nullable): a new converter, or %NULL with
+ *     @error set if the caps or the config are not a conversion it makes
+ *
+ * Since: 0.1
+ */
+GstCudaCacheConverter *
+gst_cuda_cache_converter_new (const GstCaps * in_caps,
+    const GstCaps * out_caps, GstCudaContext * context, GstStructure * config,
+    GError ** error)
+{
+  GstCudaCacheConverter *self;
+  ConverterOptions options;
+  ConverterCaps caps;
+
+  g_return_val_if_fail (GST_IS_CAPS (in_caps), NULL);
+  g_return_val_if_fail (GST_IS_CAPS (out_caps), NULL);
+  g_return_val_if_fail (context == NULL || GST_IS_CUDA_CONTEXT (context), NULL);
+
+  options_init (&options);
+  if (!options_from_config (&options, config, error) ||
+      !caps_parse (&caps, in_caps, out_caps, error)) {
+    if (config)
+      gst_structure_free (config);
+    return NULL;
+  }
+  if (config)
+    gst_structure_free (config);
+
+  self = g_object_new (GST_TYPE_CUDA_CACHE_CONVERTER, NULL);
+  gst_object_ref_sink (self);
+  if (context)
+    self->context = gst_object_ref (context);
+
+  if (!gst_cuda_cache_converter_configure (self, &caps, &options, error)) {
+    gst_object_unref (self);
+    return NULL;
+  }
+
+  return self;
+}
+
+/**
+ * gst_cuda_cache_converter_set_caps:
+ * @converter: a #GstCudaCacheConverter
+ * @in_caps: fixed caps of the input
+ * @out_caps: fixed caps of the output
+ * @error: (nullable): where to say why the conversion cannot be made
+ *
+ * Reconfigures @converter for other caps, keeping its config, its kernels
+ * and its stream: a caps change costs no module load.
+ *
+ * Returns: %TRUE on success; on failure @converter is unchanged
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_set_caps (GstCudaCacheConverter * converter,
+    const GstCaps * in_caps, const GstCaps * out_caps, GError ** error)
+{
+  ConverterCaps caps;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
+  g_return_val_if_fail (GST_IS_CAPS (in_caps), FALSE);
+  g_return_val_if_fail (GST_IS_CAPS (out_caps), FALSE);
+
+  if (!caps_parse (&caps, in_caps, out_caps, error))
+    return FALSE;
+
+  return gst_cuda_cache_converter_configure (converter, &caps,
+      &converter->options, error);
+}
+
+/**
+ * gst_cuda_cache_converter_set_config:
+ * @converter: a #GstCudaCacheConverter
+ * @config: (transfer full): `GST_CUDA_CACHE_CONVERTER_OPT_*` fields; those
+ *     it lacks keep their values
+ * @error: (nullable): where to say what is wrong with @config
+ *
+ * Changes options for the next frame.
+ *
+ * Returns: %TRUE on success; on failure @converter is unchanged
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_set_config (GstCudaCacheConverter * converter,
+    GstStructure * config, GError ** error)
+{
+  ConverterOptions options;
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  options = converter->options;
+  ret = options_from_config (&options, config, error) &&
+      gst_cuda_cache_converter_configure (converter, &converter->caps,
+      &options, error);
+  gst_structure_free (config);
+
+  return ret;
+}
+
+/**
+ * gst_cuda_cache_converter_get_config:
+ * @converter: a #GstCudaCacheConverter
+ *
+ * Returns: (transfer full): every option, as a config
+ *
+ * Since: 0.1
+ */
+GstStructure *
+gst_cuda_cache_converter_get_config (GstCudaCacheConverter * converter)
+{
+  const ConverterOptions *o;
+  GValue mean = G_VALUE_INIT, std = G_VALUE_INIT;
+  GstStructure *config;
+  guint i;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
+
+  o = &converter->options;
+  gst_value_array_init (&mean, 3);
+  gst_value_array_init (&std, 3);
+  for (i = 0; i < 3; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_DOUBLE);
+    g_value_set_double (&v, o->mean[i]);
+    gst_value_array_append_value (&mean, &v);
+    g_value_set_double (&v, o->std[i]);
+    gst_value_array_append_and_take_value (&std, &v);
+  }
+
+  config = gst_structure_new ("GstCudaCacheConverter.config",
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, o->letterbox,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, o->fill_value,
+      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+      GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, o->channel_order,
+      GST_CUDA_CACHE_CONVERTER_OPT_SCALE, G_TYPE_DOUBLE, o->scale, NULL);
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, &mean);
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, &std);
+
+  return config;
+}
+
+/**
+ * gst_cuda_cache_converter_get_context:
+ * @converter: a #GstCudaCacheConverter
+ *
+ * Returns: (transfer none) (nullable): the CUDA context @converter converts
+ *     in, %NULL for system memory only
+ *
+ * Since: 0.1
+ */
+GstCudaContext *
+gst_cuda_cache_converter_get_context (GstCudaCacheConverter * converter)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
+
+  return converter->context;
+}
+
+/**
+ * gst_cuda_cache_converter_get_picture_rect:
+ * @converter: a #GstCudaCacheConverter
+ * @rect: (out caller-allocates): where the input picture lands in the
+ *     output, in output pixels
+ *
+ * With letterboxing, the rest of the output is the fill value: apps map
+ * detections back to the input through this rectangle.
+ *
+ * Returns: %TRUE
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
+    GstVideoRectangle * rect)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
+  g_return_val_if_fail (rect != NULL, FALSE);
+
+  rect->x = converter->params.dest_x;
+  rect->y = converter->params.dest_y;
+  rect->w = converter->params.dest_width;
+  rect->h = converter->params.dest_height;
+
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_converter_convert_buffer:
+ * @converter: a #GstCudaCacheConverter
+ * @inbuf: a frame of the input caps
+ * @outbuf: a writable buffer of the output caps, in the same kind of
+ *     memory as @inbuf
+ * @stream: (nullable): a `CUstream` of @converter's context to launch on,
+ *     or %NULL
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * Converts one frame. CUDA memory (which must belong to @converter's
+ * context) is converted on the device: on @stream, returning without
+ * waiting (the caller synchronises @stream before the output is read), or
+ * with %NULL on @converter's own non-blocking stream, waiting for it
+ * before returning. System memory is converted on the CPU.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
+    GstBuffer * inbuf, GstBuffer * outbuf, gpointer stream, GError ** error)
+{
+  gboolean in_cuda, out_cuda;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (inbuf), FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
+
+  if (gst_buffer_n_memory (inbuf) == 0 || gst_buffer_n_memory (outbuf) == 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "a buffer without memory");
+    return FALSE;
+  }
+
+  in_cuda = gst_is_cuda_memory (gst_buffer_peek_memory (inbuf, 0));
+  out_cuda = gst_is_cuda_memory (gst_buffer_peek_memory (outbuf, 0));
+  if (in_cuda != out_cuda) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+        "input in %s memory, output in %s memory: the converter reads and "
+        "writes one kind of memory", in_cuda ? "CUDA" : "system",
+        out_cuda ? "CUDA" : "system");
+    return FALSE;
+  }
+
+  if (in_cuda)
+    return gst_cuda_cache_converter_convert_cuda (converter, inbuf, outbuf,
+        (CUstream) stream, error);
+
+  return gst_cuda_cache_converter_convert_cpu (converter, inbuf, outbuf, error);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_CONVERTER_H__
+#define __GST_CUDA_CACHE_CONVERTER_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CUDA_CACHE_CONVERTER (gst_cuda_cache_converter_get_type ())
+GST_CUDA_CACHE_API
+G_DECLARE_FINAL_TYPE (GstCudaCacheConverter, gst_cuda_cache_converter, GST,
+    CUDA_CACHE_CONVERTER, GstObject)
+
+/**
+ * GstCudaCacheChannelOrder:
+ * @GST_CUDA_CACHE_CHANNEL_ORDER_RGB: red, green, blue
+ * @GST_CUDA_CACHE_CHANNEL_ORDER_BGR: blue, green, red
+ *
+ * The order of a tensor's colour channels.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_CHANNEL_ORDER_RGB,
+  GST_CUDA_CACHE_CHANNEL_ORDER_BGR,
+} GstCudaCacheChannelOrder;
+
+GST_CUDA_CACHE_API
+GType gst_cuda_cache_channel_order_get_type (void);
+#define GST_TYPE_CUDA_CACHE_CHANNEL_ORDER (gst_cuda_cache_channel_order_get_type ())
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX:
+ *
+ * #G_TYPE_BOOLEAN: keep the picture's aspect ratio, centred, and fill the
+ * rest of the output with %GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE.
+ * Default %FALSE.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX "GstCudaCacheConverter.letterbox"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE:
+ *
+ * #G_TYPE_UINT, 0 to 255: red, green and blue of the letterbox padding,
+ * before normalisation. Default 0.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE "GstCudaCacheConverter.fill-value"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER:
+ *
+ * #GST_TYPE_CUDA_CACHE_CHANNEL_ORDER: a tensor's channel order. Default
+ * %GST_CUDA_CACHE_CHANNEL_ORDER_RGB.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER "GstCudaCacheConverter.channel-order"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_SCALE:
+ *
+ * #G_TYPE_DOUBLE: tensors are `value * scale / std - mean / std` per
+ * channel, for pixel values 0..255. Default 1.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_SCALE "GstCudaCacheConverter.scale"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_MEAN:
+ *
+ * #GST_TYPE_ARRAY of three #G_TYPE_DOUBLE, in the tensor's channel order.
+ * Default 0.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_MEAN "GstCudaCacheConverter.mean"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_STD:
+ *
+ * #GST_TYPE_ARRAY of three #G_TYPE_DOUBLE above 0, in the tensor's channel
+ * order. Default 1.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_STD "GstCudaCacheConverter.std"
+
+GST_CUDA_CACHE_API
+GstCudaCacheConverter *gst_cuda_cache_converter_new (const GstCaps * in_caps,
+    const GstCaps * out_caps, GstCudaContext * context, GstStructure * config,
+    GError ** error);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_set_caps (GstCudaCacheConverter * converter,
+    const GstCaps * in_caps, const GstCaps * out_caps, GError ** error);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_set_config (GstCudaCacheConverter *
+    converter, GstStructure * config, GError ** error);
+
+GST_CUDA_CACHE_API
+GstStructure *gst_cuda_cache_converter_get_config (GstCudaCacheConverter *
+    converter);
+
+GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_converter_get_context (GstCudaCacheConverter *
+    converter);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter *
+    converter, GstBuffer * inbuf, GstBuffer * outbuf, gpointer stream,
+    GError ** error);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter *
+    converter, GstVideoRectangle * rect);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_CONVERTER_H__ */

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* GstCudaCacheConverter on system memory: what it refuses and why, config
+ * that is parsed before it is committed, the letterbox rectangle, and the
+ * CPU path checked at every pixel (edges, odd sizes, letterbox borders,
+ * extreme factors both ways) against the definition the CUDA kernels also
+ * follow (gstcudacachekernels-private.h). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include <gst/video/video.h>
+#include <gst/cudacache/cudacache.h>
+#include "../cudacache-check.h"
+
+#define TENSOR "other/tensors,format=static,num_tensors=1,"
+#define RGBA_64x48 "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
+
+static GError *
+converter_error (const gchar * in, const gchar * out)
+{
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (in);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (out);
+  GstCudaCacheConverter *conv;
+  GError *error = NULL;
+
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL, NULL, &error);
+  fail_unless (conv == NULL, "%s -> %s was accepted", in, out);
+  fail_unless (error != NULL);
+  GST_INFO ("%s -> %s: %s", in, out, error->message);
+
+  return error;
+}
+
+static void
+assert_error_mentions (const gchar * in, const gchar * out, const gchar * what,
+    const gchar * not_what)
+{
+  GError *error = converter_error (in, out);
+
+  fail_unless (strstr (error->message, what) != NULL,
+      "\"%s\" does not say \"%s\"", error->message, what);
+  if (not_what)
+    fail_unless (strstr (error->message, not_what) == NULL,
+        "\"%s\" wrongly says \"%s\"", error->message, not_what);
+  g_error_free (error);
+}
+
+GST_START_TEST (test_refusals_say_why)
+{
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,dimensions=64:48:4:1", "3 channels", NULL);
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,dimensions=64:48:3:2", "batch 2", NULL);
+  /* a shape of 3 channels and batch 1 that is too large is not a channel
+   * or batch problem */
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,dimensions=4294967295:4294967295:3:1",
+      "too large", "channel");
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,layout=NCWH,dimensions=64:48:3:1",
+      "layout must be NCHW or NHWC", "channel");
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float64,dimensions=64:48:3:1", "types", "channel");
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=64:x:3:1", "dimensions", "channel");
+  assert_error_mentions ("video/x-raw,format=YUY2,width=64,height=48",
+      RGBA_64x48, "YUY2", NULL);
+}
+
+GST_END_TEST;
+
+static GstCudaCacheConverter *
+converter_new (const gchar * in, const gchar * out, GstStructure * config)
+{
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (in);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (out);
+  GstCudaCacheConverter *conv;
+  GError *error = NULL;
+
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL, config, &error);
+  fail_unless (conv != NULL, "%s -> %s: %s", in, out,
+      error ? error->message : "no error");
+
+  return conv;
+}
+
+GST_START_TEST (test_rejected_config_changes_nothing)
+{
+  GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
+      TENSOR "types=float32,dimensions=32:32:3:1",
+      gst_structure_from_string ("c, GstCudaCacheConverter.letterbox=true",
+          NULL));
+  GstStructure *before, *after;
+  GstVideoRectangle rect;
+  GError *error = NULL;
+
+  before = gst_cuda_cache_converter_get_config (conv);
+  fail_if (gst_cuda_cache_converter_set_config (conv,
+          gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
+              "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
+          &error));
+  fail_unless (error != NULL && strstr (error->message, "above 0"));
+  g_clear_error (&error);
+  after = gst_cuda_cache_converter_get_config (conv);
+  fail_unless (gst_structure_is_equal (before, after));
+  /* the letterbox, from the config that stayed */
+  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless_equals_int (rect.h, 24);
+
+  gst_structure_free (before);
+  gst_structure_free (after);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_letterbox_rect_both_directions)
+{
+  GstStructure *letterbox = gst_structure_from_string ("c, "
+      "GstCudaCacheConverter.letterbox=true", NULL);
+  GstCudaCacheConverter *conv;
+  GstVideoRectangle rect;
+
+  /* wide into square: bars above and below */
+  conv = converter_new ("video/x-raw,format=NV12,width=1920,height=1080",
+      TENSOR "types=float32,dimensions=640:640:3:1",
+      gst_structure_copy (letterbox));
+  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+  fail_unless_equals_int (rect.x, 0);
+  fail_unless_equals_int (rect.w, 640);
+  fail_unless_equals_int (rect.h, 360);
+  fail_unless_equals_int (rect.y, 140);
+  gst_object_unref (conv);
+
+  /* tall into wide: bars left and right */
+  conv = converter_new ("video/x-raw,format=RGBA,width=30,height=100",
+      "video/x-raw,format=RGBA,width=200,height=50", letterbox);
+  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+  fail_unless_equals_int (rect.y, 0);
+  fail_unless_equals_int (rect.h, 50);
+  fail_unless_equals_int (rect.w, 15);
+  fail_unless_equals_int (rect.x, 92);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+/* The definition's LINEAR taps for output index @j, in doubles, as
+ * GstVideoResampler computes them. */
+static void
+reference_taps (gint in_size, gint out_size, gint j, gint * first,
+    gint * n_taps, gdouble * weights)
+{
+  gdouble scale = in_size / (gdouble) out_size;
+  gdouble fx = scale > 1.0 ? 1.0 / scale : 1.0;
+  gint n = CLAMP ((gint) ceil (2.0 / fx), 1, 128);
+  gdouble x, sum = 0;
+  gint l;
+
+  fx = 2.0 / n;
+  n = MIN (n, in_size);
+  x = (0.5 + j) / out_size * in_size - (n > 1 ? 0.5 : 0.0);
+  x = CLAMP (x, 0, in_size - 1);
+  *first = (gint) floor (x) - (n - 1) / 2;
+  *n_taps = n;
+  for (l = 0; l < n; l++) {
+    gdouble a = fabs (x - (*first + l)) * fx;
+
+    weights[l] = a < 1.0 ? 1.0 - a : 0.0;
+    sum += weights[l];
+  }
+  for (l = 0; l < n; l++)
+    weights[l] /= sum;
+}
+
+/* Source pixel (x, y) of the test picture, channel c: gradients and a
+ * checkerboard, so that both smooth areas and sharp edges are compared. */
+static guint8
+picture_at (gint x, gint y, gint c, gint w, gint h)
+{
+  switch (c) {
+    case 0:
+      return 255 * x / MAX (w - 1, 1);
+    case 1:
+      return 255 * y / MAX (h - 1, 1);
+    default:
+      return ((x / 3 + y / 2) & 1) ? 230 : 20;
+  }
+}
+
+/* Every pixel of the CPU path's RGBA output against the definition. */
+static void
+check_cpu_against_definition (gint in_w, gint in_h, gint out_w, gint out_h,
+    gboolean letterbox, guint fill, gdouble max_mean)
+{
+  gchar *in = g_strdup_printf ("video/x-raw,format=RGBx,width=%d,height=%d",
+      in_w, in_h);
+  gchar *out = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d",
+      out_w, out_h);
+  GstStructure *config = gst_structure_new ("c",
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, letterbox,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, fill, NULL);
+  GstCudaCacheConverter *conv = converter_new (in, out, config);
+  GstVideoInfo in_info, out_info;
+  GstVideoFrame in_frame, out_frame;
+  GstBuffer *inbuf, *outbuf;
+  GstVideoRectangle rect;
+  gdouble *wx, *wy, worst = 0, total = 0;
+  guint64 n_inside = 0;
+  gint x, y, c, l, m;
+  GError *error = NULL;
+
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBx, in_w, in_h);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, out_w, out_h);
+  inbuf = gst_buffer_new_allocate (NULL, in_info.size, NULL);
+  outbuf = gst_buffer_new_allocate (NULL, out_info.size, NULL);
+  fail_unless (gst_video_frame_map (&in_frame, &in_info, inbuf, GST_MAP_WRITE));
+  for (y = 0; y < in_h; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, 0);
+
+    for (x = 0; x < in_w; x++) {
+      for (c = 0; c < 3; c++)
+        row[4 * x + c] = picture_at (x, y, c, in_w, in_h);
+      row[4 * x + 3] = 255;
+    }
+  }
+  gst_video_frame_unmap (&in_frame);
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, outbuf,
+          NULL, &error), "%s", error ? error->message : "");
+  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+
+  wx = g_new0 (gdouble, 128);
+  wy = g_new0 (gdouble, 128);
+  fail_unless (gst_video_frame_map (&out_frame, &out_info, outbuf,
+          GST_MAP_READ));
+  for (y = 0; y < out_h; y++) {
+    const guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame,
+        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0);
+    gint fy = 0, ny = 0;
+
+    if (y >= rect.y && y < rect.y + rect.h)
+      reference_taps (in_h, rect.h, y - rect.y, &fy, &ny, wy);
+
+    for (x = 0; x < out_w; x++) {
+      gboolean inside = y >= rect.y && y < rect.y + rect.h &&
+          x >= rect.x && x < rect.x + rect.w;
+      gint fx = 0, nx = 0;
+
+      if (inside)
+        reference_taps (in_w, rect.w, x - rect.x, &fx, &nx, wx);
+      for (c = 0; c < 3; c++) {
+        gdouble want = fill, diff;
+
+        if (inside) {
+          want = 0;
+          for (l = 0; l < ny; l++) {
+            gint sy = CLAMP (fy + l, 0, in_h - 1);
+
+            for (m = 0; m < nx; m++) {
+              gint sx = CLAMP (fx + m, 0, in_w - 1);
+
+              want += wy[l] * wx[m] * picture_at (sx, sy, c, in_w, in_h);
+            }
+          }
+        }
+        diff = fabs (row[4 * x + c] - want);
+        worst = MAX (worst, diff);
+        /* borders are exact; the picture within the documented levels */
+        if (inside) {
+          total += diff;
+          n_inside++;
+        }
+        fail_unless (diff <= (inside ? 6.0 : 0.0),
+            "%dx%d -> %dx%d%s: pixel (%d, %d) channel %d is %d, the "
+            "definition says %.2f", in_w, in_h, out_w, out_h,
+            letterbox ? " letterboxed" : "", x, y, c, row[4 * x + c], want);
+      }
+    }
+  }
+  GST_INFO ("%dx%d -> %dx%d%s: worst %.3f levels, mean %.3f", in_w, in_h,
+      out_w, out_h, letterbox ? " letterboxed" : "", worst,
+      total / MAX (n_inside, 1));
+  /* GstVideoConverter's 8-bit steps and fixed-point taps: a few levels at
+   * the sharpest edges, under one on average; more where 128 taps of 12
+   * bits each add up */
+  fail_unless (total / MAX (n_inside, 1) <= max_mean, "mean difference %.3f",
+      total / MAX (n_inside, 1));
+  gst_video_frame_unmap (&out_frame);
+
+  g_free (wx);
+  g_free (wy);
+  gst_buffer_unref (inbuf);
+  gst_buffer_unref (outbuf);
+  gst_object_unref (conv);
+  g_free (in);
+  g_free (out);
+}
+
+GST_START_TEST (test_cpu_path_every_pixel)
+{
+  /* same size, odd sizes both ways, extreme factors both ways */
+  check_cpu_against_definition (33, 17, 33, 17, FALSE, 0, 0.5);
+  check_cpu_against_definition (64, 48, 31, 23, FALSE, 0, 0.5);
+  check_cpu_against_definition (31, 23, 64, 48, FALSE, 0, 0.5);
+  check_cpu_against_definition (7, 5, 129, 97, FALSE, 0, 0.5);
+  check_cpu_against_definition (385, 217, 3, 3, FALSE, 0, 3.0);
+  check_cpu_against_definition (1, 1, 9, 7, FALSE, 0, 0.5);
+  check_cpu_against_definition (200, 3, 17, 1, FALSE, 0, 0.5);
+  /* letterbox: bars above and below, bars left and right */
+  check_cpu_against_definition (192, 108, 64, 64, TRUE, 114, 0.5);
+  check_cpu_against_definition (45, 101, 66, 33, TRUE, 7, 0.5);
+}
+
+GST_END_TEST;
+
+static Suite *
+converter_suite (void)
+{
+  Suite *s = suite_create ("converter");
+  TCase *tc = tcase_create ("general");
+
+  cudacache_check_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_rejected_config_changes_nothing);
+  tcase_add_test (tc, test_letterbox_rect_both_directions);
+  tcase_add_test (tc, test_cpu_path_every_pixel);
+
+  return s;
+}
+
+GST_CHECK_MAIN (converter);
