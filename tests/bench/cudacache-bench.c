@@ -389,7 +389,11 @@ typedef struct
   GMutex lock;
   GCond cond;
   GArray *times;                /* gint64 ns */
-  guint mark;                   /* read the allocation count at this buffer */
+  /* the allocation count is read at these buffers (0: never), or at every
+   * buffer: it takes a process-wide lock, kept off the busy scenario */
+  guint mark;
+  guint last;
+  gboolean allocs_every_buffer;
   guint64 allocs_at_mark;
   guint64 allocs_at_last;
 } SinkLog;
@@ -399,13 +403,18 @@ sink_log_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   SinkLog *log = user_data;
   gint64 t = now_ns ();
-  guint64 allocs = alloc_counter_read ();
+  guint n;
 
   g_mutex_lock (&log->lock);
   g_array_append_val (log->times, t);
-  if (log->times->len == log->mark)
-    log->allocs_at_mark = allocs;
-  log->allocs_at_last = allocs;
+  n = log->times->len;
+  if (log->allocs_every_buffer || n == log->mark || n == log->last) {
+    guint64 allocs = alloc_counter_read ();
+
+    if (n == log->mark)
+      log->allocs_at_mark = allocs;
+    log->allocs_at_last = allocs;
+  }
   g_cond_broadcast (&log->cond);
   g_mutex_unlock (&log->lock);
 
@@ -418,7 +427,8 @@ sink_log_init (SinkLog * log)
   g_mutex_init (&log->lock);
   g_cond_init (&log->cond);
   log->times = g_array_new (FALSE, FALSE, sizeof (gint64));
-  log->mark = 0;
+  log->mark = log->last = 0;
+  log->allocs_every_buffer = FALSE;
   log->allocs_at_mark = log->allocs_at_last = 0;
 }
 
@@ -558,6 +568,7 @@ convert_once (Bench * b, FrameSet * set, Variant v, guint k, guint warm,
 
   run_init (b, &run, middle);
   run.log.mark = warm;
+  run.log.last = total;
   for (i = 0; i < total; i++)
     run_push (&run, set->frames[k ? (i / k) % N_SIZES : 0]);
   run_finish (&run);
@@ -692,6 +703,8 @@ decode_once (Bench * b, Variant v, guint rep, DecodeCheck * check)
 
   sink_log_init (&log);
   log.mark = warm;
+  /* frames lost at resolution changes: the last one is not known */
+  log.allocs_every_buffer = TRUE;
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_log_probe, &log,

@@ -259,10 +259,13 @@ def report(run_dir):
         L.append("### 3. A busy GPU: pipelines in one process on one context")
         L.append("")
         rows = []
+        o1 = res.stat("busy", "ours", "steady N=1", "aggregate_fps")
+        s1 = res.stat("busy", "stock", "steady N=1", "aggregate_fps")
         for p in res.params("busy"):
             oa = res.stat("busy", "ours", p, "aggregate_fps")
             sa = res.stat("busy", "stock", p, "aggregate_fps")
             rows.append([p, spread(oa), spread(sa), fmt_ratio(ratio(oa, sa)),
+                         fmt_ratio(ratio(oa, o1)), fmt_ratio(ratio(sa, s1)),
                          spread(res.stat("busy", "ours", p, "steady_p99_interval_us")),
                          spread(res.stat("busy", "stock", p, "steady_p99_interval_us")),
                          spread(res.stat("busy", "ours", p, "steady_max_interval_us")),
@@ -270,6 +273,7 @@ def report(run_dir):
                          spread(res.stat("busy", "ours", p, "switching_fps")),
                          spread(res.stat("busy", "stock", p, "switching_fps"))])
         table(L, ["pipelines", "ours aggregate fps", "stock aggregate fps", "ours/stock",
+                  "ours vs 1 steady", "stock vs 1 steady",
                   "ours steady p99 interval us", "stock steady p99 interval us",
                   "ours steady max us", "stock steady max us",
                   "ours switching fps", "stock switching fps"], rows)
