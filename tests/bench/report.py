@@ -17,7 +17,9 @@ import csv
 import glob
 import os
 import re
+import shutil
 import statistics
+import subprocess
 import sys
 
 HEADER = ["scenario", "variant", "param", "rep", "metric", "value", "unit"]
@@ -176,6 +178,48 @@ def kernel_results(run_dir):
     return out, frames
 
 
+def plot(run_dir, name, title, ylabel, labels, series, logscale):
+    """Clustered bars with min-max error bars, by gnuplot; False without it.
+
+    series: [(legend, [Stat or None per label])]."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        return False
+    dat = os.path.join(run_dir, name + ".dat")
+    with open(dat, "w") as f:
+        for i, label in enumerate(labels):
+            cols = []
+            for _legend, stats in series:
+                st = stats[i]
+                cols += ["%g %g %g" % (st.median, st.min, st.max) if st and st.median
+                         else "NaN NaN NaN"]
+            f.write('"%s" %s\n' % (label, " ".join(cols)))
+    n = len(series)
+    width = 0.8 / n
+    # the labels once, at the middle of each cluster
+    plots = ["'%s' using 0:(NaN):xtic(1) with points notitle" % dat]
+    for j, (legend, _stats) in enumerate(series):
+        c = 2 + 3 * j
+        plots.append("'%s' using ($0%+g):%d:%d:%d:(%g) with boxerrorbars title '%s'"
+                     % (dat, (j - (n - 1) / 2.0) * width, c, c + 1, c + 2, width,
+                        legend))
+    script = "\n".join([
+        "set terminal pngcairo size 800,420 font ',10'",
+        "set output '%s'" % os.path.join(run_dir, name + ".png"),
+        "set title '%s'" % title, "set ylabel '%s'" % ylabel,
+        "set style fill solid 0.6 border -1", "set boxwidth %g" % width,
+        "set key top right", "set grid ytics",
+        "set logscale y" if logscale else "set yrange [0:*]",
+        "plot " + ", ".join(plots), ""])
+    try:
+        subprocess.run([gnuplot], input=script.encode(), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write("report.py: warning: gnuplot failed: %s\n" % e)
+        return False
+    return True
+
+
 def table(lines, header, rows):
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
@@ -184,7 +228,7 @@ def table(lines, header, rows):
     lines.append("")
 
 
-def report(run_dir):
+def report(run_dir, images=""):
     data, _order = load(os.path.join(run_dir, "results.csv"))
     res = Results(data)
     machine = ""
@@ -230,6 +274,12 @@ def report(run_dir):
         table(L, ["caps switch", "ours fps", "stock fps", "ours/stock",
                   "ours allocs/1000", "stock allocs/1000", "ours cache misses/1000"],
               rows)
+        ps = res.params("convert")
+        if plot(run_dir, "convert_fps", "Conversion pipelines: 1080p-class NV12 to "
+                "640x640 RGBA", "frames per second (log)", ps,
+                [(v, [res.stat("convert", v, p, "fps") for p in ps])
+                 for v in ("ours", "stock")], True):
+            L += ["![conversion fps](%sconvert_fps.png)" % images, ""]
 
     # 2. decode
     if res.has("decode"):
@@ -277,6 +327,12 @@ def report(run_dir):
                   "ours steady p99 interval us", "stock steady p99 interval us",
                   "ours steady max us", "stock steady max us",
                   "ours switching fps", "stock switching fps"], rows)
+        ps = res.params("busy")
+        if plot(run_dir, "busy_fps", "Pipelines in one process on one context",
+                "aggregate frames per second", ps,
+                [(v, [res.stat("busy", v, p, "aggregate_fps") for p in ps])
+                 for v in ("ours", "stock")], False):
+            L += ["![busy GPU](%sbusy_fps.png)" % images, ""]
         one = res.stat("busy", "ours", "steady N=1", "aggregate_fps")
         for n, want in (("4", 3.5), ("8", 6.0)):
             agg = res.stat("busy", "ours", "steady N=%s" % n, "aggregate_fps")
@@ -369,12 +425,13 @@ def main(argv):
     if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--doc"):
         die("usage: report.py RESULTS_DIR [--doc FILE]")
     run_dir = argv[1]
-    text = report(run_dir)
     with open(os.path.join(run_dir, "report.md"), "w") as f:
-        f.write("# Benchmark report\n\n" + text)
+        f.write("# Benchmark report\n\n" + report(run_dir))
     print("wrote %s" % os.path.join(run_dir, "report.md"))
     if len(argv) == 4:
         doc = argv[3]
+        images = os.path.relpath(run_dir, os.path.dirname(os.path.abspath(doc)))
+        text = report(run_dir, images + "/")
         body = open(doc).read()
         if BEGIN not in body or END not in body:
             die("%s has no %s ... %s markers" % (doc, BEGIN, END))
