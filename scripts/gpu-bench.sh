@@ -11,7 +11,7 @@
 # and the decode scenario's segments (BENCH_MEDIA, default build/bench-media,
 # made by tests/bench/make-stream.sh; made there if x264enc is bundled).
 # REPS (default 5) alternating repetitions; NCU_FRAMES (default 8) frames per
-# Nsight Compute run.
+# Nsight Compute run; BENCH_COMMIT, the commit measured, for machine.txt.
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-bench.sh OUT}
@@ -98,6 +98,7 @@ fi
   echo "- Nsight Compute: $("$ncu" --version 2>/dev/null | tail -n 1 || echo none)"
   echo "- CPU: $(nproc) cores; kernel $(uname -r)"
   echo "- stock converter: cudaconvertscale with NVRTC from $(basename "${whl:-none}")"
+  echo "- commit: ${BENCH_COMMIT:-not given (BENCH_COMMIT)}"
   echo "- script: REPS=$reps NCU_FRAMES=$ncu_frames scripts/gpu-bench.sh OUT"
   echo "- decode stream: ${stream_args:-none}"
   echo "- wall time: $(($(date +%s) - start)) s"
