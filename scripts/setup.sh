@@ -15,7 +15,9 @@ PACKAGES="build-essential pkg-config meson ninja-build python3
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad check valgrind indent
-gnuplot-nox"
+gnuplot-nox gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
+gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-gi
+python3-gst-1.0 python3-numpy libdlpack-dev"
 
 missing=
 for p in $PACKAGES; do

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* Stands in for <cudaGL.h> for g-ir-scanner only: see cuda.h here. */

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/**
+ * SECTION:gstcudacachedlpack
+ * @title: DLPack export
+ * @short_description: hands tensors and video frames to PyTorch, CuPy and
+ *     NumPy without a copy
+ *
+ * gst_cuda_cache_dlpack_export() describes the memory of a buffer as a
+ * [DLPack](https://dmlc.github.io/dlpack/latest/) `DLManagedTensor`: a
+ * tensor buffer (a #GstCudaCacheTensorMeta, or `other/tensors` caps) as the
+ * tensor it holds, a `video/x-raw` frame as height x width x channels
+ * (HWC) where its layout allows, whole or one plane at a time. CUDA memory
+ * is exported as `kDLCUDA` on the memory's device, system memory as `kDLCPU`.
+ *
+ * The tensor keeps a reference on the buffer, and the buffer mapped, until
+ * its consumer calls its `deleter`: a buffer from a pool over a
+ * #GstCudaCache goes back to its pool, and its memory to the cache, only
+ * once the consumer is done with it.
+ *
+ * |[<!-- language="C" -->
+ * #include <dlpack/dlpack.h>
+ *
+ * DLManagedTensor *t = gst_cuda_cache_dlpack_export (buffer, caps,
+ *     GST_CUDA_CACHE_DLPACK_WHOLE);
+ * gst_buffer_unref (buffer);      // t holds its own reference
+ * ... hand t to a consumer, which calls t->deleter (t) when done ...
+ * ]|
+ *
+ * `data` points at the first element and `byte_offset` is 0: some consumers
+ * ignore `byte_offset`. Elements of this project finish writing a buffer
+ * before they push it, so a consumer's stream needs no synchronisation.
+ * The memory is mapped for reading: treat the tensor as read-only.
+ *
+ * From Python, the `gstcudacache` module (see docs/python.md) wraps the
+ * result in an object with `__dlpack__` and `__dlpack_device__`.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlpack/dlpack.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "gstcudacachedlpack.h"
+#include "gstcudacachetensor.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_dlpack_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_dlpack_debug
+
+#define MAX_DIMS GST_CUDA_CACHE_TENSOR_N_DIMS
+
+/* What a DLManagedTensor's manager_ctx points at: the tensor itself comes
+ * first, so one allocation serves both. */
+typedef struct
+{
+  DLManagedTensor managed;
+
+  GstBuffer *buffer;
+  gboolean is_frame;
+  GstMapInfo map;               /* tensors */
+  GstVideoFrame frame;          /* video frames */
+
+  int64_t shape[MAX_DIMS];
+  int64_t strides[MAX_DIMS];
+} GstCudaCacheDLPack;
+
+static void
+debug_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_dlpack_debug, "cudacachedlpack",
+        0, "CUDA cache: DLPack export");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+static void
+dlpack_deleter (DLManagedTensor * managed)
+{
+  GstCudaCacheDLPack *self = managed->manager_ctx;
+
+  GST_LOG ("consumer released the tensor of buffer %p", self->buffer);
+
+  if (self->is_frame)
+    gst_video_frame_unmap (&self->frame);
+  else
+    gst_buffer_unmap (self->buffer, &self->map);
+  gst_buffer_unref (self->buffer);
+  g_free (self);
+}
+
+static gboolean
+buffer_device (GstBuffer * buffer, DLDevice * device)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+  guint n = gst_buffer_n_memory (buffer);
+  guint i, device_id = 0;
+  gboolean cuda = gst_is_cuda_memory (mem);
+
+  /* a buffer is exported whole: all its memories must live in one place */
+  for (i = 1; i < n; i++) {
+    if (gst_is_cuda_memory (gst_buffer_peek_memory (buffer, i)) != cuda) {
+      GST_WARNING ("buffer %p mixes CUDA and system memory", buffer);
+      return FALSE;
+    }
+  }
+
+  if (cuda) {
+    g_object_get (GST_CUDA_MEMORY_CAST (mem)->context, "cuda-device-id",
+        &device_id, NULL);
+    device->device_type = kDLCUDA;
+    device->device_id = device_id;
+  } else {
+    device->device_type = kDLCPU;
+    device->device_id = 0;
+  }
+
+  return TRUE;
+}
+
+static gboolean
+export_tensor (GstCudaCacheDLPack * self, const GstCudaCacheTensorInfo * info,
+    GstMapFlags flags)
+{
+  DLTensor *t = &self->managed.dl_tensor;
+  guint elem = gst_cuda_cache_tensor_dtype_get_size (info->dtype);
+  guint i;
+
+  /* a CUDA buffer of several memories cannot be merged by a map */
+  if ((flags & GST_MAP_CUDA) && gst_buffer_n_memory (self->buffer) != 1) {
+    GST_WARNING ("CUDA tensor buffer %p has %u memories", self->buffer,
+        gst_buffer_n_memory (self->buffer));
+    return FALSE;
+  }
+  if (!gst_buffer_map (self->buffer, &self->map, flags)) {
+    GST_WARNING ("could not map tensor buffer %p", self->buffer);
+    return FALSE;
+  }
+  if (self->map.size < info->size) {
+    GST_WARNING ("buffer %p holds %" G_GSIZE_FORMAT " bytes, its tensor needs %"
+        G_GSIZE_FORMAT, self->buffer, self->map.size, info->size);
+    gst_buffer_unmap (self->buffer, &self->map);
+    return FALSE;
+  }
+
+  switch (info->dtype) {
+    case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
+      t->dtype.code = kDLUInt;
+      break;
+    case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
+    case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
+      t->dtype.code = kDLFloat;
+      break;
+  }
+  t->dtype.bits = elem * 8;
+  t->dtype.lanes = 1;
+
+  for (i = 0; i < MAX_DIMS; i++) {
+    self->shape[i] = info->dims[i];
+    self->strides[i] = info->strides[i] / elem;
+  }
+  t->ndim = MAX_DIMS;
+  t->data = self->map.data;
+
+  return TRUE;
+}
+
+/* The components of @plane as one height x width x channels block: they
+ * must share subsampling and pixel stride, and be whole bytes or 16-bit
+ * words in host order (which leaves out v210, RGB16, 10-bit formats, ...). */
+static gboolean
+plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
+    guint * comp)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint c, depth = 0, found = 0, w_sub = 0, h_sub = 0;
+  gint pstride = 0;
+
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo) ||
+      GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo))
+    return FALSE;
+
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != plane)
+      continue;
+    if (found == 0) {
+      depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+      pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+      w_sub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+      h_sub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+      *comp = c;
+    }
+    if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) != depth ||
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) != pstride ||
+        GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) != w_sub ||
+        GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c) != h_sub ||
+        GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) != 0)
+      return FALSE;
+    found++;
+  }
+
+  if (found == 0 || (depth != 8 && depth != 16) || pstride <= 0 ||
+      pstride % (depth / 8) != 0)
+    return FALSE;
+  if (depth == 16 && (GST_VIDEO_FORMAT_INFO_IS_LE (finfo) ?
+          G_BYTE_ORDER != G_LITTLE_ENDIAN : G_BYTE_ORDER != G_BIG_ENDIAN))
+    return FALSE;
+
+  *bytes = depth / 8;
+  return TRUE;
+}
+
+static gboolean
+export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
+    gint plane, GstMapFlags flags)
+{
+  DLTensor *t = &self->managed.dl_tensor;
+  guint bytes = 1, comp = 0, p = plane < 0 ? 0 : plane;
+  gint stride;
+  GstVideoInfo pitched;
+
+  if (plane < 0 && GST_VIDEO_INFO_N_PLANES (info) != 1) {
+    GST_WARNING ("%s has %u planes: export them one at a time",
+        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info));
+    return FALSE;
+  }
+  if (p >= GST_VIDEO_INFO_N_PLANES (info)) {
+    GST_WARNING ("%s has no plane %d", GST_VIDEO_INFO_NAME (info), plane);
+    return FALSE;
+  }
+  if (!plane_layout (info, p, &bytes, &comp)) {
+    GST_WARNING ("plane %u of %s is no height x width x channels block", p,
+        GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  /* CUDA memory is pitched: without a video meta, the memory's own info
+   * has the layout the caps cannot tell */
+  if ((flags & GST_MAP_CUDA) && !gst_buffer_get_video_meta (self->buffer) &&
+      gst_buffer_n_memory (self->buffer) == 1) {
+    GstCudaMemory *mem =
+        GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (self->buffer, 0));
+
+    if (GST_VIDEO_INFO_FORMAT (&mem->info) == GST_VIDEO_INFO_FORMAT (info) &&
+        GST_VIDEO_INFO_WIDTH (&mem->info) == GST_VIDEO_INFO_WIDTH (info) &&
+        GST_VIDEO_INFO_HEIGHT (&mem->info) == GST_VIDEO_INFO_HEIGHT (info)) {
+      guint i;
+
+      pitched = *info;
+      for (i = 0; i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+        pitched.offset[i] = mem->info.offset[i];
+        pitched.stride[i] = mem->info.stride[i];
+      }
+      pitched.size = mem->info.size;
+      info = &pitched;
+    }
+  }
+
+  /* the tensor's own reference is the frame's */
+  if (!gst_video_frame_map (&self->frame, info, self->buffer,
+          flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    GST_WARNING ("could not map frame buffer %p", self->buffer);
+    return FALSE;
+  }
+  self->is_frame = TRUE;
+
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&self->frame, p);
+  if (stride <= 0 || stride % bytes != 0) {
+    GST_WARNING ("plane %u's stride %d is no whole number of elements", p,
+        stride);
+    gst_video_frame_unmap (&self->frame);
+    self->is_frame = FALSE;
+    return FALSE;
+  }
+
+  self->shape[0] = GST_VIDEO_FRAME_COMP_HEIGHT (&self->frame, comp);
+  self->shape[1] = GST_VIDEO_FRAME_COMP_WIDTH (&self->frame, comp);
+  self->shape[2] = GST_VIDEO_FRAME_COMP_PSTRIDE (&self->frame, comp) / bytes;
+  self->strides[0] = stride / bytes;
+  self->strides[1] = self->shape[2];
+  self->strides[2] = 1;
+
+  t->ndim = 3;
+  t->dtype.code = kDLUInt;
+  t->dtype.bits = bytes * 8;
+  t->dtype.lanes = 1;
+  t->data = GST_VIDEO_FRAME_PLANE_DATA (&self->frame, p);
+
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_dlpack_export:
+ * @buffer: a tensor or video buffer, in CUDA or system memory
+ * @caps: (nullable): @buffer's caps: `video/x-raw` for a frame, or
+ *     `other/tensors` for a tensor buffer without a #GstCudaCacheTensorMeta
+ * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE for a whole tensor or single-plane
+ *     frame (RGBA, RGB, GRAY8, ...), or the index of one plane of a frame
+ *     (0 for NV12's luma, 1 for its interleaved chroma)
+ *
+ * Describes @buffer's memory as a DLPack tensor without copying it. A
+ * buffer with a #GstCudaCacheTensorMeta is exported as its four-dimensional
+ * tensor (in its layout's order, e.g. NCHW); a video frame as a
+ * three-dimensional height x width x channels tensor of its plane, where
+ * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
+ * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.
+ * Formats whose components are packed below a byte, tiled or of different
+ * pixel strides in one plane (YUY2, v210, ...) are refused.
+ *
+ * The tensor holds a reference on @buffer and keeps it mapped until its
+ * `deleter` runs; release one that was never handed to a consumer with
+ * gst_cuda_cache_dlpack_release().
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *` (declared in
+ *     `<dlpack/dlpack.h>`), or %NULL if @buffer's layout cannot be
+ *     described or it cannot be mapped
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
+    gint plane)
+{
+  GstCudaCacheDLPack *self;
+  GstCudaCacheTensorMeta *meta;
+  GstCudaCacheTensorInfo tensor;
+  GstVideoInfo vinfo;
+  GstMapFlags flags = GST_MAP_READ;
+  DLDevice device;
+  gboolean is_tensor = FALSE, is_video = FALSE;
+  gboolean ok;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (caps == NULL || GST_IS_CAPS (caps), NULL);
+  g_return_val_if_fail (plane >= GST_CUDA_CACHE_DLPACK_WHOLE, NULL);
+
+  debug_init ();
+
+  if (gst_buffer_n_memory (buffer) == 0) {
+    GST_WARNING ("buffer %p has no memory", buffer);
+    return NULL;
+  }
+
+  meta = gst_buffer_get_cuda_cache_tensor_meta (buffer);
+  if (meta) {
+    tensor = meta->info;
+    is_tensor = TRUE;
+  } else if (caps && gst_caps_is_fixed (caps) &&
+      gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
+    is_tensor = gst_cuda_cache_tensor_info_from_caps (&tensor, caps);
+  } else if (caps) {
+    is_video = gst_video_info_from_caps (&vinfo, caps);
+  }
+  if (!is_tensor && !is_video) {
+    GST_WARNING ("buffer %p has no tensor meta and caps %" GST_PTR_FORMAT
+        " describe no tensor or frame", buffer, caps);
+    return NULL;
+  }
+  if (is_tensor && plane > 0) {
+    GST_WARNING ("a tensor has no plane %d", plane);
+    return NULL;
+  }
+
+  if (!buffer_device (buffer, &device))
+    return NULL;
+  if (device.device_type == kDLCUDA)
+    flags |= GST_MAP_CUDA;
+
+  self = g_new0 (GstCudaCacheDLPack, 1);
+  self->buffer = gst_buffer_ref (buffer);
+
+  if (is_tensor)
+    ok = export_tensor (self, &tensor, flags);
+  else
+    ok = export_frame (self, &vinfo, plane, flags);
+
+  if (!ok) {
+    gst_buffer_unref (self->buffer);
+    g_free (self);
+    return NULL;
+  }
+
+  self->managed.dl_tensor.device = device;
+  self->managed.dl_tensor.shape = self->shape;
+  self->managed.dl_tensor.strides = self->strides;
+  self->managed.dl_tensor.byte_offset = 0;
+  self->managed.manager_ctx = self;
+  self->managed.deleter = dlpack_deleter;
+
+  GST_LOG ("exported buffer %p: %d dimensions, %u-bit elements, device %d:%d",
+      buffer, self->managed.dl_tensor.ndim, self->managed.dl_tensor.dtype.bits,
+      device.device_type, device.device_id);
+
+  return &self->managed;
+}
+
+/**
+ * gst_cuda_cache_dlpack_release:
+ * @managed_tensor: (nullable): a `DLManagedTensor *` from
+ *     gst_cuda_cache_dlpack_export() that no consumer took
+ *
+ * Runs @managed_tensor's deleter: its buffer is unmapped and unreferenced.
+ * A consumer that took the tensor calls the deleter itself; do not call this
+ * then.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_dlpack_release (gpointer managed_tensor)
+{
+  DLManagedTensor *managed = managed_tensor;
+
+  if (managed && managed->deleter)
+    managed->deleter (managed);
+}

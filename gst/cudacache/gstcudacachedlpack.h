@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#ifndef __GST_CUDA_CACHE_DLPACK_H__
+#define __GST_CUDA_CACHE_DLPACK_H__
+
+#include <gst/cudacache/cudacache-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_CUDA_CACHE_DLPACK_WHOLE:
+ *
+ * The @plane of gst_cuda_cache_dlpack_export() that exports a whole tensor,
+ * or a whole single-plane video frame.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_DLPACK_WHOLE (-1)
+
+GST_CUDA_CACHE_API
+gpointer gst_cuda_cache_dlpack_export (GstBuffer * buffer,
+    const GstCaps * caps, gint plane);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_dlpack_release (gpointer managed_tensor);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_DLPACK_H__ */

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""DLPack tensors from GStreamer buffers, for PyTorch, CuPy and NumPy.
+
+    import numpy
+    import gstcudacache
+
+    sample = appsink.emit("pull-sample")
+    array = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+
+A Tensor is one export of a buffer through gst_cuda_cache_dlpack_export():
+a tensor buffer (other/tensors) as its 4-D tensor, a video/x-raw frame as
+height x width x channels, whole or one plane at a time. It holds a
+reference on the buffer until the consumer (the array) is freed, so the
+buffer goes back to its pool, and its memory to the cache, only then.
+Nothing is copied: CUDA memory stays on its device (torch.from_dlpack,
+cupy.from_dlpack), system memory is read in place (numpy.from_dlpack).
+
+Tensor(buffer, caps) calls the library through PyGObject
+(gi.repository.GstCudaCache). Tensor.from_pointer() adopts a
+DLManagedTensor * from elsewhere (a C function, a ctypes binding), so the
+module itself needs nothing but ctypes.
+"""
+
+import ctypes
+
+__all__ = ["Tensor", "WHOLE", "KDL_CPU", "KDL_CUDA"]
+
+WHOLE = -1
+KDL_CPU = 1
+KDL_CUDA = 2
+KDL_CUDA_HOST = 3
+KDL_CUDA_MANAGED = 13
+
+_CAPSULE_NAME = b"dltensor"
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p),
+                ("device", DLDevice),
+                ("ndim", ctypes.c_int),
+                ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_Deleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(DLManagedTensor))
+DLManagedTensor._fields_ = [("dl_tensor", DLTensor),
+                            ("manager_ctx", ctypes.c_void_p),
+                            ("deleter", _Deleter)]
+
+_DTYPE_NAMES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32",
+                (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32",
+                (2, 16): "float16", (2, 32): "float32", (2, 64): "float64"}
+
+# Raw pointers only: the destructor runs while the capsule is being freed,
+# when touching its reference count would free it a second time.
+_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+_PyCapsule_New.restype = ctypes.py_object
+_PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer.restype = ctypes.c_void_p
+_PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+
+def _release(address):
+    managed = DLManagedTensor.from_address(address)
+    if managed.deleter:
+        managed.deleter(ctypes.cast(address, ctypes.POINTER(DLManagedTensor)))
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _capsule_destructor(capsule):
+    # A consumer renames the capsule it took ("used_dltensor") and runs the
+    # deleter itself; one nobody took still owns its tensor.
+    if _PyCapsule_IsValid(capsule, _CAPSULE_NAME):
+        _release(_PyCapsule_GetPointer(capsule, _CAPSULE_NAME))
+
+
+# kept alive with the interpreter, not the module: capsules can outlive it
+ctypes._gst_cuda_cache_capsule_destructor = _capsule_destructor
+
+
+def _gi_export(buffer, caps, plane):
+    import gi
+    gi.require_version("GstCudaCache", "1.0")
+    from gi.repository import GstCudaCache
+    return GstCudaCache.CudaCache.dlpack_export(buffer, caps, plane) or None
+
+
+class Tensor:
+    """One DLPack export of a buffer: pass it to torch.from_dlpack(),
+    cupy.from_dlpack() or numpy.from_dlpack(), once.
+
+    It holds no Python reference to the buffer, only the export's own, which
+    passes to the consumer: once the array is freed, so is the buffer. Make
+    another Tensor for another consumer. Treat the memory as read-only: it
+    is mapped for reading.
+    """
+
+    def __init__(self, buffer, caps=None, plane=WHOLE):
+        """Exports a Gst.Buffer: a tensor buffer (its GstCudaCacheTensorMeta,
+        or other/tensors caps), or a video/x-raw frame with its caps; plane
+        is WHOLE for a tensor or single-plane frame, or a plane's index.
+        Raises ValueError if the buffer's layout cannot be described."""
+        self._ptr = None
+        self._adopt(_gi_export(buffer, caps, plane))
+
+    @classmethod
+    def from_sample(cls, sample, plane=WHOLE):
+        """Exports the buffer of a Gst.Sample (from appsink) with its caps."""
+        return cls(sample.get_buffer(), sample.get_caps(), plane)
+
+    @classmethod
+    def from_pointer(cls, address):
+        """Adopts a DLManagedTensor * (an int), which its deleter releases."""
+        self = cls.__new__(cls)
+        self._ptr = None
+        self._adopt(address)
+        return self
+
+    def _adopt(self, address):
+        if not address:
+            raise ValueError("the buffer's layout cannot be exported as a "
+                             "DLPack tensor (see the cudacachedlpack debug "
+                             "category)")
+        self._ptr = address
+        t = DLManagedTensor.from_address(address).dl_tensor
+        # kept so the properties outlive the export a consumer took
+        self.device = (t.device.device_type, t.device.device_id)
+        self.data_ptr = t.data + t.byte_offset
+        self.shape = tuple(t.shape[i] for i in range(t.ndim))
+        self.strides = tuple(t.strides[i] for i in range(t.ndim))
+        self.dtype = _DTYPE_NAMES.get((t.dtype.code, t.dtype.bits),
+                                      f"code{t.dtype.code}:{t.dtype.bits}")
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        # Elements of this project finish writing a buffer before pushing
+        # it: the data is ready on every stream, `stream` needs no wait.
+        if copy:
+            raise BufferError("a buffer's tensor is exported without a copy")
+        if dl_device is not None and tuple(dl_device) != self.device:
+            raise BufferError(f"the tensor lives on device {self.device}")
+        if self._ptr is None:
+            raise BufferError("this tensor was already handed over: make "
+                              "another Tensor for another consumer")
+        address, self._ptr = self._ptr, None
+        return _PyCapsule_New(address, _CAPSULE_NAME,
+                              ctypes.cast(_capsule_destructor,
+                                          ctypes.c_void_p))
+
+    def close(self):
+        """Releases the export if no consumer took it."""
+        address, self._ptr = self._ptr, None
+        if address:
+            _release(address)
+
+    def __del__(self):
+        self.close()
+
+    def __repr__(self):
+        return (f"<gstcudacache.Tensor {self.dtype}{list(self.shape)} "
+                f"device={self.device} data=0x{self.data_ptr:x}>")

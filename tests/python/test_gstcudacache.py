@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The library from Python: the typelib through PyGObject, the cache's limit,
+statistics and clearing, the tensor meta, and DLPack export to NumPy on
+system memory (no GPU needed).
+
+Prints gst-check's "Checks: N, Failures: F, Errors: E" so that
+scripts/summarize-tests.py counts each case; exits 77 (skipped) where
+PyGObject, GStreamer's Python overrides or NumPy are missing.
+"""
+
+import gc
+import os
+import sys
+import traceback
+import unittest
+
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    gi.require_version("GstCudaCache", "1.0")
+    from gi.repository import Gst, GstCudaCache
+    import numpy
+except (ImportError, ValueError) as e:
+    print(f"skipped: {e} (install python3-gi, python3-gst-1.0, python3-numpy)")
+    sys.exit(77)
+
+if not hasattr(numpy, "from_dlpack"):
+    print(f"skipped: NumPy {numpy.__version__} has no from_dlpack")
+    sys.exit(77)
+
+import gstcudacache
+
+Gst.init(None)
+
+W, H = 16, 10
+GLOBAL = GstCudaCache.CudaCacheScope.GLOBAL
+THREAD = GstCudaCache.CudaCacheScope.THREAD
+
+
+def stats(cache, scope=GLOBAL):
+    return cache.get_stats(scope)
+
+
+def mapped_address(buffer):
+    """The address of the buffer's memory and its bytes, as NumPy sees them."""
+    ok, info = buffer.map(Gst.MapFlags.READ)
+    assert ok
+    try:
+        data = numpy.frombuffer(info.data, dtype=numpy.uint8)
+        return data.ctypes.data, data.copy()
+    finally:
+        buffer.unmap(info)
+
+
+class Pipeline:
+    """A parsed pipeline with named appsinks, pulled from by name."""
+
+    def __init__(self, description):
+        self.pipeline = Gst.parse_launch(description)
+        self.pipeline.set_state(Gst.State.PLAYING)
+
+    def pull(self, name):
+        sink = self.pipeline.get_by_name(name)
+        sample = sink.emit("pull-sample")
+        assert sample is not None, f"{name} got no sample"
+        return sample
+
+    def stop(self):
+        self.pipeline.set_state(Gst.State.NULL)
+        self.pipeline = None
+        gc.collect()
+
+
+def tensor_caps(types="float32", layout="NCHW", dims=None):
+    if dims is None:
+        dims = f"{W}:{H}:3:1" if layout == "NCHW" else f"3:{W}:{H}:1"
+    return (f"other/tensors,format=static,num_tensors=1,types={types},"
+            f"dimensions={dims},layout={layout}")
+
+
+SINK = "appsink sync=false enable-last-sample=false max-buffers=4"
+
+
+class Introspection(unittest.TestCase):
+    def test_typelib_loads(self):
+        self.assertEqual(GstCudaCache.CudaCache.__gtype__.name, "GstCudaCache")
+        self.assertTrue(GstCudaCache.CudaCacheSystemPool.__gtype__.is_a(
+            Gst.BufferPool.__gtype__))
+        self.assertTrue(GstCudaCache.CudaCachePool.__gtype__.is_a(
+            Gst.BufferPool.__gtype__))
+        self.assertIsNotNone(GstCudaCache.cuda_cache_tensor_meta_get_info())
+
+    def test_system_pool_and_cache(self):
+        cache = GstCudaCache.CudaCache.get_system()
+        pool = GstCudaCache.CudaCacheSystemPool.new(None)
+        self.assertEqual(pool.get_cache(), cache)
+        own = GstCudaCache.CudaCache.new(
+            1 << 30, GstCudaCache.CudaCacheFlags(0))
+        pool = GstCudaCache.CudaCacheSystemPool.new(own)
+        self.assertEqual(pool.get_cache(), own)
+
+        # a pool's buffers come from its cache
+        caps = Gst.Caps.from_string(f"video/x-raw,format=RGBA,width={W},"
+                                    f"height={H}")
+        config = pool.get_config()
+        Gst.BufferPool.config_set_params(config, caps, W * H * 4, 2, 0)
+        self.assertTrue(pool.set_config(config))
+        self.assertTrue(pool.set_active(True))
+        ret, buf = pool.acquire_buffer(None)
+        self.assertEqual(ret, Gst.FlowReturn.OK)
+        self.assertTrue(own.owns_memory(buf.peek_memory(0)))
+        self.assertGreaterEqual(stats(own).used_blocks, 1)
+        del buf
+        self.assertTrue(pool.set_active(False))
+        del pool
+        gc.collect()
+        self.assertEqual(stats(own).used_blocks, 0)
+        self.assertGreaterEqual(stats(own).idle_blocks, 2)
+
+    def test_limit_stats_clear(self):
+        cache = GstCudaCache.CudaCache.new(
+            1 << 30, GstCudaCache.CudaCacheFlags(0))
+        self.assertEqual(cache.get_device_memory(), 1 << 30)
+        self.assertEqual(cache.get_limit(), 1 << 29)
+        ok, limit = GstCudaCache.CudaCache.parse_limit("25%", 1 << 30)
+        self.assertTrue(ok)
+        self.assertEqual(limit, 1 << 28)
+        cache.set_limit(limit)
+        self.assertEqual(cache.get_limit(), 1 << 28)
+        self.assertEqual(stats(cache).limit_bytes, 1 << 28)
+
+        pool = GstCudaCache.CudaCacheSystemPool.new(cache)
+        caps = Gst.Caps.from_string(f"video/x-raw,format=RGBA,width={W},"
+                                    f"height={H}")
+        config = pool.get_config()
+        Gst.BufferPool.config_set_params(config, caps, W * H * 4, 3, 0)
+        pool.set_config(config)
+        pool.set_active(True)
+        pool.set_active(False)
+        del pool
+        gc.collect()
+
+        s = stats(cache)
+        self.assertEqual(s.misses, 3)
+        self.assertEqual(s.idle_blocks, 3)
+        self.assertEqual(s.current_size, s.idle_bytes)
+        # this thread made the blocks: its share is the whole
+        t = stats(cache, THREAD)
+        self.assertEqual(t.misses, 3)
+        structure = s.to_structure("stats")
+        self.assertEqual(structure.get_value("idle-blocks"), 3)
+        self.assertEqual(structure.get_value("cache-limit"), 1 << 28)
+
+        # a lower limit trims at once
+        cache.set_limit(s.idle_bytes // 3)
+        s = stats(cache)
+        self.assertEqual(s.idle_blocks, 1)
+        self.assertEqual(s.evictions, 2)
+
+        freed = cache.clear(GLOBAL)
+        self.assertGreater(freed, 0)
+        s = stats(cache)
+        self.assertEqual(s.idle_blocks, 0)
+        self.assertEqual(s.current_size, 0)
+
+    def test_tensor_info_and_meta(self):
+        ok, dtype = GstCudaCache.CudaCacheTensorDType.from_string("float32")
+        self.assertTrue(ok)
+        ok, layout = GstCudaCache.CudaCacheTensorLayout.from_string("NHWC")
+        self.assertTrue(ok)
+        ok, info = GstCudaCache.cuda_cache_tensor_info_init(dtype, layout, 1,
+                                                            3, H, W)
+        self.assertTrue(ok)
+        self.assertEqual(list(info.dims), [1, H, W, 3])
+        self.assertEqual(info.size, H * W * 3 * 4)
+        self.assertEqual(info.get_channels(), 3)
+        self.assertEqual(info.to_caps().to_string(), Gst.Caps.from_string(
+            tensor_caps(layout="NHWC")).to_string())
+
+        buf = Gst.Buffer.new_allocate(None, info.size, None)
+        GstCudaCache.buffer_add_cuda_cache_tensor_meta(buf, info)
+        meta = GstCudaCache.buffer_get_cuda_cache_tensor_meta(buf)
+        self.assertTrue(meta.info.is_equal(info))
+        self.assertEqual(list(meta.info.strides), [H * W * 12, W * 12, 12, 4])
+
+
+class DLPack(unittest.TestCase):
+    def test_numpy_reads_tensor_in_place(self):
+        # the same frame as RGB and as the element's tensor
+        p = Pipeline(
+            f"videotestsrc num-buffers=2 pattern=smpte ! "
+            f"video/x-raw,format=RGB,width={W},height={H} ! tee name=t "
+            f"t. ! queue ! {SINK} name=rgb "
+            f"t. ! queue ! cudacacheconvert scale=0.5 ! {tensor_caps()} ! "
+            f"{SINK} name=tensor")
+        rgb = p.pull("rgb")
+        sample = p.pull("tensor")
+        buf = sample.get_buffer()
+        address, raw = mapped_address(buf)
+
+        array = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+        self.assertEqual(array.shape, (1, 3, H, W))
+        self.assertEqual(array.dtype, numpy.float32)
+        self.assertEqual(array.ctypes.data, address)
+        # the bytes the element wrote...
+        numpy.testing.assert_array_equal(array.ravel(),
+                                         raw.view(numpy.float32))
+        # ...which are the frame's, scaled
+        frame = numpy.frombuffer(mapped_address(rgb.get_buffer())[1],
+                                 dtype=numpy.uint8)
+        stride = (W * 3 + 3) & ~3
+        frame = frame[:stride * H].reshape(H, stride)[:, :W * 3]
+        expected = frame.reshape(H, W, 3).transpose(2, 0, 1) * 0.5
+        numpy.testing.assert_allclose(array[0], expected)
+        del array, sample, buf
+        p.stop()
+
+    def test_nhwc_uint8_and_float16(self):
+        p = Pipeline(
+            f"videotestsrc num-buffers=1 ! video/x-raw,width={W},height={H} ! "
+            f"cudacacheconvert ! {tensor_caps('uint8', 'NHWC')} ! {SINK} "
+            f"name=u8")
+        sample = p.pull("u8")
+        t = gstcudacache.Tensor.from_sample(sample)
+        self.assertEqual(t.dtype, "uint8")
+        self.assertEqual(t.shape, (1, H, W, 3))
+        self.assertEqual(t.strides, (H * W * 3, W * 3, 3, 1))
+        self.assertEqual(t.__dlpack_device__(), (gstcudacache.KDL_CPU, 0))
+        array = numpy.from_dlpack(t)
+        self.assertEqual(array.shape, (1, H, W, 3))
+        # one Tensor, one consumer
+        with self.assertRaises(BufferError):
+            numpy.from_dlpack(t)
+        del array, sample
+        p.stop()
+
+        p = Pipeline(
+            f"videotestsrc num-buffers=1 ! video/x-raw,width={W},height={H} ! "
+            f"cudacacheconvert ! {tensor_caps('float16')} ! {SINK} name=f16")
+        sample = p.pull("f16")
+        array = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+        self.assertEqual(array.dtype, numpy.float16)
+        self.assertEqual(array.shape, (1, 3, H, W))
+        self.assertEqual(float(array.max()), 255.0)
+        del array, sample
+        p.stop()
+
+    def test_buffer_returns_to_cache_after_array(self):
+        cache = GstCudaCache.CudaCache.get_system()
+        cache.clear(GLOBAL)
+        p = Pipeline(
+            f"videotestsrc num-buffers=3 ! video/x-raw,width={W},height={H} ! "
+            f"cudacacheconvert ! {tensor_caps()} ! {SINK} name=tensor")
+        sample = p.pull("tensor")
+        size = sample.get_buffer().get_size()
+        array = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+        del sample
+        p.stop()
+        gc.collect()
+
+        # the array still holds its buffer, and the buffer its block
+        held = stats(cache)
+        self.assertGreaterEqual(held.used_blocks, 1)
+        self.assertGreaterEqual(held.used_bytes, size)
+        self.assertEqual(float(array[0, 0, 0, 0]), float(array[0, 0, 0, 0]))
+
+        del array
+        gc.collect()
+        done = stats(cache)
+        self.assertEqual(done.used_blocks, 0)
+        self.assertEqual(done.used_bytes, 0)
+        self.assertEqual(done.idle_blocks, held.idle_blocks + held.used_blocks)
+
+    def test_unconsumed_tensor_releases_buffer(self):
+        buf = Gst.Buffer.new_allocate(None, W * H * 4, None)
+        caps = Gst.Caps.from_string(
+            f"video/x-raw,format=RGBA,width={W},height={H}")
+        # PyGObject's own references vary: count from theirs
+        base = buf.mini_object.refcount
+        t = gstcudacache.Tensor(buf, caps)
+        self.assertEqual(buf.mini_object.refcount, base + 1)
+        t.close()
+        self.assertEqual(buf.mini_object.refcount, base)
+        t = gstcudacache.Tensor(buf, caps)
+        capsule = t.__dlpack__()
+        del t
+        self.assertEqual(buf.mini_object.refcount, base + 1)
+        # a capsule no consumer took releases its export when freed
+        del capsule
+        self.assertEqual(buf.mini_object.refcount, base)
+
+    def test_video_frames(self):
+        p = Pipeline(
+            f"videotestsrc num-buffers=1 pattern=ball ! "
+            f"video/x-raw,format=RGBA,width={W},height={H} ! {SINK} name=rgba")
+        sample = p.pull("rgba")
+        address, raw = mapped_address(sample.get_buffer())
+        array = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+        self.assertEqual(array.shape, (H, W, 4))
+        self.assertEqual(array.ctypes.data, address)
+        numpy.testing.assert_array_equal(array.ravel(), raw)
+        del array, sample
+        p.stop()
+
+        p = Pipeline(
+            f"videotestsrc num-buffers=1 ! "
+            f"video/x-raw,format=NV12,width={W},height={H} ! {SINK} name=nv12")
+        sample = p.pull("nv12")
+        address, raw = mapped_address(sample.get_buffer())
+        luma = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample, 0))
+        chroma = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample, 1))
+        self.assertEqual(luma.shape, (H, W, 1))
+        self.assertEqual(chroma.shape, (H // 2, W // 2, 2))
+        self.assertEqual(luma.ctypes.data, address)
+        numpy.testing.assert_array_equal(luma.ravel(), raw[:W * H])
+        numpy.testing.assert_array_equal(chroma.ravel(),
+                                         raw[W * H:W * H * 3 // 2])
+        # two planes are no one HWC block; NV12 has no third plane
+        with self.assertRaises(ValueError):
+            gstcudacache.Tensor.from_sample(sample)
+        with self.assertRaises(ValueError):
+            gstcudacache.Tensor.from_sample(sample, 2)
+        del luma, chroma, sample
+        p.stop()
+
+        # YUY2's luma and chroma have different pixel strides
+        buf = Gst.Buffer.new_allocate(None, W * H * 2, None)
+        base = buf.mini_object.refcount
+        caps = Gst.Caps.from_string(
+            f"video/x-raw,format=YUY2,width={W},height={H}")
+        with self.assertRaises(ValueError):
+            gstcudacache.Tensor(buf, caps)
+        self.assertEqual(buf.mini_object.refcount, base)
+
+
+class Result(unittest.TextTestResult):
+    """Also writes each failure as gst-check does, for summarize-tests.py."""
+
+    def _gst_check_line(self, test, err, kind):
+        tb = traceback.extract_tb(err[2])
+        line = tb[-1].lineno if tb else 0
+        message = str(err[1]).splitlines()[0] if str(err[1]) else kind
+        name = test.id().split(".")[-1]
+        print(f"{os.path.basename(__file__)}:{line}:{kind}:python:{name}:0: "
+              f"{message}")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._gst_check_line(test, err, "F")
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._gst_check_line(test, err, "E")
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    result = unittest.TextTestRunner(resultclass=Result, verbosity=2,
+                                     stream=sys.stdout).run(suite)
+    print(f"Checks: {result.testsRun}, Failures: {len(result.failures)}, "
+          f"Errors: {len(result.errors)}")
+    sys.exit(0 if result.wasSuccessful() else 1)
