@@ -1,14 +1,31 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* GstCudaCacheBaseTransform: the CUDA context, cache properties and stats
- * message that cudacacheidentity and cudacacheconvert share. */
+/* GstCudaCacheBaseTransform: what cudacacheidentity and cudacacheconvert
+ * share: the CUDA context, the pools they keep across renegotiations, the
+ * cache properties and the stats message.
+ *
+ * Contexts: the pipeline's (an nvcodec element's, through GstContext) or
+ * the application's (a GstContext set on the pipeline or given on
+ * NEED_CONTEXT) when there is one; otherwise one context per device shared
+ * by every element of this plugin in the process
+ * (gst_cuda_cache_device_get_default_context()), so that pipelines share
+ * cached blocks. It is posted as a non-persistent HAVE_CONTEXT: nvcodec
+ * elements of the pipeline take it too, and everyone drops it in NULL, so
+ * it goes away with its last user.
+ *
+ * Pools: each element keeps the pools it offered upstream and the pools it
+ * took for its output, per memory kind, and reconfigures them at a caps
+ * change; the pool's remembered layouts then make a switch back cheap. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacachebasetransform.h"
 
@@ -26,7 +43,12 @@ enum
   PROP_HITS,
   PROP_MISSES,
   PROP_EVICTIONS,
+  PROP_PEAK_SIZE,
+  PROP_PEAK_USED_BYTES,
+  PROP_ALLOC_RETRIES,
+  PROP_ALLOC_FAILURES,
   PROP_STATS_INTERVAL,
+  PROP_CACHE,
 };
 
 #define DEFAULT_DEVICE_ID -1
@@ -34,8 +56,36 @@ enum
 
 #define STATS_MESSAGE_NAME "cudacache-stats"
 
+/* Pools kept per side and memory kind: a pool whose buffers are still
+ * downstream cannot be reconfigured, the next one usually can. */
+#define MAX_KEPT_POOLS 4
+
+typedef struct
+{
+  GstBufferPool *pools[MAX_KEPT_POOLS]; /* most recently used first */
+  guint n_pools;
+} KeptPools;
+
+enum
+{
+  SIDE_PROPOSED,                /* offered upstream */
+  SIDE_OUTPUT,                  /* this element's output */
+  N_SIDES
+};
+
+struct _GstCudaCacheBaseTransformPrivate
+{
+  /* guards the pools; taken without the object lock */
+  GMutex pools_lock;
+  KeptPools kept[N_SIDES][2];   /* [side][cuda_memory] */
+
+  /* under the object lock: looking for a context now (a neighbour's
+   * context query must not start a second search) */
+  gboolean finding_context;
+};
+
 #define gst_cuda_cache_base_transform_parent_class parent_class
-G_DEFINE_ABSTRACT_TYPE (GstCudaCacheBaseTransform,
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCudaCacheBaseTransform,
     gst_cuda_cache_base_transform, GST_TYPE_BASE_TRANSFORM);
 
 static void gst_cuda_cache_base_transform_set_property (GObject * object,
@@ -43,8 +93,12 @@ static void gst_cuda_cache_base_transform_set_property (GObject * object,
 static void gst_cuda_cache_base_transform_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_cache_base_transform_dispose (GObject * object);
+static void gst_cuda_cache_base_transform_finalize (GObject * object);
 static void gst_cuda_cache_base_transform_set_context (GstElement * element,
     GstContext * context);
+static GstStateChangeReturn
+gst_cuda_cache_base_transform_change_state (GstElement * element,
+    GstStateChange transition);
 static gboolean gst_cuda_cache_base_transform_start (GstBaseTransform * trans);
 static gboolean gst_cuda_cache_base_transform_stop (GstBaseTransform * trans);
 static gboolean gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
@@ -68,6 +122,7 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
   gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
   gobject_class->dispose = gst_cuda_cache_base_transform_dispose;
+  gobject_class->finalize = gst_cuda_cache_base_transform_finalize;
 
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
@@ -77,13 +132,23 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
       g_param_spec_uint64 ("cache-limit", "Cache limit",
-          "Bytes of idle and used memory the cache keeps at most; idle blocks "
-          "above it are freed least recently used first, 0 disables caching. "
-          "Shared by every user of the cache: the device's cache for CUDA "
-          "memory, the process's system-memory cache otherwise. Default: "
-          "half the device's memory, or " GST_CUDA_CACHE_LIMIT_ENV,
+          "Limit, in bytes, of the cache this element's memory comes from "
+          "(the device's cache for CUDA memory, the process's system-memory "
+          "cache otherwise): idle blocks above it are freed least recently "
+          "used first, 0 disables caching. The cache is shared, and the "
+          "last write wins, whoever made it. Set before negotiation, it is "
+          "applied once the element knows its cache, unless that cache's "
+          "limit was set later; no other cache is touched. Reads give the "
+          "negotiated cache's limit (before negotiation: a pending value, "
+          "else the device's or system cache's). Default: half the "
+          "device's (or machine's) memory, or " GST_CUDA_CACHE_LIMIT_ENV,
           0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CACHE,
+      g_param_spec_object ("cache", "Cache",
+          "The cache this element's memory comes from, for clearing it and "
+          "reading its statistics (per thread too); NULL until caps are "
+          "negotiated", GST_TYPE_CUDA_CACHE, ro));
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
           "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
@@ -95,21 +160,40 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "Bytes the cache keeps for reuse", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_HITS,
       g_param_spec_uint64 ("hits", "Hits",
-          "Buffers served from cached memory, without an allocation", 0,
-          G_MAXUINT64, 0, ro));
+          "Blocks the cache handed out without allocating: a pool takes "
+          "its buffers' blocks when it starts, so this counts pool "
+          "activations' buffers, not frames", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_MISSES,
       g_param_spec_uint64 ("misses", "Misses",
-          "Buffers whose memory had to be allocated", 0, G_MAXUINT64, 0, ro));
+          "Blocks the cache had to allocate (pool activations' buffers, not "
+          "frames)", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_EVICTIONS,
       g_param_spec_uint64 ("evictions", "Evictions",
           "Idle blocks freed because of the limit or a clear", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
+      g_param_spec_uint64 ("peak-size", "Peak size",
+          "The highest current-size the cache has reached (see "
+          "gst_cuda_cache_reset_peaks)", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
+      g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
+          "The highest used-bytes the cache has reached", 0, G_MAXUINT64, 0,
+          ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
+      g_param_spec_uint64 ("alloc-retries", "Allocation retries",
+          "Allocations that failed, made the cache free every idle block "
+          "and were tried once more", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
+      g_param_spec_uint64 ("alloc-failures", "Allocation failures",
+          "Allocations that failed even after that retry (out of memory)", 0,
           G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
           "while buffers flow, and one more at end of stream; 0: none. "
           "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
-          "used-blocks, idle-blocks, hits, misses, evictions, cache (its "
+          "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
+          "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
           "name), memory (CUDAMemory or SystemMemory)",
           0, G_MAXUINT, DEFAULT_STATS_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -117,6 +201,8 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_change_state);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_stop);
@@ -137,9 +223,11 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
 static void
 gst_cuda_cache_base_transform_init (GstCudaCacheBaseTransform * self)
 {
+  self->priv = gst_cuda_cache_base_transform_get_instance_private (self);
   self->device_id = DEFAULT_DEVICE_ID;
   self->stats_interval_ms = DEFAULT_STATS_INTERVAL;
   self->last_stats = GST_CLOCK_TIME_NONE;
+  g_mutex_init (&self->priv->pools_lock);
 }
 
 static GstCudaCacheStats
@@ -167,16 +255,27 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     case PROP_CACHE_LIMIT:{
+      guint64 limit_bytes = g_value_get_uint64 (value);
+      gint64 asked_at = g_get_monotonic_time ();
       GstCudaCache *cache;
 
+      /* remembered for the cache negotiation picks; applied now only to
+       * the cache in use, never to one the element may not use */
       GST_OBJECT_LOCK (self);
-      self->limit_bytes = g_value_get_uint64 (value);
-      self->limit_set = TRUE;
+      self->limit_bytes = limit_bytes;
+      self->limit_asked_at = asked_at;
+      cache = self->cache ? gst_object_ref (self->cache) : NULL;
+      gst_object_replace ((GstObject **) & self->limit_cache,
+          (GstObject *) cache);
       GST_OBJECT_UNLOCK (self);
-      /* applied now to the cache in use, and again to the negotiated one */
-      cache = gst_cuda_cache_base_transform_get_cache (self);
-      gst_cuda_cache_set_limit (cache, g_value_get_uint64 (value));
-      gst_object_unref (cache);
+
+      if (cache) {
+        gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at);
+        gst_object_unref (cache);
+      } else {
+        GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " waits "
+            "for negotiation to know its cache", limit_bytes);
+      }
       break;
     }
     case PROP_STATS_INTERVAL:
@@ -202,9 +301,24 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
       g_value_set_int (value, self->device_id);
       GST_OBJECT_UNLOCK (self);
       break;
-    case PROP_CACHE_LIMIT:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).limit_bytes);
+    case PROP_CACHE_LIMIT:{
+      gboolean pending;
+      guint64 limit_bytes;
+
+      GST_OBJECT_LOCK (self);
+      pending = !self->cache && self->limit_asked_at != 0;
+      limit_bytes = self->limit_bytes;
+      GST_OBJECT_UNLOCK (self);
+
+      if (!pending)
+        limit_bytes = gst_cuda_cache_base_transform_stats (self).limit_bytes;
+      g_value_set_uint64 (value, limit_bytes);
+      break;
+    }
+    case PROP_CACHE:
+      GST_OBJECT_LOCK (self);
+      g_value_set_object (value, self->cache);
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_CURRENT_SIZE:
       g_value_set_uint64 (value,
@@ -229,6 +343,22 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_EVICTIONS:
       g_value_set_uint64 (value,
           gst_cuda_cache_base_transform_stats (self).evictions);
+      break;
+    case PROP_PEAK_SIZE:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).peak_size);
+      break;
+    case PROP_PEAK_USED_BYTES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).peak_used_bytes);
+      break;
+    case PROP_ALLOC_RETRIES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).alloc_retries);
+      break;
+    case PROP_ALLOC_FAILURES:
+      g_value_set_uint64 (value,
+          gst_cuda_cache_base_transform_stats (self).alloc_failures);
       break;
     case PROP_STATS_INTERVAL:
       GST_OBJECT_LOCK (self);
@@ -258,6 +388,87 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
     gst_cuda_handle_set_context (element, context, device_id, &self->context);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* Asks @pad's peer for a CUDA context; set_context() takes it. */
+static void
+gst_cuda_cache_base_transform_query_context (GstCudaCacheBaseTransform * self,
+    GstPad * pad)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *context = NULL;
+
+  if (gst_pad_peer_query (pad, query)) {
+    gst_query_parse_context (query, &context);
+    if (context) {
+      GST_DEBUG_OBJECT (self, "context from %" GST_PTR_FORMAT, pad);
+      gst_element_set_context (GST_ELEMENT (self), context);
+    }
+  }
+  gst_query_unref (query);
+}
+
+/* Like gst_cuda_ensure_element_context(), but where neither the pipeline
+ * nor the application has a context, takes the device's shared default
+ * one instead of making a new one, and shares it as a non-persistent
+ * context: elements and bins drop it in NULL, so it lives only as long as
+ * someone uses it. */
+static gboolean
+gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
+{
+  static GRecMutex lock;
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaContext *context;
+  GstContext *gst_context;
+  gint device_id;
+
+  /* one search at a time in the process, as gst-cuda does */
+  g_rec_mutex_lock (&lock);
+  GST_OBJECT_LOCK (self);
+  if (self->context || self->priv->finding_context) {
+    gboolean found = self->context != NULL;
+
+    GST_OBJECT_UNLOCK (self);
+    g_rec_mutex_unlock (&lock);
+    return found;
+  }
+  self->priv->finding_context = TRUE;
+  device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* downstream, upstream, then the application and the bins */
+  gst_cuda_cache_base_transform_query_context (self, trans->srcpad);
+  if (!self->context)
+    gst_cuda_cache_base_transform_query_context (self, trans->sinkpad);
+  if (!self->context) {
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_need_context (GST_OBJECT (self),
+            GST_CUDA_CONTEXT_TYPE));
+  }
+
+  if (!self->context) {
+    context = gst_cuda_cache_device_get_default_context (MAX (device_id, 0));
+    if (context) {
+      GST_INFO_OBJECT (self, "shared default context %" GST_PTR_FORMAT,
+          context);
+      gst_context = gst_context_new (GST_CUDA_CONTEXT_TYPE, FALSE);
+      gst_structure_set (gst_context_writable_structure (gst_context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, context,
+          "cuda-device-id", G_TYPE_UINT, (guint) MAX (device_id, 0), NULL);
+      GST_OBJECT_LOCK (self);
+      self->context = context;
+      GST_OBJECT_UNLOCK (self);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_have_context (GST_OBJECT (self), gst_context));
+    }
+  }
+
+  GST_OBJECT_LOCK (self);
+  self->priv->finding_context = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  g_rec_mutex_unlock (&lock);
+
+  return self->context != NULL;
 }
 
 static gboolean
@@ -290,8 +501,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  if (!gst_cuda_ensure_element_context (GST_ELEMENT (self), device_id,
-          &self->context)) {
+  if (!gst_cuda_cache_base_transform_ensure_context (self)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not create a CUDA context on device %d", MAX (device_id, 0)),
         (NULL));
@@ -301,18 +511,64 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
   return TRUE;
 }
 
-static gboolean
-gst_cuda_cache_base_transform_stop (GstBaseTransform * trans)
+static void
+kept_pools_clear (KeptPools * kept)
 {
-  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  guint i;
+
+  for (i = 0; i < kept->n_pools; i++)
+    gst_clear_object (&kept->pools[i]);
+  kept->n_pools = 0;
+}
+
+/* Lets go of the context, the caches and the pools, so that a finished
+ * pipeline keeps no context alive. */
+static void
+gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
+{
+  GstCudaCacheBaseTransformPrivate *priv = self->priv;
+  GstCudaContext *context;
+  guint side;
+
+  g_mutex_lock (&priv->pools_lock);
+  for (side = 0; side < N_SIDES; side++) {
+    kept_pools_clear (&priv->kept[side][FALSE]);
+    kept_pools_clear (&priv->kept[side][TRUE]);
+  }
+  g_mutex_unlock (&priv->pools_lock);
 
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cache);
   self->cuda_memory = FALSE;
+  context = self->context;
+  self->context = NULL;
   GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&self->context);
+  gst_clear_object (&context);
+}
+
+static gboolean
+gst_cuda_cache_base_transform_stop (GstBaseTransform * trans)
+{
+  gst_cuda_cache_base_transform_release (GST_CUDA_CACHE_BASE_TRANSFORM (trans));
 
   return TRUE;
+}
+
+static GstStateChangeReturn
+gst_cuda_cache_base_transform_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstStateChangeReturn ret;
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+
+  /* a neighbour's context query may have given the element a context
+   * although it never started */
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL)
+    gst_cuda_cache_base_transform_release (GST_CUDA_CACHE_BASE_TRANSFORM
+        (element));
+
+  return ret;
 }
 
 static gboolean
@@ -321,9 +577,19 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT && self->context &&
-      gst_cuda_handle_context_query (GST_ELEMENT (self), query, self->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    const gchar *context_type = NULL;
+
+    gst_query_parse_context_type (query, &context_type);
+    /* an nvcodec neighbour asking before this element started: answer
+     * with what this element would use, so the pipeline agrees on one */
+    if (g_strcmp0 (context_type, GST_CUDA_CONTEXT_TYPE) == 0 &&
+        gst_cuda_cache_device_get_count () > 0 &&
+        gst_cuda_cache_base_transform_ensure_context (self) &&
+        gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+            self->context))
+      return TRUE;
+  }
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -340,7 +606,8 @@ gst_cuda_cache_base_transform_select_cache (GstCudaCacheBaseTransform * self,
 }
 
 /* Subclasses chain up first: this picks the cache the output memory comes
- * from and hands it the limit the application asked for. */
+ * from and offers it the element's cache-limit, once per cache: a limit
+ * set later on the cache, by anyone, wins. */
 static gboolean
 gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps)
@@ -349,7 +616,8 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
   GstCudaCache *cache, *old;
   guint64 limit_bytes;
-  gboolean limit_set;
+  gint64 asked_at;
+  gboolean offer_limit;
 
   if (cuda_memory && !self->context) {
     GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
@@ -362,12 +630,22 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   self->cache = gst_object_ref (cache);
   self->cuda_memory = cuda_memory;
   limit_bytes = self->limit_bytes;
-  limit_set = self->limit_set;
+  asked_at = self->limit_asked_at;
+  offer_limit = asked_at != 0 && self->limit_cache != cache;
+  if (offer_limit)
+    gst_object_replace ((GstObject **) & self->limit_cache,
+        (GstObject *) cache);
   GST_OBJECT_UNLOCK (self);
   gst_clear_object (&old);
 
-  if (limit_set)
-    gst_cuda_cache_set_limit (cache, limit_bytes);
+  if (offer_limit) {
+    if (gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at))
+      GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " applied to "
+          "%" GST_PTR_FORMAT, limit_bytes, cache);
+    else
+      GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " not applied:"
+          " %" GST_PTR_FORMAT "'s limit was set later", limit_bytes, cache);
+  }
   GST_DEBUG_OBJECT (self, "output in %s memory, cache %" GST_PTR_FORMAT,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
@@ -425,10 +703,20 @@ gst_cuda_cache_base_transform_dispose (GObject * object)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
-  gst_clear_object (&self->cache);
-  gst_clear_object (&self->context);
+  gst_cuda_cache_base_transform_release (self);
+  gst_clear_object (&self->limit_cache);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
+}
+
+static void
+gst_cuda_cache_base_transform_finalize (GObject * object)
+{
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
+
+  g_mutex_clear (&self->priv->pools_lock);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 gboolean
@@ -476,44 +764,125 @@ caps_frame_size (GstCaps * caps)
   return 0;
 }
 
-/* Returns: (transfer full) (nullable): a configured pool over the cache
- * for @caps' memory, or %NULL if @caps are not a frame or a tensor; @size:
- * its buffers' size, as the pool settled it */
-static GstBufferPool *
-gst_cuda_cache_base_transform_new_pool (GstCudaCacheBaseTransform * self,
-    GstCaps * caps, guint min_buffers, guint max_buffers, guint * size)
+/* Configures @pool for @caps. Fails without touching it if it is active
+ * or buffers of it are still out, or if it refuses @caps.
+ * Returns: whether @pool is now configured for @caps; @size: its buffers'
+ * size, as the pool settled it */
+static gboolean
+gst_cuda_cache_base_transform_configure_pool (GstCudaCacheBaseTransform *
+    self, GstBufferPool * pool, GstCaps * caps, gsize frame_size,
+    guint min_buffers, guint max_buffers, guint * size)
 {
-  gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
-  gsize frame_size = caps_frame_size (caps);
-  GstBufferPool *pool;
   GstStructure *config;
-
-  if (frame_size == 0) {
-    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT, caps);
-    return NULL;
-  }
-
-  if (cuda_memory) {
-    if (!self->context)
-      return NULL;
-    pool = gst_cuda_cache_pool_new (self->context);
-  } else {
-    pool = gst_cuda_cache_system_pool_new (NULL);
-  }
 
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, frame_size, min_buffers,
       max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
-    gst_object_unref (pool);
-    return NULL;
-  }
+  if (!gst_buffer_pool_set_config (pool, config))
+    return FALSE;
 
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
   gst_structure_free (config);
+
+  return TRUE;
+}
+
+/* Moves the pool at @index to the front of @kept. */
+static void
+kept_pools_promote (KeptPools * kept, guint index)
+{
+  GstBufferPool *pool = kept->pools[index];
+
+  memmove (&kept->pools[1], &kept->pools[0], index * sizeof (pool));
+  kept->pools[0] = pool;
+}
+
+/* Returns: (transfer full) (nullable): one of the element's kept pools for
+ * @side, configured for @caps (a new one only when every kept pool still
+ * has buffers out), or %NULL if @caps are not a frame or a tensor or the
+ * pool refuses them; @size: its buffers' size, as the pool settled it */
+static GstBufferPool *
+gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
+    guint side, GstCaps * caps, guint min_buffers, guint max_buffers,
+    guint * size)
+{
+  gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
+  gsize frame_size = caps_frame_size (caps);
+  GstBufferPool *pool = NULL;
+  KeptPools *kept;
+  guint pass, i;
+
+  if (frame_size == 0) {
+    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT, caps);
+    return NULL;
+  }
+  if (cuda_memory && !self->context)
+    return NULL;
+
+  g_mutex_lock (&self->priv->pools_lock);
+  kept = &self->priv->kept[side][cuda_memory];
+
+  /* pools of an earlier context are no use to this one */
+  for (i = 0; cuda_memory && i < kept->n_pools;) {
+    if (GST_CUDA_BUFFER_POOL (kept->pools[i])->context != self->context) {
+      gst_object_unref (kept->pools[i]);
+      memmove (&kept->pools[i], &kept->pools[i + 1],
+          (kept->n_pools - i - 1) * sizeof (pool));
+      kept->n_pools--;
+    } else {
+      i++;
+    }
+  }
+
+  /* Least recently used first, and inactive pools before the active one:
+   * the active one is the pool this element's output, or upstream, is
+   * leaving now. GstBufferPool refuses a new configuration while active,
+   * and the element that activated it deactivates it only after its
+   * decide_allocation configured the pool it got from this query, so an
+   * active pool is deactivated here before it is reconfigured. */
+  for (pass = 0; pass < 2 && !pool; pass++) {
+    for (i = kept->n_pools; i > 0 && !pool; i--) {
+      GstBufferPool *candidate = kept->pools[i - 1];
+      gboolean active = gst_buffer_pool_is_active (candidate);
+
+      if (active != (pass == 1))
+        continue;
+      if (active && !gst_buffer_pool_set_active (candidate, FALSE))
+        continue;
+      if (gst_cuda_cache_base_transform_configure_pool (self, candidate, caps,
+              frame_size, min_buffers, max_buffers, size)) {
+        kept_pools_promote (kept, i - 1);
+        pool = gst_object_ref (candidate);
+        GST_DEBUG_OBJECT (self, "reconfigured kept %" GST_PTR_FORMAT
+            " for %" GST_PTR_FORMAT, pool, caps);
+      } else {
+        GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " still has buffers "
+            "out", candidate);
+      }
+    }
+  }
+
+  if (!pool) {
+    pool = cuda_memory ? gst_cuda_cache_pool_new (self->context) :
+        gst_cuda_cache_system_pool_new (NULL);
+    if (!gst_cuda_cache_base_transform_configure_pool (self, pool, caps,
+            frame_size, min_buffers, max_buffers, size)) {
+      GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
+      gst_clear_object (&pool);
+    } else {
+      /* the least recently used pool, whose buffers are still out, goes */
+      if (kept->n_pools == MAX_KEPT_POOLS)
+        gst_object_unref (kept->pools[--kept->n_pools]);
+      memmove (&kept->pools[1], &kept->pools[0], kept->n_pools * sizeof (pool));
+      kept->pools[0] = gst_object_ref (pool);
+      kept->n_pools++;
+      GST_DEBUG_OBJECT (self, "new %" GST_PTR_FORMAT " for %" GST_PTR_FORMAT
+          ", %u kept", pool, caps, kept->n_pools);
+    }
+  }
+  g_mutex_unlock (&self->priv->pools_lock);
 
   return pool;
 }
@@ -534,14 +903,10 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
   return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);
 }
 
-/* The first pool of @query if it hands out memory from this element's
- * cache for @query's caps (@from_downstream set), else a new one; @size,
- * @min_buffers, @max_buffers: its parameters.
- * Returns: (transfer full) (nullable): the pool, %NULL if there is none */
-GstBufferPool *
-gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
-    GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
-    gboolean * from_downstream)
+static GstBufferPool *
+gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
+    guint side, GstQuery * query, guint * size, guint * min_buffers,
+    guint * max_buffers, gboolean * from_downstream)
 {
   GstBufferPool *pool = NULL;
   GstCaps *caps;
@@ -563,8 +928,24 @@ gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     gst_clear_object (&pool);
   }
 
-  return gst_cuda_cache_base_transform_new_pool (self, caps, *min_buffers,
-      *max_buffers, size);
+  return gst_cuda_cache_base_transform_kept_pool (self, side, caps,
+      *min_buffers, *max_buffers, size);
+}
+
+/* For decide_allocation: the first pool of @query if it hands out memory
+ * from this element's cache for @query's caps (@from_downstream set), else
+ * one of the element's kept output pools, reconfigured for @query's caps
+ * (a new one only when all of them still have buffers downstream). The
+ * caller must not activate it: GstBaseTransform does. @size, @min_buffers,
+ * @max_buffers: its parameters.
+ * Returns: (transfer full) (nullable): the pool, %NULL if there is none */
+GstBufferPool *
+gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
+    GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
+    gboolean * from_downstream)
+{
+  return gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
+      size, min_buffers, max_buffers, from_downstream);
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */
@@ -617,7 +998,8 @@ query_prepend_pool (GstQuery * query, GstBufferPool * pool, guint size,
 }
 
 /* Offers upstream, first in @query, a pool over the cache for @query's
- * caps, unless downstream already offers one. */
+ * caps, unless downstream already offers one: the pool offered before,
+ * reconfigured, when it has no buffers out. Upstream activates it. */
 gboolean
 gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
     GstQuery * query)
@@ -626,8 +1008,8 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
   guint size, min_buffers, max_buffers;
   gboolean from_downstream;
 
-  pool = gst_cuda_cache_base_transform_query_pool (base, query, &size,
-      &min_buffers, &max_buffers, &from_downstream);
+  pool = gst_cuda_cache_base_transform_find_pool (base, SIDE_PROPOSED, query,
+      &size, &min_buffers, &max_buffers, &from_downstream);
   if (!pool) {
     GST_DEBUG_OBJECT (base, "no cache pool for %" GST_PTR_FORMAT, query);
     return gst_query_get_n_allocation_pools (query) > 0;

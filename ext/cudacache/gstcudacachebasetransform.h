@@ -14,6 +14,7 @@ G_BEGIN_DECLS
 
 typedef struct _GstCudaCacheBaseTransform GstCudaCacheBaseTransform;
 typedef struct _GstCudaCacheBaseTransformClass GstCudaCacheBaseTransformClass;
+typedef struct _GstCudaCacheBaseTransformPrivate GstCudaCacheBaseTransformPrivate;
 
 /* The caps both elements take: video frames and tensors, in CUDA memory or
  * system memory. */
@@ -30,9 +31,11 @@ typedef struct _GstCudaCacheBaseTransformClass GstCudaCacheBaseTransformClass;
 /**
  * GstCudaCacheBaseTransform:
  *
- * What cudacacheidentity and cudacacheconvert share: the pipeline's CUDA
- * context, the cache their memory comes from (the device's for CUDA memory,
- * the system cache otherwise), its properties and the stats message.
+ * What cudacacheidentity and cudacacheconvert share: the CUDA context (the
+ * pipeline's, the application's, or one shared per device), the pools they
+ * keep across renegotiations, the cache their memory comes from (the
+ * device's for CUDA memory, the system cache otherwise), its properties and
+ * the stats message.
  */
 struct _GstCudaCacheBaseTransform
 {
@@ -45,10 +48,13 @@ struct _GstCudaCacheBaseTransform
   /* < private >, under the object lock */
   gint device_id;
   GstCudaCache *cache;          /* the cache of the negotiated memory */
-  guint64 limit_bytes;          /* cache-limit asked before a cache existed */
-  gboolean limit_set;
+  guint64 limit_bytes;          /* the last cache-limit set on the element */
+  gint64 limit_asked_at;        /* when, in monotonic time; 0: never */
+  GstCudaCache *limit_cache;    /* the cache that write was offered to */
   guint stats_interval_ms;
   GstClockTime last_stats;
+
+  GstCudaCacheBaseTransformPrivate *priv;
 };
 
 struct _GstCudaCacheBaseTransformClass

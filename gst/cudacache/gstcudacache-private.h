@@ -4,6 +4,7 @@
 #define __GST_CUDA_CACHE_PRIVATE_H__
 
 #include <gst/video/video.h>
+#include <gst/cudacache/gstcudacache.h>
 #include <gst/cudacache/gstcudacachetensor.h>
 
 G_BEGIN_DECLS
@@ -37,11 +38,58 @@ typedef struct
   GstCudaCacheTensorDType dtype;
   GstCudaCacheTensorLayout tensor_layout;
   gsize dims[GST_CUDA_CACHE_TENSOR_N_DIMS];
+  /* what else a pool puts in its key: allocator and its parameters, block
+   * size (zero where the pool's key does not depend on them) */
+  gpointer allocator;
+  gsize align;
+  gsize prefix;
+  gsize padding;
+  gsize bytes;
 } GstCudaCacheLayoutSignature;
+
+/* One layout a pool was configured for: its key and block size, so that a
+ * switch back builds no key and probes no block. */
+typedef struct
+{
+  GstCudaCacheLayoutSignature sig;
+  gchar *key;
+  gsize size;
+} GstCudaCacheKnownLayout;
+
+/* The layouts a pool was configured for, most recent first; at most
+ * GST_CUDA_CACHE_MAX_KNOWN_LAYOUTS. Guarded as the pool's configuration
+ * is: GstBufferPool serialises set_config. */
+typedef struct
+{
+  GQueue known;
+} GstCudaCacheKnownLayouts;
+
+/* Renegotiating to a layout seen before costs a memcmp per entry. */
+#define GST_CUDA_CACHE_MAX_KNOWN_LAYOUTS 32
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_layout_get_signature (const GstCudaCacheLayout * layout,
     GstCudaCacheLayoutSignature * sig);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_known_layouts_clear (GstCudaCacheKnownLayouts * layouts);
+
+G_GNUC_INTERNAL
+const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_lookup (
+    GstCudaCacheKnownLayouts * layouts, const GstCudaCacheLayoutSignature * sig);
+
+G_GNUC_INTERNAL
+const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_add (
+    GstCudaCacheKnownLayouts * layouts, const GstCudaCacheLayoutSignature * sig,
+    const gchar * key, gsize size);
+
+/* The cache group of a CUDA context's blocks. */
+#define gst_cuda_cache_context_group(context) \
+    g_strdup_printf ("cuda-context:%p", (gpointer) (context))
+
+G_GNUC_INTERNAL
+gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
+    gsize bytes, const gchar * key);
 
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_layout_from_caps (GstCudaCacheLayout * layout,

@@ -56,6 +56,10 @@ enum
   PROP_HITS,
   PROP_MISSES,
   PROP_EVICTIONS,
+  PROP_PEAK_SIZE,
+  PROP_PEAK_USED_BYTES,
+  PROP_ALLOC_RETRIES,
+  PROP_ALLOC_FAILURES,
 };
 
 #define DEFAULT_DEVICE_MEMORY 0
@@ -70,11 +74,26 @@ typedef struct
   guint64 hits;
   guint64 misses;
   guint64 evictions;
+  guint64 peak_size;
+  guint64 peak_used_bytes;
+  guint64 alloc_retries;
+  guint64 alloc_failures;
 } GstCudaCacheCounters;
+
+/* The keys of one user-defined group (a CUDA context, for the pools): kept
+ * while the group has users, freed once it has none. */
+typedef struct
+{
+  gchar *name;
+  guint users;
+  guint used_blocks;
+  GHashTable *entries;          /* key -> GstCudaCacheEntry */
+} GstCudaCacheGroup;
 
 typedef struct
 {
   gchar *key;
+  GstCudaCacheGroup *group;     /* NULL: the cache's own keys */
   /* idle blocks of this key, most recently released first */
   GQueue idle;
 } GstCudaCacheEntry;
@@ -106,7 +125,8 @@ struct _GstCudaCache
   /* guards every field below it except the reaper's queue */
   GMutex lock;
   guint64 limit_bytes;
-  GHashTable *entries;          /* key -> GstCudaCacheEntry */
+  GHashTable *entries;          /* key -> GstCudaCacheEntry, no group */
+  GHashTable *groups;           /* name -> GstCudaCacheGroup */
   GQueue idle_lru;              /* all idle blocks, most recent first */
   GstCudaCacheCounters totals;
   GHashTable *threads;          /* GThread -> GstCudaCacheCounters */
@@ -129,41 +149,8 @@ static void gst_cuda_cache_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_cache_finalize (GObject * object);
 static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
-
-GType
-gst_cuda_cache_scope_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_SCOPE_GLOBAL, "The whole cache", "global"},
-    {GST_CUDA_CACHE_SCOPE_THREAD, "What the calling thread allocated",
-        "thread"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheScope", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cuda_cache_flags_get_type (void)
-{
-  static gsize type = 0;
-  static const GFlagsValue values[] = {
-    {GST_CUDA_CACHE_FLAG_ASYNC_FREE,
-        "Free dropped blocks on the cache's reaper thread", "async-free"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_flags_register_static ("GstCudaCacheFlags", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+static gpointer gst_cuda_cache_reaper_thread (gpointer data);
+static void gst_cuda_cache_entry_free (GstCudaCacheEntry * entry);
 
 static void
 gst_cuda_cache_class_init (GstCudaCacheClass * klass)
@@ -206,14 +193,35 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "Blocks kept for reuse", 0, G_MAXUINT, 0, ro));
   g_object_class_install_property (gobject_class, PROP_HITS,
       g_param_spec_uint64 ("hits", "Hits",
-          "Acquisitions served from an idle block", 0, G_MAXUINT64, 0, ro));
+          "Block acquisitions served from an idle block. A pool acquires a "
+          "block per buffer it allocates (at activation, when it grows, "
+          "after a reconfiguration) and per new layout it is configured "
+          "for; buffers it recycles, frame after frame, are not counted",
+          0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_MISSES,
       g_param_spec_uint64 ("misses", "Misses",
-          "Acquisitions that allocated", 0, G_MAXUINT64, 0, ro));
+          "Block acquisitions that allocated (see hits for what an "
+          "acquisition is; frames are not counted)", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_EVICTIONS,
       g_param_spec_uint64 ("evictions", "Evictions",
           "Blocks dropped because of the limit or a clear", 0, G_MAXUINT64, 0,
           ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
+      g_param_spec_uint64 ("peak-size", "Peak size",
+          "The highest current-size since the cache was made or its peaks "
+          "were reset", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
+      g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
+          "The highest used-bytes since the cache was made or its peaks were "
+          "reset", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
+      g_param_spec_uint64 ("alloc-retries", "Allocation retries",
+          "Allocations that failed, made the cache free every idle block, "
+          "and were tried again", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
+      g_param_spec_uint64 ("alloc-failures", "Allocation failures",
+          "Acquisitions that failed even after the retry: out of memory "
+          "errors", 0, G_MAXUINT64, 0, ro));
 
   block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
 
@@ -227,7 +235,9 @@ gst_cuda_cache_init (GstCudaCache * self)
   g_mutex_init (&self->lock);
   g_cond_init (&self->drained);
   g_queue_init (&self->idle_lru);
-  self->entries = g_hash_table_new (g_str_hash, g_str_equal);
+  self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+      (GDestroyNotify) gst_cuda_cache_entry_free);
+  self->groups = g_hash_table_new (g_str_hash, g_str_equal);
   self->threads = g_hash_table_new_full (NULL, NULL,
       (GDestroyNotify) g_thread_unref, g_free);
   self->reap_queue = g_async_queue_new ();
@@ -249,13 +259,25 @@ gst_cuda_cache_constructed (GObject * object)
           GST_CUDA_CACHE_LIMIT_ENV "=%s", limit, env);
       self->limit_bytes = limit;
     } else {
-      g_warning ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
+      /* a bad environment is the user's to fix, not a programming error:
+       * say it once where they look, never through g_warning (fatal under
+       * G_DEBUG=fatal-warnings) */
+      GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\"; "
+          "keeping the default limit of %" G_GUINT64_FORMAT " bytes", env,
+          self->limit_bytes);
+      g_printerr ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
           "=\"%s\": expected bytes with an optional K, M, G or T suffix "
           "(e.g. 512M) or a percentage of device memory (e.g. 25%%); "
-          "keeping the default limit of %" G_GUINT64_FORMAT " bytes",
+          "keeping the default limit of %" G_GUINT64_FORMAT " bytes\n",
           env, self->limit_bytes);
     }
   }
+
+  /* made now, not at the first eviction: that one runs under the cache's
+   * lock on a streaming thread */
+  if (self->flags & GST_CUDA_CACHE_FLAG_ASYNC_FREE)
+    self->reaper = g_thread_new ("cudacache-reap",
+        gst_cuda_cache_reaper_thread, self);
 
   GST_DEBUG_OBJECT (self, "new cache: device memory %" G_GUINT64_FORMAT
       ", limit %" G_GUINT64_FORMAT ", flags 0x%x", self->device_memory,
@@ -326,6 +348,18 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
     case PROP_EVICTIONS:
       g_value_set_uint64 (value, stats.evictions);
       break;
+    case PROP_PEAK_SIZE:
+      g_value_set_uint64 (value, stats.peak_size);
+      break;
+    case PROP_PEAK_USED_BYTES:
+      g_value_set_uint64 (value, stats.peak_used_bytes);
+      break;
+    case PROP_ALLOC_RETRIES:
+      g_value_set_uint64 (value, stats.alloc_retries);
+      break;
+    case PROP_ALLOC_FAILURES:
+      g_value_set_uint64 (value, stats.alloc_failures);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -361,7 +395,13 @@ gst_cuda_cache_count_block_locked (GstCudaCache * self,
       all[i]->used_bytes += sign * (gint64) block->size;
       all[i]->used_blocks += sign;
     }
+    all[i]->peak_size = MAX (all[i]->peak_size,
+        all[i]->used_bytes + all[i]->idle_bytes);
+    all[i]->peak_used_bytes = MAX (all[i]->peak_used_bytes, all[i]->used_bytes);
   }
+
+  if (!idle && block->entry->group)
+    block->entry->group->used_blocks += sign;
 }
 
 static inline guint64
@@ -394,6 +434,73 @@ gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
   g_free (block);
 
   return mem;
+}
+
+static GstCudaCacheEntry *
+gst_cuda_cache_entry_new (const gchar * key, GstCudaCacheGroup * group)
+{
+  GstCudaCacheEntry *entry = g_new0 (GstCudaCacheEntry, 1);
+
+  entry->key = g_strdup (key);
+  entry->group = group;
+  g_queue_init (&entry->idle);
+  return entry;
+}
+
+static void
+gst_cuda_cache_entry_free (GstCudaCacheEntry * entry)
+{
+  g_free (entry->key);
+  g_free (entry);
+}
+
+static GstCudaCacheGroup *
+gst_cuda_cache_group_lookup_locked (GstCudaCache * self, const gchar * name,
+    gboolean create)
+{
+  GstCudaCacheGroup *group = g_hash_table_lookup (self->groups, name);
+
+  if (!group && create) {
+    group = g_new0 (GstCudaCacheGroup, 1);
+    group->name = g_strdup (name);
+    group->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+        (GDestroyNotify) gst_cuda_cache_entry_free);
+    g_hash_table_insert (self->groups, group->name, group);
+  }
+  return group;
+}
+
+/* A group nobody uses and no block refers to is forgotten. */
+static void
+gst_cuda_cache_group_maybe_free_locked (GstCudaCache * self,
+    GstCudaCacheGroup * group)
+{
+  if (group->users > 0 || group->used_blocks > 0)
+    return;
+
+  GST_DEBUG_OBJECT (self, "group \"%s\" has no user and no block left",
+      group->name);
+  g_hash_table_remove (self->groups, group->name);
+  g_hash_table_unref (group->entries);
+  g_free (group->name);
+  g_free (group);
+}
+
+/* Evicts every idle block of @group. */
+static GList *
+gst_cuda_cache_group_evict_locked (GstCudaCache * self,
+    GstCudaCacheGroup * group, GList * to_free)
+{
+  GHashTableIter iter;
+  GstCudaCacheEntry *entry;
+
+  g_hash_table_iter_init (&iter, group->entries);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) & entry)) {
+    while (entry->idle.head)
+      to_free = g_list_prepend (to_free, gst_cuda_cache_evict_locked (self,
+              entry->idle.head->data, "its group has no user left"));
+  }
+  return to_free;
 }
 
 /* Drops least recently used idle blocks while above the limit. */
@@ -450,24 +557,12 @@ gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
   }
 
   g_mutex_lock (&self->lock);
-  if (!self->reaper)
-    self->reaper = g_thread_new ("cudacache-reaper",
-        gst_cuda_cache_reaper_thread, self);
   self->pending_frees += g_list_length (mems);
   g_mutex_unlock (&self->lock);
 
   for (l = mems; l; l = l->next)
     g_async_queue_push (self->reap_queue, l->data);
   g_list_free (mems);
-}
-
-static void
-gst_cuda_cache_entry_free (gpointer key, gpointer value, gpointer user_data)
-{
-  GstCudaCacheEntry *entry = value;
-
-  g_free (entry->key);
-  g_free (entry);
 }
 
 static void
@@ -495,8 +590,18 @@ gst_cuda_cache_finalize (GObject * object)
   }
 
   g_async_queue_unref (self->reap_queue);
-  g_hash_table_foreach (self->entries, gst_cuda_cache_entry_free, NULL);
   g_hash_table_unref (self->entries);
+  /* used blocks hold the cache alive: every group is idle by now */
+  while (g_hash_table_size (self->groups) > 0) {
+    GHashTableIter iter;
+    GstCudaCacheGroup *group;
+
+    g_hash_table_iter_init (&iter, self->groups);
+    g_hash_table_iter_next (&iter, NULL, (gpointer *) & group);
+    group->users = 0;
+    gst_cuda_cache_group_maybe_free_locked (self, group);
+  }
+  g_hash_table_unref (self->groups);
   g_hash_table_unref (self->threads);
   g_cond_clear (&self->drained);
   g_mutex_clear (&self->lock);
@@ -510,6 +615,7 @@ gst_cuda_cache_memory_dispose (GstMiniObject * obj)
 {
   GstMemory *mem = GST_MEMORY_CAST (obj);
   GstCudaCacheBlock *block = gst_mini_object_get_qdata (obj, block_quark);
+  GstCudaCacheGroup *group;
   GstCudaCache *self;
   GList *to_free = NULL;
 
@@ -530,14 +636,23 @@ gst_cuda_cache_memory_dispose (GstMiniObject * obj)
   g_queue_push_head_link (&self->idle_lru, &block->lru_link);
   g_queue_push_head_link (&block->entry->idle, &block->entry_link);
   gst_cuda_cache_count_block_locked (self, block, TRUE, 1);
+  /* idle, the block is the cache's, as a pool's free buffers are the
+   * pool's: not a leak at exit */
+  GST_MINI_OBJECT_FLAG_SET (mem, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
   GST_LOG_OBJECT (self, "released %" G_GSIZE_FORMAT " bytes of \"%s\"",
       block->size, block->entry->key);
 
-  if (block->size > self->limit_bytes)
+  group = block->entry->group;
+  if (group && group->users == 0) {
+    to_free = g_list_prepend (to_free, gst_cuda_cache_evict_locked (self,
+            block, "its group has no user left"));
+    gst_cuda_cache_group_maybe_free_locked (self, group);
+  } else if (block->size > self->limit_bytes) {
     to_free = g_list_prepend (to_free, gst_cuda_cache_evict_locked (self,
             block, "larger than the limit"));
-  else
+  } else {
     to_free = gst_cuda_cache_trim_locked (self, to_free);
+  }
   g_mutex_unlock (&self->lock);
 
   gst_cuda_cache_free_memories (self, to_free);
@@ -610,7 +725,12 @@ gst_cuda_cache_get_system (void)
  *
  * Takes the most recently released idle block for @key, or on a miss makes
  * one with @alloc_func. If that fails, frees every idle block of the cache,
- * waits for the frees, and calls @alloc_func once more.
+ * waits for the frees, and calls @alloc_func once more (counted in the
+ * `alloc-retries` statistic; a second failure in `alloc-failures`).
+ *
+ * Each call counts as one hit or one miss. A buffer pool calls it once per
+ * buffer it allocates, not per frame: buffers it recycles never reach the
+ * cache.
  *
  * The returned memory goes back to @cache when its last reference is
  * dropped, on any thread.
@@ -623,6 +743,56 @@ gst_cuda_cache_get_system (void)
 GstMemory *
 gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
     GstCudaCacheAllocFunc alloc_func, gpointer user_data)
+{
+  return gst_cuda_cache_acquire_in_group (cache, NULL, key, alloc_func,
+      user_data);
+}
+
+/* The entry of @key in @group, or in the cache's own keys. */
+static GstCudaCacheEntry *
+gst_cuda_cache_lookup_entry_locked (GstCudaCache * self, const gchar * group,
+    const gchar * key, gboolean create)
+{
+  GstCudaCacheGroup *g = NULL;
+  GHashTable *entries = self->entries;
+  GstCudaCacheEntry *entry;
+
+  if (group) {
+    g = gst_cuda_cache_group_lookup_locked (self, group, create);
+    if (!g)
+      return NULL;
+    entries = g->entries;
+  }
+
+  entry = g_hash_table_lookup (entries, key);
+  if (!entry && create) {
+    entry = gst_cuda_cache_entry_new (key, g);
+    g_hash_table_insert (entries, entry->key, entry);
+  }
+  return entry;
+}
+
+/**
+ * gst_cuda_cache_acquire_in_group:
+ * @cache: a #GstCudaCache
+ * @group: (nullable): the group the block belongs to (see
+ *     gst_cuda_cache_group_add_user()), or %NULL for the cache's own keys
+ * @key: the layout the block must have; equal keys of one group share
+ *     blocks, keys of different groups never do
+ * @alloc_func: (scope call): makes a block on a miss
+ * @user_data: data for @alloc_func
+ *
+ * As gst_cuda_cache_acquire(), for a block of @group. While @group has no
+ * user, its blocks are freed when they are released instead of kept.
+ *
+ * Returns: (transfer full) (nullable): a block, or %NULL when the allocator
+ *     failed twice
+ *
+ * Since: 0.1
+ */
+GstMemory *
+gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
+    const gchar * key, GstCudaCacheAllocFunc alloc_func, gpointer user_data)
 {
   GstCudaCacheCounters *caller;
   GstCudaCacheEntry *entry;
@@ -637,7 +807,7 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
 
   g_mutex_lock (&cache->lock);
   caller = gst_cuda_cache_thread_counters_locked (cache, g_thread_self ());
-  entry = g_hash_table_lookup (cache->entries, key);
+  entry = gst_cuda_cache_lookup_entry_locked (cache, group, key, FALSE);
   if (entry && entry->idle.head) {
     block = entry->idle.head->data;
     g_queue_unlink (&cache->idle_lru, &block->lru_link);
@@ -646,10 +816,11 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
     gst_cuda_cache_count_block_locked (cache, block, FALSE, 1);
     block->idle = FALSE;
     block->cache = gst_object_ref (cache);
+    GST_MINI_OBJECT_FLAG_UNSET (block->mem, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
     cache->totals.hits++;
     caller->hits++;
-    GST_LOG_OBJECT (cache, "hit: %" G_GSIZE_FORMAT " bytes of \"%s\"",
-        block->size, key);
+    GST_LOG_OBJECT (cache, "hit: %" G_GSIZE_FORMAT " bytes of \"%s\"%s%s",
+        block->size, key, group ? " in group " : "", group ? group : "");
     g_mutex_unlock (&cache->lock);
     return block->mem;
   }
@@ -663,10 +834,18 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
 
     GST_INFO_OBJECT (cache, "allocation for \"%s\" failed; freed %"
         G_GUINT64_FORMAT " idle bytes, retrying once", key, freed);
+    g_mutex_lock (&cache->lock);
+    cache->totals.alloc_retries++;
+    caller->alloc_retries++;
+    g_mutex_unlock (&cache->lock);
     gst_cuda_cache_drain (cache);
     mem = alloc_func (user_data);
     if (!mem) {
       GST_WARNING_OBJECT (cache, "allocation for \"%s\" failed again", key);
+      g_mutex_lock (&cache->lock);
+      cache->totals.alloc_failures++;
+      caller->alloc_failures++;
+      g_mutex_unlock (&cache->lock);
       return NULL;
     }
   }
@@ -685,19 +864,14 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
   GST_MINI_OBJECT_CAST (mem)->dispose = gst_cuda_cache_memory_dispose;
 
   g_mutex_lock (&cache->lock);
-  entry = g_hash_table_lookup (cache->entries, key);
-  if (!entry) {
-    entry = g_new0 (GstCudaCacheEntry, 1);
-    entry->key = g_strdup (key);
-    g_queue_init (&entry->idle);
-    g_hash_table_insert (cache->entries, entry->key, entry);
-  }
+  entry = gst_cuda_cache_lookup_entry_locked (cache, group, key, TRUE);
   block->entry = entry;
   block->owner = gst_cuda_cache_thread_counters_locked (cache,
       g_thread_self ());
   gst_cuda_cache_count_block_locked (cache, block, FALSE, 1);
   GST_DEBUG_OBJECT (cache, "miss: allocated %" G_GSIZE_FORMAT " bytes for "
-      "\"%s\"; size now %" G_GUINT64_FORMAT, maxsize, key,
+      "\"%s\"%s%s; size now %" G_GUINT64_FORMAT, maxsize, key,
+      group ? " in group " : "", group ? group : "",
       gst_cuda_cache_current_size_locked (cache));
   to_free = gst_cuda_cache_trim_locked (cache, to_free);
   g_mutex_unlock (&cache->lock);
@@ -705,6 +879,75 @@ gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
   gst_cuda_cache_free_memories (cache, to_free);
 
   return mem;
+}
+
+/**
+ * gst_cuda_cache_group_add_user:
+ * @cache: a #GstCudaCache
+ * @group: a group of keys, such as the blocks of one CUDA context
+ *
+ * Counts one more user of @group: while it has users, its blocks are kept
+ * for reuse as the cache's own are. Each call is balanced by one
+ * gst_cuda_cache_group_remove_user(). #GstCudaCachePool registers its
+ * context this way for as long as it lives, so that the idle blocks of a
+ * context (which keep the context alive) go when its last pool goes.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group)
+{
+  GstCudaCacheGroup *g;
+
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+  g_return_if_fail (group != NULL);
+
+  g_mutex_lock (&cache->lock);
+  g = gst_cuda_cache_group_lookup_locked (cache, group, TRUE);
+  g->users++;
+  GST_DEBUG_OBJECT (cache, "group \"%s\" has %u user(s)", group, g->users);
+  g_mutex_unlock (&cache->lock);
+}
+
+/**
+ * gst_cuda_cache_group_remove_user:
+ * @cache: a #GstCudaCache
+ * @group: a group given to gst_cuda_cache_group_add_user()
+ *
+ * Counts one user of @group fewer. When none is left, the group's idle
+ * blocks are dropped at once (freed on the reaper thread with
+ * %GST_CUDA_CACHE_FLAG_ASYNC_FREE), and its blocks still in use are freed
+ * when they are released, unless the group has a user again by then.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_group_remove_user (GstCudaCache * cache, const gchar * group)
+{
+  GstCudaCacheGroup *g;
+  GList *to_free = NULL;
+
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+  g_return_if_fail (group != NULL);
+
+  g_mutex_lock (&cache->lock);
+  g = gst_cuda_cache_group_lookup_locked (cache, group, FALSE);
+  if (!g || g->users == 0) {
+    g_mutex_unlock (&cache->lock);
+    g_critical ("%s: group \"%s\" of %s has no user to remove",
+        G_STRFUNC, group, GST_OBJECT_NAME (cache));
+    return;
+  }
+
+  g->users--;
+  GST_DEBUG_OBJECT (cache, "group \"%s\" has %u user(s)", group, g->users);
+  if (g->users == 0) {
+    to_free = gst_cuda_cache_group_evict_locked (cache, g, NULL);
+    gst_cuda_cache_group_maybe_free_locked (cache, g);
+  }
+  g_mutex_unlock (&cache->lock);
+
+  gst_cuda_cache_free_memories (cache, to_free);
 }
 
 /**
@@ -835,6 +1078,10 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
   stats->misses = counters->misses;
   stats->evictions = counters->evictions;
   stats->limit_bytes = cache->limit_bytes;
+  stats->peak_size = counters->peak_size;
+  stats->peak_used_bytes = counters->peak_used_bytes;
+  stats->alloc_retries = counters->alloc_retries;
+  stats->alloc_failures = counters->alloc_failures;
   g_mutex_unlock (&cache->lock);
 }
 
@@ -843,9 +1090,11 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
  * @stats: figures from gst_cuda_cache_get_stats()
  * @name: the structure's name
  *
- * Returns: (transfer full): a structure with fields `current-size`,
- *     `used-bytes`, `idle-bytes`, `limit` (all #guint64), `used-blocks`,
- *     `idle-blocks` (#guint), `hits`, `misses`, `evictions` (#guint64)
+ * Returns: (transfer full): a structure with the fields of @stats:
+ *     `current-size`, `used-bytes`, `idle-bytes`, `cache-limit`,
+ *     `peak-size`, `peak-used-bytes` (all #guint64), `used-blocks`,
+ *     `idle-blocks` (#guint), `hits`, `misses`, `evictions`,
+ *     `alloc-retries`, `alloc-failures` (#guint64)
  *
  * Since: 0.1
  */
@@ -865,7 +1114,40 @@ gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
       "idle-blocks", G_TYPE_UINT, stats->idle_blocks,
       "hits", G_TYPE_UINT64, stats->hits,
       "misses", G_TYPE_UINT64, stats->misses,
-      "evictions", G_TYPE_UINT64, stats->evictions, NULL);
+      "evictions", G_TYPE_UINT64, stats->evictions,
+      "peak-size", G_TYPE_UINT64, stats->peak_size,
+      "peak-used-bytes", G_TYPE_UINT64, stats->peak_used_bytes,
+      "alloc-retries", G_TYPE_UINT64, stats->alloc_retries,
+      "alloc-failures", G_TYPE_UINT64, stats->alloc_failures, NULL);
+}
+
+/**
+ * gst_cuda_cache_reset_peaks:
+ * @cache: a #GstCudaCache
+ * @scope: the whole cache, or the calling thread's share
+ *
+ * Sets `peak-size` and `peak-used-bytes` to the current figures, to measure
+ * the peaks of what follows (a stage, a benchmark run).
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_reset_peaks (GstCudaCache * cache, GstCudaCacheScope scope)
+{
+  GstCudaCacheCounters *counters;
+
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+
+  g_mutex_lock (&cache->lock);
+  if (scope == GST_CUDA_CACHE_SCOPE_THREAD)
+    counters = g_hash_table_lookup (cache->threads, g_thread_self ());
+  else
+    counters = &cache->totals;
+  if (counters) {
+    counters->peak_size = counters->used_bytes + counters->idle_bytes;
+    counters->peak_used_bytes = counters->used_bytes;
+  }
+  g_mutex_unlock (&cache->lock);
 }
 
 /**
@@ -1003,4 +1285,53 @@ gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
 out:
   g_free (copy);
   return ret;
+}
+
+/**
+ * gst_cuda_cache_set_limit_if_newer:
+ * @cache: a #GstCudaCache
+ * @limit_bytes: bytes the cache may own, in use and idle; 0 keeps nothing
+ * @asked_at: when the limit was asked for, in g_get_monotonic_time() units
+ *
+ * Sets the limit as gst_cuda_cache_set_limit() does, unless a limit asked
+ * for later than @asked_at was already set through this function: the last
+ * write wins, even when an earlier one is applied late. Elements use it for
+ * a `cache-limit` set before they knew which cache they would use.
+ *
+ * Returns: %TRUE if @limit_bytes was set
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache, guint64 limit_bytes,
+    gint64 asked_at)
+{
+  static GMutex writes_lock;
+  static GQuark written_at_quark;
+  gint64 *written_at;
+  gboolean newer;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+
+  /* a static lock makes the comparison and the write one step */
+  g_mutex_lock (&writes_lock);
+  if (!written_at_quark)
+    written_at_quark = g_quark_from_static_string ("GstCudaCacheLimitAskedAt");
+  written_at = g_object_get_qdata (G_OBJECT (cache), written_at_quark);
+  newer = !written_at || asked_at >= *written_at;
+  if (newer) {
+    if (!written_at) {
+      written_at = g_new (gint64, 1);
+      g_object_set_qdata_full (G_OBJECT (cache), written_at_quark, written_at,
+          g_free);
+    }
+    *written_at = asked_at;
+    gst_cuda_cache_set_limit (cache, limit_bytes);
+  } else {
+    GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " asked at %"
+        G_GINT64_FORMAT " superseded by a later one", limit_bytes, asked_at);
+  }
+  g_mutex_unlock (&writes_lock);
+
+  return newer;
 }

@@ -38,10 +38,6 @@ typedef enum
   GST_CUDA_CACHE_SCOPE_THREAD = 1,
 } GstCudaCacheScope;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_scope_get_type (void);
-#define GST_TYPE_CUDA_CACHE_SCOPE (gst_cuda_cache_scope_get_type ())
-
 /**
  * GstCudaCacheFlags:
  * @GST_CUDA_CACHE_FLAG_NONE: blocks the cache drops are freed on the thread
@@ -58,9 +54,7 @@ typedef enum
   GST_CUDA_CACHE_FLAG_ASYNC_FREE = (1 << 0),
 } GstCudaCacheFlags;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_flags_get_type (void);
-#define GST_TYPE_CUDA_CACHE_FLAGS (gst_cuda_cache_flags_get_type ())
+#include <gst/cudacache/cudacache-enumtypes.h>
 
 /**
  * GstCudaCacheStats:
@@ -69,12 +63,27 @@ GType gst_cuda_cache_flags_get_type (void);
  * @idle_bytes: bytes of blocks kept for reuse
  * @used_blocks: blocks handed out
  * @idle_blocks: blocks kept for reuse
- * @hits: acquisitions served from an idle block
- * @misses: acquisitions that had to allocate
- * @evictions: blocks the cache let go of because of its limit or a clear
+ * @hits: block acquisitions served from an idle block
+ * @misses: block acquisitions that had to allocate
+ * @evictions: blocks the cache let go of because of its limit, a clear, or
+ *     their group losing its last user
  * @limit_bytes: the cache's limit
+ * @peak_size: the highest @current_size since the cache was made or
+ *     gst_cuda_cache_reset_peaks()
+ * @peak_used_bytes: the highest @used_bytes over the same time
+ * @alloc_retries: allocations that failed, made the cache free every idle
+ *     block and try once more
+ * @alloc_failures: acquisitions that failed even after that retry (out of
+ *     memory errors)
  *
  * A snapshot of a cache's figures, for one #GstCudaCacheScope.
+ *
+ * Hits and misses count block acquisitions (gst_cuda_cache_acquire()), not
+ * frames: a buffer pool acquires a block for each buffer it allocates (at
+ * activation, when it grows, after a reconfiguration) and for each layout
+ * it is configured for the first time. Buffers a pool recycles frame after
+ * frame never reach the cache. A steady pipeline therefore shows a few
+ * acquisitions per caps change, not one per frame.
  *
  * Since: 0.1
  */
@@ -89,6 +98,10 @@ typedef struct
   guint64 misses;
   guint64 evictions;
   guint64 limit_bytes;
+  guint64 peak_size;
+  guint64 peak_used_bytes;
+  guint64 alloc_retries;
+  guint64 alloc_failures;
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
@@ -119,6 +132,18 @@ GstMemory *gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
     GstCudaCacheAllocFunc alloc_func, gpointer user_data);
 
 GST_CUDA_CACHE_API
+GstMemory *gst_cuda_cache_acquire_in_group (GstCudaCache * cache,
+    const gchar * group, const gchar * key, GstCudaCacheAllocFunc alloc_func,
+    gpointer user_data);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_group_remove_user (GstCudaCache * cache,
+    const gchar * group);
+
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem);
 
 GST_CUDA_CACHE_API
@@ -139,6 +164,9 @@ GstStructure *gst_cuda_cache_stats_to_structure (const GstCudaCacheStats *
     stats, const gchar * name);
 
 GST_CUDA_CACHE_API
+void gst_cuda_cache_reset_peaks (GstCudaCache * cache, GstCudaCacheScope scope);
+
+GST_CUDA_CACHE_API
 guint64 gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope);
 
 GST_CUDA_CACHE_API
@@ -147,6 +175,10 @@ void gst_cuda_cache_drain (GstCudaCache * cache);
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
     guint64 * limit_bytes);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache,
+    guint64 limit_bytes, gint64 asked_at);
 
 G_END_DECLS
 

@@ -108,24 +108,6 @@ G_DEFINE_TYPE (GstCudaCacheConverter, gst_cuda_cache_converter,
 static void gst_cuda_cache_converter_finalize (GObject * object);
 static void cpu_path_free (CpuPath * cpu);
 
-GType
-gst_cuda_cache_channel_order_get_type (void)
-{
-  static gsize type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
-    {GST_CUDA_CACHE_CHANNEL_ORDER_BGR, "Blue, green, red", "bgr"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheChannelOrder", values);
-    g_once_init_leave (&type, t);
-  }
-
-  return type;
-}
-
 static void
 gst_cuda_cache_converter_class_init (GstCudaCacheConverterClass * klass)
 {

@@ -6,6 +6,7 @@
 #include <gst/cudacache/cudacache-prelude.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cudacache/cudacache-enumtypes.h>
 
 G_BEGIN_DECLS
 
@@ -29,9 +30,6 @@ typedef enum
   GST_CUDA_CACHE_CHANNEL_ORDER_BGR,
 } GstCudaCacheChannelOrder;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_channel_order_get_type (void);
-#define GST_TYPE_CUDA_CACHE_CHANNEL_ORDER (gst_cuda_cache_channel_order_get_type ())
 
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX:

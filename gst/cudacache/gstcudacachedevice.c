@@ -24,10 +24,12 @@
 #endif
 
 #include "gstcudacachedevice.h"
+#include "gstcudacache-private.h"
 
 #include <gmodule.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_device_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_device_debug
@@ -96,6 +98,8 @@ gst_cuda_cache_driver_load (void)
       goto done;
     }
 
+    /* not gst_cuda_result (): it names errors through gst-cuda's loader,
+     * which is only loaded once a device answered */
     if (driver.Init (0) != CUDA_SUCCESS ||
         driver.DeviceGetCount (&count) != CUDA_SUCCESS || count <= 0) {
       GST_INFO ("CUDA driver found, but no usable device");
@@ -219,6 +223,65 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
 }
 
 /**
+ * gst_cuda_cache_device_add_context_user:
+ * @context: a #GstCudaContext
+ *
+ * Counts one more user of @context's blocks in its device's cache
+ * (gst_cuda_cache_device_get_cache()): while @context has users, its idle
+ * blocks are kept for reuse. Every #GstCudaCachePool is a user of its
+ * context from creation to finalize; call this where a context should keep
+ * its blocks between pools, for instance a context shared by every
+ * pipeline of the process, and balance it with
+ * gst_cuda_cache_device_remove_context_user().
+ *
+ * Idle blocks hold a reference on their context, so a context's reference
+ * count cannot tell when it is no longer used; its users can.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_device_add_context_user (GstCudaContext * context)
+{
+  GstCudaCache *cache;
+  gchar *group;
+
+  g_return_if_fail (GST_IS_CUDA_CONTEXT (context));
+
+  cache = gst_cuda_cache_device_get_cache (context);
+  group = gst_cuda_cache_context_group (context);
+  gst_cuda_cache_group_add_user (cache, group);
+  g_free (group);
+  gst_object_unref (cache);
+}
+
+/**
+ * gst_cuda_cache_device_remove_context_user:
+ * @context: a #GstCudaContext given to
+ *     gst_cuda_cache_device_add_context_user()
+ *
+ * Counts one user of @context fewer. With none left, @context's idle
+ * blocks in its device's cache are freed (on the cache's reaper thread),
+ * and its blocks in use are freed when released: the context is no longer
+ * kept alive by the cache.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_device_remove_context_user (GstCudaContext * context)
+{
+  GstCudaCache *cache;
+  gchar *group;
+
+  g_return_if_fail (GST_IS_CUDA_CONTEXT (context));
+
+  cache = gst_cuda_cache_device_get_cache (context);
+  group = gst_cuda_cache_context_group (context);
+  gst_cuda_cache_group_remove_user (cache, group);
+  g_free (group);
+  gst_object_unref (cache);
+}
+
+/**
  * gst_cuda_cache_device_get_memory_info:
  * @context: a #GstCudaContext
  * @free_bytes: (out) (optional): free device memory, as the driver sees it
@@ -242,16 +305,16 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
 
   if (!gst_cuda_context_push (context))
     return FALSE;
-  ret = driver.MemGetInfo (&free_mem, &total_mem) == CUDA_SUCCESS;
+  ret = gst_cuda_result (driver.MemGetInfo (&free_mem, &total_mem));
   gst_cuda_context_pop (NULL);
 
   if (!ret) {
     CUdevice device;
 
     /* fall back to the device's size alone */
-    ret = driver.DeviceGet (&device,
-        gst_cuda_cache_device_id (context)) == CUDA_SUCCESS &&
-        driver.DeviceTotalMem (&total_mem, device) == CUDA_SUCCESS;
+    ret = gst_cuda_result (driver.DeviceGet (&device,
+            gst_cuda_cache_device_id (context))) &&
+        gst_cuda_result (driver.DeviceTotalMem (&total_mem, device));
   }
 
   if (free_bytes)
@@ -260,4 +323,56 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
     *total_bytes = total_mem;
 
   return ret;
+}
+
+/**
+ * gst_cuda_cache_device_get_default_context:
+ * @device_id: a CUDA device ordinal
+ *
+ * The context that elements of this project use on @device_id when neither
+ * the pipeline nor the application gives them one, so that pipelines of a
+ * process share cached blocks (blocks of one context are not usable by
+ * another). It is held weakly: once no one holds it, it goes away, and the
+ * next call makes a new one.
+ *
+ * Returns: (transfer full) (nullable): the device's shared context, or
+ *     %NULL where there is no such device
+ *
+ * Since: 0.1
+ */
+GstCudaContext *
+gst_cuda_cache_device_get_default_context (guint device_id)
+{
+  static GMutex lock;
+  static GHashTable *contexts;  /* device id -> GWeakRef to GstCudaContext */
+  GstCudaContext *context;
+  GWeakRef *ref;
+
+  gst_cuda_cache_device_init_debug ();
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  g_mutex_lock (&lock);
+  if (!contexts)
+    contexts = g_hash_table_new (NULL, NULL);
+  ref = g_hash_table_lookup (contexts, GUINT_TO_POINTER (device_id));
+  if (!ref) {
+    ref = g_new0 (GWeakRef, 1);
+    g_weak_ref_init (ref, NULL);
+    g_hash_table_insert (contexts, GUINT_TO_POINTER (device_id), ref);
+  }
+  context = g_weak_ref_get (ref);
+  if (!context) {
+    context = gst_cuda_context_new (device_id);
+    if (context) {
+      GST_INFO ("new default context %" GST_PTR_FORMAT " on device %u",
+          context, device_id);
+      g_weak_ref_set (ref, context);
+    }
+  }
+  g_mutex_unlock (&lock);
+
+  return context;
 }

@@ -19,8 +19,17 @@ GST_CUDA_CACHE_API
 GstCudaCache *gst_cuda_cache_device_get_cache (GstCudaContext * context);
 
 GST_CUDA_CACHE_API
+void gst_cuda_cache_device_add_context_user (GstCudaContext * context);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_device_remove_context_user (GstCudaContext * context);
+
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
     guint64 * free_bytes, guint64 * total_bytes);
+
+GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_device_get_default_context (guint device_id);
 
 G_END_DECLS
 

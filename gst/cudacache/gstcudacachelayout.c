@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The layout a pool's caps define, and the cache key that names it. */
+/* The layout a pool's caps define, the cache key that names it, and the
+ * layouts a pool remembers. Shared by both pools. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -87,4 +88,71 @@ gst_cuda_cache_layout_get_signature (const GstCudaCacheLayout * layout,
     sig->offset[i] = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
     sig->stride[i] = GST_VIDEO_INFO_PLANE_STRIDE (info, i);
   }
+}
+
+static void
+gst_cuda_cache_known_layout_free (GstCudaCacheKnownLayout * known)
+{
+  g_free (known->key);
+  g_free (known);
+}
+
+void
+gst_cuda_cache_known_layouts_clear (GstCudaCacheKnownLayouts * layouts)
+{
+  g_queue_clear_full (&layouts->known,
+      (GDestroyNotify) gst_cuda_cache_known_layout_free);
+}
+
+/* The entry for @sig, moved to the front; NULL if the pool never saw it. */
+const GstCudaCacheKnownLayout *
+gst_cuda_cache_known_layouts_lookup (GstCudaCacheKnownLayouts * layouts,
+    const GstCudaCacheLayoutSignature * sig)
+{
+  GList *l;
+
+  for (l = layouts->known.head; l; l = l->next) {
+    if (memcmp (&((GstCudaCacheKnownLayout *) l->data)->sig, sig,
+            sizeof (*sig)) == 0)
+      break;
+  }
+  if (!l)
+    return NULL;
+
+  g_queue_unlink (&layouts->known, l);
+  g_queue_push_head_link (&layouts->known, l);
+  return l->data;
+}
+
+/* Remembers @sig first, forgetting the least recent beyond the maximum. */
+const GstCudaCacheKnownLayout *
+gst_cuda_cache_known_layouts_add (GstCudaCacheKnownLayouts * layouts,
+    const GstCudaCacheLayoutSignature * sig, const gchar * key, gsize size)
+{
+  GstCudaCacheKnownLayout *known = g_new0 (GstCudaCacheKnownLayout, 1);
+
+  known->sig = *sig;
+  known->key = g_strdup (key);
+  known->size = size;
+  g_queue_push_head (&layouts->known, known);
+  if (layouts->known.length > GST_CUDA_CACHE_MAX_KNOWN_LAYOUTS)
+    gst_cuda_cache_known_layout_free (g_queue_pop_tail (&layouts->known));
+
+  return known;
+}
+
+/* What both pools say when an allocation failed after the cache freed every
+ * idle block and retried. */
+gchar *
+gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache, gsize bytes,
+    const gchar * key)
+{
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  return g_strdup_printf ("asked for %" G_GSIZE_FORMAT " bytes (\"%s\"); "
+      "cache limit %" G_GUINT64_FORMAT " bytes, cache size %" G_GUINT64_FORMAT
+      " bytes (%" G_GUINT64_FORMAT " in use), after freeing every idle block "
+      "and retrying", bytes, key, stats.limit_bytes, stats.current_size,
+      stats.used_bytes);
 }

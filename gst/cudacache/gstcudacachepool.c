@@ -23,7 +23,14 @@
  *
  * Configuring the pool does not allocate a throw-away block, as
  * #GstCudaBufferPool does: the block it looks at to learn the layout stays
- * in the cache for the pool's first buffer.
+ * in the cache for the pool's first buffer, and a layout the pool was
+ * configured for before needs no block at all.
+ *
+ * Blocks of different #GstCudaContext never mix, even on one device: each
+ * pool is a user of its context's group in the cache
+ * (gst_cuda_cache_group_add_user()) for as long as it lives. When the last
+ * pool of a context is gone, the context's idle blocks are freed, and with
+ * them the references they held on the context.
  *
  * Since: 0.1
  */
@@ -49,35 +56,25 @@ struct _GstCudaCachePoolPrivate
 {
   GstCudaCache *cache;
   GstCudaAllocator *allocator;
+  /* the cache group of the pool's context: the pool is one of its users
+   * from creation to finalize, so that the context's idle blocks go with
+   * its last pool */
+  gchar *group;
 
   /* set by set_config, read by alloc_buffer: GstBufferPool serialises them */
   GstCudaCacheLayout layout;
   GstVideoInfo alloc_info;
-  gsize tensor_bytes;
   gchar *key;
 
-  /* layouts this pool was configured for, most recent first: their keys
-   * and block sizes, so that a switch back builds no key and probes no
-   * block (KnownLayout) */
-  GQueue known;
+  GstCudaCacheKnownLayouts known;
 };
 
-/* Renegotiating to a layout seen before costs a memcmp per entry. */
-#define MAX_KNOWN_LAYOUTS 32
-
+/* What a configuration asks for, parsed before anything is committed. */
 typedef struct
 {
-  GstCudaCacheLayoutSignature sig;
-  gchar *key;
-  gsize mem_size;
-} KnownLayout;
-
-static void
-known_layout_free (KnownLayout * known)
-{
-  g_free (known->key);
-  g_free (known);
-}
+  GstCudaCacheLayout layout;
+  GstVideoInfo alloc_info;
+} GstCudaCachePoolSpec;
 
 #define gst_cuda_cache_pool_parent_class parent_class
 G_DEFINE_TYPE_WITH_PRIVATE (GstCudaCachePool, gst_cuda_cache_pool,
@@ -155,35 +152,128 @@ gst_cuda_cache_pool_format_supported (GstVideoFormat format)
 }
 
 static GstMemory *
-gst_cuda_cache_pool_alloc_memory (gpointer user_data)
+gst_cuda_cache_pool_alloc_spec (GstCudaCachePool * self,
+    const GstCudaCachePoolSpec * spec)
 {
-  GstCudaCachePool *self = user_data;
-  GstCudaCachePoolPrivate *priv = self->priv;
   GstMemory *mem;
 
-  mem = gst_cuda_allocator_alloc (priv->allocator,
-      GST_CUDA_BUFFER_POOL (self)->context, &priv->alloc_info);
+  mem = gst_cuda_allocator_alloc (self->priv->allocator,
+      GST_CUDA_BUFFER_POOL (self)->context, &spec->alloc_info);
   /* a tensor is one row: its size is the row, never the pitch past it */
-  if (mem && priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR)
-    gst_memory_resize (mem, 0, priv->layout.tensor.size);
+  if (mem && spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR)
+    gst_memory_resize (mem, 0, spec->layout.tensor.size);
 
   return mem;
 }
 
-/* The cache already freed every idle block and retried once. */
-static void
-gst_cuda_cache_pool_log_out_of_memory (GstCudaCachePool * self)
+typedef struct
 {
-  GstCudaCachePoolPrivate *priv = self->priv;
-  GstCudaCacheStats stats;
-  gsize bytes = priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR ?
-      priv->layout.tensor.size : GST_VIDEO_INFO_SIZE (&priv->alloc_info);
+  GstCudaCachePool *self;
+  const GstCudaCachePoolSpec *spec;
+} GstCudaCachePoolAllocData;
 
-  gst_cuda_cache_get_stats (priv->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
-  GST_ERROR_OBJECT (self, "out of device memory: asked for %" G_GSIZE_FORMAT
-      " bytes (\"%s\"); cache limit %" G_GUINT64_FORMAT " bytes, cache size %"
-      G_GUINT64_FORMAT " bytes (%" G_GUINT64_FORMAT " in use)", bytes,
-      priv->key, stats.limit_bytes, stats.current_size, stats.used_bytes);
+static GstMemory *
+gst_cuda_cache_pool_alloc_memory (gpointer user_data)
+{
+  GstCudaCachePoolAllocData *data = user_data;
+
+  return gst_cuda_cache_pool_alloc_spec (data->self, data->spec);
+}
+
+static gsize
+gst_cuda_cache_pool_spec_bytes (const GstCudaCachePoolSpec * spec)
+{
+  return spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR ?
+      spec->layout.tensor.size : GST_VIDEO_INFO_SIZE (&spec->alloc_info);
+}
+
+/* Takes a block of @key in the pool's group. */
+static GstMemory *
+gst_cuda_cache_pool_acquire (GstCudaCachePool * self, GstCudaCache * cache,
+    const gchar * key, const GstCudaCachePoolSpec * spec)
+{
+  GstCudaCachePoolAllocData data = { self, spec };
+  GstMemory *mem;
+
+  mem = gst_cuda_cache_acquire_in_group (cache, self->priv->group, key,
+      gst_cuda_cache_pool_alloc_memory, &data);
+  if (!mem) {
+    gchar *why = gst_cuda_cache_describe_out_of_memory (cache,
+        gst_cuda_cache_pool_spec_bytes (spec), key);
+
+    GST_ERROR_OBJECT (self, "out of device memory: %s", why);
+    g_free (why);
+  }
+
+  return mem;
+}
+
+/* A buffer pool's size is a guint. */
+static gboolean
+gst_cuda_cache_pool_check_size (GstCudaCachePool * self, gsize bytes)
+{
+  if (bytes > G_MAXUINT) {
+    GST_WARNING_OBJECT (self, "%" G_GSIZE_FORMAT " bytes per buffer is more "
+        "than a buffer pool can hold (%u)", bytes, G_MAXUINT);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Fills @spec from @caps; FALSE, with the reason logged, if the pool cannot
+ * make such blocks. Every size is checked before anything is allocated. */
+static gboolean
+gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
+    GstCudaCachePoolSpec * spec)
+{
+  if (!gst_cuda_cache_layout_from_caps (&spec->layout, caps)) {
+    GST_WARNING_OBJECT (self, "caps are neither video nor a tensor this "
+        "pool can lay out: %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+
+  if (spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
+    gsize row = GST_ROUND_UP_4 (spec->layout.tensor.size);
+
+    /* one row of RGBA pixels: the width is a gint */
+    if (spec->layout.tensor.size > G_MAXSIZE - 3 || row / 4 > G_MAXINT) {
+      GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes is "
+          "larger than one CUDA allocation can be (%" G_GSIZE_FORMAT ")",
+          spec->layout.tensor.size, (gsize) G_MAXINT * 4);
+      return FALSE;
+    }
+    gst_video_info_set_format (&spec->alloc_info, GST_VIDEO_FORMAT_RGBA,
+        row / 4, 1);
+  } else {
+    if (!gst_cuda_cache_pool_format_supported (GST_VIDEO_INFO_FORMAT
+            (&spec->layout.video))) {
+      GST_WARNING_OBJECT (self, "format %s is not one the CUDA allocator "
+          "supports", GST_VIDEO_INFO_NAME (&spec->layout.video));
+      return FALSE;
+    }
+    spec->alloc_info = spec->layout.video;
+  }
+
+  return gst_cuda_cache_pool_check_size (self,
+      gst_cuda_cache_pool_spec_bytes (spec));
+}
+
+/*
+ * GstCudaBufferPool's set_config is not chained up to, on purpose. In
+ * GStreamer 1.22 it allocates a block of the caps' size with the registered
+ * CUDA allocator and frees it at once (cuMemFree synchronises the device),
+ * overwrites the config's size from that block, and refuses tensor caps.
+ * It has no hook through which its probe could come from the cache, and
+ * any other caps given to it would leave GstBufferPool a wrong buffer size.
+ * Its only state besides (its allocator and the video info of its own
+ * alloc_buffer, which this pool replaces) is GstBufferPool's, which this
+ * pool sets through GstBufferPool's set_config with the size learned from
+ * a cached block, exactly as GstCudaBufferPool would have.
+ */
+static GstBufferPoolClass *
+gst_cuda_cache_pool_buffer_pool_class (void)
+{
+  return GST_BUFFER_POOL_CLASS (g_type_class_peek_parent (parent_class));
 }
 
 static gboolean
@@ -191,107 +281,114 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
   GstCudaCachePool *self = GST_CUDA_CACHE_POOL (pool);
   GstCudaCachePoolPrivate *priv = self->priv;
-  GstCudaContext *context = GST_CUDA_BUFFER_POOL (self)->context;
-  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
   GstCudaCache *cache = NULL;
   GstCudaCacheLayoutSignature sig;
-  KnownLayout *known;
+  const GstCudaCacheKnownLayout *known;
+  GstCudaCachePoolSpec spec;
+  gboolean new_cache;
+  gchar *key = NULL;
   GstCaps *caps;
-  GstMemory *mem;
-  GList *l;
   guint min_buffers, max_buffers;
+  gsize size;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, NULL, &min_buffers,
-          &max_buffers) || !caps) {
+          &max_buffers))
+    goto wrong_config;
+  if (!caps)
+    goto no_caps;
+  if (!gst_cuda_cache_pool_parse_caps (self, caps, &spec))
+    return FALSE;
+
+  if (!gst_buffer_pool_config_get_cuda_cache (config, &cache))
+    cache = gst_object_ref (priv->cache);
+  new_cache = cache != priv->cache;
+
+  gst_cuda_cache_layout_get_signature (&spec.layout, &sig);
+  known = new_cache ? NULL :
+      gst_cuda_cache_known_layouts_lookup (&priv->known, &sig);
+  if (known) {
+    key = g_strdup (known->key);
+    size = known->size;
+  } else {
+    GstMemory *mem;
+
+    /* blocks of two contexts never mix: the pool's group is its context */
+    key = gst_cuda_cache_layout_to_key (&spec.layout, "cuda");
+    if (new_cache)
+      gst_cuda_cache_group_add_user (cache, priv->group);
+
+    /* learn the pitched size from a real block; it stays in the cache */
+    mem = gst_cuda_cache_pool_acquire (self, cache, key, &spec);
+    if (!mem) {
+      if (new_cache)
+        gst_cuda_cache_group_remove_user (cache, priv->group);
+      goto no_memory;
+    }
+    size = mem->size;
+    gst_memory_unref (mem);
+    /* the pitch may have grown it past what a pool can say */
+    if (!gst_cuda_cache_pool_check_size (self, size)) {
+      if (new_cache)
+        gst_cuda_cache_group_remove_user (cache, priv->group);
+      g_free (key);
+      gst_object_unref (cache);
+      return FALSE;
+    }
+  }
+
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+      max_buffers);
+  if (!gst_cuda_cache_pool_buffer_pool_class ()->set_config (pool, config)) {
+    if (new_cache)
+      gst_cuda_cache_group_remove_user (cache, priv->group);
+    goto base_refused;
+  }
+
+  /* commit */
+  if (new_cache) {
+    /* sizes learned from another cache's blocks still hold, but keep it
+     * simple: start over */
+    gst_cuda_cache_known_layouts_clear (&priv->known);
+    gst_cuda_cache_group_remove_user (priv->cache, priv->group);
+    gst_object_replace ((GstObject **) & priv->cache, GST_OBJECT (cache));
+  }
+  if (!known)
+    gst_cuda_cache_known_layouts_add (&priv->known, &sig, key, size);
+  priv->layout = spec.layout;
+  priv->alloc_info = spec.alloc_info;
+  g_free (priv->key);
+  priv->key = key;
+  gst_object_unref (cache);
+
+  GST_DEBUG_OBJECT (self, "configured for \"%s\" in group %s, %"
+      G_GSIZE_FORMAT " bytes per buffer", priv->key, priv->group, size);
+
+  return TRUE;
+
+  /* ERRORS */
+wrong_config:
+  {
+    GST_WARNING_OBJECT (self, "invalid config");
+    return FALSE;
+  }
+no_caps:
+  {
     GST_WARNING_OBJECT (self, "config without caps");
     return FALSE;
   }
-
-  if (!gst_cuda_cache_layout_from_caps (&priv->layout, caps)) {
-    GST_WARNING_OBJECT (self, "caps are neither video nor a tensor: %"
-        GST_PTR_FORMAT, caps);
+no_memory:
+  {
+    g_free (key);
+    gst_object_unref (cache);
     return FALSE;
   }
-
-  if (priv->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    gsize row = GST_ROUND_UP_4 (priv->layout.tensor.size);
-
-    if (row / 4 > G_MAXINT / 4) {
-      GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes is "
-          "larger than one CUDA allocation can be", priv->layout.tensor.size);
-      return FALSE;
-    }
-    gst_video_info_set_format (&priv->alloc_info, GST_VIDEO_FORMAT_RGBA,
-        row / 4, 1);
-  } else {
-    if (!gst_cuda_cache_pool_format_supported (GST_VIDEO_INFO_FORMAT
-            (&priv->layout.video))) {
-      GST_WARNING_OBJECT (self, "format %s is not one the CUDA allocator "
-          "supports", GST_VIDEO_INFO_NAME (&priv->layout.video));
-      return FALSE;
-    }
-    priv->alloc_info = priv->layout.video;
-  }
-
-  if (gst_buffer_pool_config_get_cuda_cache (config, &cache)) {
-    if (cache != priv->cache) {
-      /* sizes learned from another cache's blocks still hold, but keep it
-       * simple: start over */
-      g_queue_clear_full (&priv->known, (GDestroyNotify) known_layout_free);
-      gst_object_replace ((GstObject **) & priv->cache, GST_OBJECT (cache));
-    }
+base_refused:
+  {
+    GST_WARNING_OBJECT (self, "GstBufferPool refused the config");
+    g_free (key);
     gst_object_unref (cache);
+    return FALSE;
   }
-
-  gst_cuda_cache_layout_get_signature (&priv->layout, &sig);
-  for (l = priv->known.head; l; l = l->next) {
-    if (memcmp (&((KnownLayout *) l->data)->sig, &sig, sizeof (sig)) == 0)
-      break;
-  }
-
-  if (l) {
-    known = l->data;
-    g_queue_unlink (&priv->known, l);
-    g_queue_push_head_link (&priv->known, l);
-  } else {
-    gchar *prefix, *key;
-
-    /* blocks of two contexts never mix, even on one device */
-    prefix = g_strdup_printf ("cuda:%p", context);
-    key = gst_cuda_cache_layout_to_key (&priv->layout, prefix);
-    g_free (prefix);
-
-    /* learn the pitched size from a real block; it stays in the cache */
-    g_free (priv->key);
-    priv->key = key;
-    mem = gst_cuda_cache_acquire (priv->cache, key,
-        gst_cuda_cache_pool_alloc_memory, self);
-    if (!mem) {
-      gst_cuda_cache_pool_log_out_of_memory (self);
-      return FALSE;
-    }
-
-    known = g_new0 (KnownLayout, 1);
-    known->sig = sig;
-    known->key = g_strdup (key);
-    known->mem_size = mem->size;
-    gst_memory_unref (mem);
-    g_queue_push_head (&priv->known, known);
-    if (priv->known.length > MAX_KNOWN_LAYOUTS)
-      known_layout_free (g_queue_pop_tail (&priv->known));
-  }
-
-  if (priv->key != known->key && g_strcmp0 (priv->key, known->key) != 0) {
-    g_free (priv->key);
-    priv->key = g_strdup (known->key);
-  }
-  gst_buffer_pool_config_set_params (config, caps, known->mem_size,
-      min_buffers, max_buffers);
-
-  GST_DEBUG_OBJECT (self, "configured for \"%s\"", priv->key);
-
-  /* GstCudaBufferPool's set_config would allocate and free a block */
-  return base_class->set_config (pool, config);
 }
 
 /* GstBufferPool keeps the buffers it preallocated when a later one fails;
@@ -299,14 +396,12 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
 static gboolean
 gst_cuda_cache_pool_start (GstBufferPool * pool)
 {
-  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
-
   if (GST_BUFFER_POOL_CLASS (parent_class)->start (pool))
     return TRUE;
 
   GST_WARNING_OBJECT (pool, "activation failed: releasing the buffers "
       "allocated so far");
-  base_class->stop (pool);
+  GST_BUFFER_POOL_CLASS (parent_class)->stop (pool);
   return FALSE;
 }
 
@@ -320,12 +415,11 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   GstMemory *mem;
   GstBuffer *buf;
 
-  mem = gst_cuda_cache_acquire (priv->cache, priv->key,
-      gst_cuda_cache_pool_alloc_memory, self);
-  if (!mem) {
-    gst_cuda_cache_pool_log_out_of_memory (self);
+  GstCudaCachePoolSpec spec = { priv->layout, priv->alloc_info };
+
+  mem = gst_cuda_cache_pool_acquire (self, priv->cache, priv->key, &spec);
+  if (!mem)
     return GST_FLOW_ERROR;
-  }
 
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
@@ -362,7 +456,12 @@ gst_cuda_cache_pool_finalize (GObject * object)
   GstCudaCachePool *self = GST_CUDA_CACHE_POOL (object);
 
   g_free (self->priv->key);
-  g_queue_clear_full (&self->priv->known, (GDestroyNotify) known_layout_free);
+  gst_cuda_cache_known_layouts_clear (&self->priv->known);
+  /* blocks still in use go back to the cache later: freed then if this
+   * was the context's last pool */
+  if (self->priv->cache && self->priv->group)
+    gst_cuda_cache_group_remove_user (self->priv->cache, self->priv->group);
+  g_free (self->priv->group);
   gst_clear_object (&self->priv->cache);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -401,6 +500,8 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
   GST_CUDA_BUFFER_POOL (self)->context = gst_object_ref (context);
   self->priv->allocator = GST_CUDA_ALLOCATOR (allocator);
   self->priv->cache = gst_cuda_cache_device_get_cache (context);
+  self->priv->group = gst_cuda_cache_context_group (context);
+  gst_cuda_cache_group_add_user (self->priv->cache, self->priv->group);
 
   return GST_BUFFER_POOL (self);
 }

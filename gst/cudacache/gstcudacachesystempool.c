@@ -22,6 +22,9 @@
 #include "config.h"
 #endif
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "gstcudacachesystempool.h"
 #include "gstcudacache-private.h"
 
@@ -38,11 +41,15 @@ struct _GstCudaCacheSystemPool
   GstCudaCacheLayout layout;
   GstAllocator *allocator;
   GstAllocationParams params;
+  /* the allocator is GStreamer's system memory: allocate without aborting */
+  gboolean try_sysmem;
   gsize size;
   gboolean add_videometa;
   gboolean need_alignment;
   GstVideoAlignment video_align;
   gchar *key;
+
+  GstCudaCacheKnownLayouts known;
 };
 
 #define gst_cuda_cache_system_pool_parent_class parent_class
@@ -77,21 +84,27 @@ gst_cuda_cache_system_pool_init (GstCudaCacheSystemPool * self)
 {
 }
 
+/* Every size that comes from caps is checked here, before anything is
+ * allocated: a buffer pool's size is a guint, and a block larger than the
+ * memory the cache allocates from can never be made. */
 static gboolean
-gst_cuda_cache_system_pool_set_tensor_config (GstCudaCacheSystemPool * self,
-    GstStructure * config, GstCaps * caps, guint size, guint min_buffers,
-    guint max_buffers)
+gst_cuda_cache_system_pool_check_size (GstCudaCacheSystemPool * self,
+    gsize bytes)
 {
-  GstBufferPoolClass *base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
+  guint64 memory = gst_cuda_cache_get_device_memory (self->cache);
 
-  self->size = MAX (size, self->layout.tensor.size);
-  self->add_videometa = FALSE;
-  self->need_alignment = FALSE;
-  gst_buffer_pool_config_set_params (config, caps, self->size, min_buffers,
-      max_buffers);
-
-  /* GstVideoBufferPool only knows video caps: skip it */
-  return base_class->set_config (GST_BUFFER_POOL (self), config);
+  if (bytes > G_MAXUINT) {
+    GST_WARNING_OBJECT (self, "%" G_GSIZE_FORMAT " bytes per buffer is more "
+        "than a buffer pool can hold (%u)", bytes, G_MAXUINT);
+    return FALSE;
+  }
+  if (memory > 0 && bytes > memory) {
+    GST_WARNING_OBJECT (self, "%" G_GSIZE_FORMAT " bytes per buffer is more "
+        "than the %" G_GUINT64_FORMAT " bytes of memory the cache allocates "
+        "from", bytes, memory);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -99,74 +112,169 @@ gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
     GstStructure * config)
 {
   GstCudaCacheSystemPool *self = GST_CUDA_CACHE_SYSTEM_POOL (pool);
-  GstVideoInfo *info = &self->layout.video;
-  GstAllocator *allocator;
+  GstCudaCacheLayoutSignature sig;
+  const GstCudaCacheKnownLayout *known;
+  GstCudaCacheLayout layout;
+  GstAllocationParams params;
+  GstAllocator *allocator, *sysmem, *default_allocator;
+  GstVideoAlignment video_align;
+  gboolean add_videometa = FALSE, need_alignment = FALSE, ret;
   GstCaps *caps;
   guint size, min_buffers, max_buffers;
-  gboolean ret;
-  gchar *prefix;
+  gsize bytes;
+  gchar *key;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers,
-          &max_buffers) || !caps) {
-    GST_WARNING_OBJECT (self, "config without caps");
-    return FALSE;
-  }
+          &max_buffers))
+    goto wrong_config;
+  if (!caps)
+    goto no_caps;
+  if (!gst_cuda_cache_layout_from_caps (&layout, caps))
+    goto wrong_caps;
 
-  if (!gst_cuda_cache_layout_from_caps (&self->layout, caps)) {
-    GST_WARNING_OBJECT (self, "caps are neither video nor a tensor: %"
-        GST_PTR_FORMAT, caps);
+  bytes = layout.kind == GST_CUDA_CACHE_KIND_TENSOR ? layout.tensor.size :
+      GST_VIDEO_INFO_SIZE (&layout.video);
+  if (!gst_cuda_cache_system_pool_check_size (self, MAX (bytes, size)))
     return FALSE;
-  }
 
-  if (self->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    ret = gst_cuda_cache_system_pool_set_tensor_config (self, config, caps,
-        size, min_buffers, max_buffers);
+  /* the caps stay alive in the config while it is rewritten */
+  gst_caps_ref (caps);
+  if (layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
+    GstCaps *stand_in = gst_caps_new_simple ("video/x-raw",
+        "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, 1,
+        "height", G_TYPE_INT, 1, NULL);
+
+    /* GstVideoBufferPool only knows video caps. It allocates nothing in
+     * set_config: show it a 1x1 image with the tensor's size, and it keeps
+     * that size for GstBufferPool, then give the config its caps back. */
+    gst_buffer_pool_config_set_params (config, stand_in,
+        MAX (MAX (size, bytes), 4), min_buffers, max_buffers);
+    gst_caps_unref (stand_in);
+    ret = GST_BUFFER_POOL_CLASS (parent_class)->set_config (pool, config);
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+        max_buffers);
   } else {
     ret = GST_BUFFER_POOL_CLASS (parent_class)->set_config (pool, config);
     /* GstVideoBufferPool may have aligned the layout and grown the size:
      * read back what it settled on */
-    if (ret) {
-      gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-      self->add_videometa = gst_buffer_pool_config_has_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_META);
-      self->need_alignment = self->add_videometa &&
-          gst_buffer_pool_config_has_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
-      if (self->need_alignment) {
-        gst_buffer_pool_config_get_video_alignment (config, &self->video_align);
-        gst_video_info_align (info, &self->video_align);
-      }
-      info->size = size;
-      self->size = size;
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    add_videometa = gst_buffer_pool_config_has_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    need_alignment = add_videometa &&
+        gst_buffer_pool_config_has_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+    if (ret && need_alignment) {
+      gst_buffer_pool_config_get_video_alignment (config, &video_align);
+      gst_video_info_align (&layout.video, &video_align);
     }
+    layout.video.size = size;
   }
+  gst_caps_unref (caps);
   if (!ret)
     return FALSE;
 
-  if (!gst_buffer_pool_config_get_allocator (config, &allocator, &self->params))
-    return FALSE;
-  gst_clear_object (&self->allocator);
-  self->allocator = allocator ? gst_object_ref (allocator) : NULL;
+  /* the parent may have raised the alignment */
+  if (!gst_buffer_pool_config_get_allocator (config, &allocator, &params))
+    goto wrong_config;
 
-  /* memory of another allocator or alignment is another layout */
-  prefix = g_strdup_printf ("system:%s align=%" G_GSIZE_FORMAT " prefix=%"
-      G_GSIZE_FORMAT " padding=%" G_GSIZE_FORMAT " bytes=%" G_GSIZE_FORMAT,
-      allocator ? allocator->mem_type : GST_ALLOCATOR_SYSMEM,
-      self->params.align, self->params.prefix, self->params.padding,
-      self->size);
+  gst_cuda_cache_layout_get_signature (&layout, &sig);
+  sig.allocator = allocator;
+  sig.align = params.align;
+  sig.prefix = params.prefix;
+  sig.padding = params.padding;
+  sig.bytes = size;
+  known = gst_cuda_cache_known_layouts_lookup (&self->known, &sig);
+  if (!known) {
+    /* memory of another allocator or alignment is another layout */
+    gchar *prefix = g_strdup_printf ("system:%s align=%" G_GSIZE_FORMAT
+        " prefix=%" G_GSIZE_FORMAT " padding=%" G_GSIZE_FORMAT " bytes=%u",
+        allocator ? allocator->mem_type : GST_ALLOCATOR_SYSMEM,
+        params.align, params.prefix, params.padding, size);
+
+    key = gst_cuda_cache_layout_to_key (&layout, prefix);
+    g_free (prefix);
+    known = gst_cuda_cache_known_layouts_add (&self->known, &sig, key, size);
+    g_free (key);
+  }
+
+  /* commit */
+  sysmem = gst_allocator_find (GST_ALLOCATOR_SYSMEM);
+  default_allocator = allocator ? NULL : gst_allocator_find (NULL);
+  self->try_sysmem = (allocator ? allocator : default_allocator) == sysmem;
+  gst_clear_object (&default_allocator);
+  gst_clear_object (&sysmem);
+  gst_object_replace ((GstObject **) & self->allocator,
+      (GstObject *) allocator);
+  self->params = params;
+  self->layout = layout;
+  self->size = size;
+  self->add_videometa = add_videometa;
+  self->need_alignment = need_alignment;
+  if (need_alignment)
+    self->video_align = video_align;
   g_free (self->key);
-  self->key = gst_cuda_cache_layout_to_key (&self->layout, prefix);
-  g_free (prefix);
+  self->key = g_strdup (known->key);
 
   GST_DEBUG_OBJECT (self, "configured for \"%s\"", self->key);
 
   return TRUE;
+
+  /* ERRORS */
+wrong_config:
+  {
+    GST_WARNING_OBJECT (self, "invalid config");
+    return FALSE;
+  }
+no_caps:
+  {
+    GST_WARNING_OBJECT (self, "config without caps");
+    return FALSE;
+  }
+wrong_caps:
+  {
+    GST_WARNING_OBJECT (self, "caps are neither video nor a tensor: %"
+        GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+}
+
+/* GStreamer's system allocator aborts when malloc fails; this returns NULL,
+ * so that the cache can free its idle blocks and retry, and the pool can
+ * fail with an error instead of taking the process down. */
+static GstMemory *
+gst_cuda_cache_system_pool_try_alloc_sysmem (gsize size,
+    const GstAllocationParams * params)
+{
+  gsize align = params->align | gst_memory_alignment;
+  gsize maxsize;
+  guint8 *data;
+
+  if (size > G_MAXSIZE - params->prefix - params->padding)
+    return NULL;
+  maxsize = params->prefix + size + params->padding;
+
+  if (posix_memalign ((gpointer *) & data, MAX (align + 1, sizeof (gpointer)),
+          maxsize) != 0)
+    return NULL;
+
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (data, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (data + params->prefix + size, 0, params->padding);
+
+  return gst_memory_new_wrapped (params->flags, data, maxsize, params->prefix,
+      size, data, free);
 }
 
 static GstMemory *
 gst_cuda_cache_system_pool_alloc_memory (gpointer user_data)
 {
   GstCudaCacheSystemPool *self = user_data;
+
+  if (self->try_sysmem)
+    return gst_cuda_cache_system_pool_try_alloc_sysmem (self->size,
+        &self->params);
 
   return gst_allocator_alloc (self->allocator, self->size, &self->params);
 }
@@ -183,9 +291,11 @@ gst_cuda_cache_system_pool_alloc_buffer (GstBufferPool * pool,
   mem = gst_cuda_cache_acquire (self->cache, self->key,
       gst_cuda_cache_system_pool_alloc_memory, self);
   if (!mem) {
-    GST_ERROR_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT " bytes "
-        "of system memory for \"%s\" (cache limit %" G_GUINT64_FORMAT ")",
-        self->size, self->key, gst_cuda_cache_get_limit (self->cache));
+    gchar *why = gst_cuda_cache_describe_out_of_memory (self->cache,
+        self->size, self->key);
+
+    GST_ERROR_OBJECT (self, "out of system memory: %s", why);
+    g_free (why);
     return GST_FLOW_ERROR;
   }
 
@@ -224,6 +334,7 @@ gst_cuda_cache_system_pool_finalize (GObject * object)
   GstCudaCacheSystemPool *self = GST_CUDA_CACHE_SYSTEM_POOL (object);
 
   g_free (self->key);
+  gst_cuda_cache_known_layouts_clear (&self->known);
   gst_clear_object (&self->cache);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);

@@ -53,46 +53,6 @@ static const guint dim_index[][GST_CUDA_CACHE_TENSOR_N_DIMS] = {
   [GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC] = {0, 3, 1, 2},
 };
 
-GType
-gst_cuda_cache_tensor_dtype_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_TENSOR_DTYPE_U8, "Unsigned 8-bit integers", "uint8"},
-    {GST_CUDA_CACHE_TENSOR_DTYPE_F16, "Half-precision floats", "float16"},
-    {GST_CUDA_CACHE_TENSOR_DTYPE_F32, "Single-precision floats", "float32"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheTensorDType", values);
-    g_once_init_leave (&type, t);
-  }
-
-  return type;
-}
-
-GType
-gst_cuda_cache_tensor_layout_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW,
-          "Planar: batch, channels, height, width",
-        "nchw"},
-    {GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC,
-        "Interleaved: batch, height, width, channels", "nhwc"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaCacheTensorLayout", values);
-    g_once_init_leave (&type, t);
-  }
-
-  return type;
-}
-
 /**
  * gst_cuda_cache_tensor_dtype_get_size:
  * @dtype: an element type

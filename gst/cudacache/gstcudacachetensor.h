@@ -39,16 +39,12 @@ G_BEGIN_DECLS
  *
  * Since: 0.1
  */
-typedef enum
+typedef enum /*< underscore_name=gst_cuda_cache_tensor_dtype >*/
 {
-  GST_CUDA_CACHE_TENSOR_DTYPE_U8,
-  GST_CUDA_CACHE_TENSOR_DTYPE_F16,
-  GST_CUDA_CACHE_TENSOR_DTYPE_F32,
+  GST_CUDA_CACHE_TENSOR_DTYPE_U8,       /*< nick=uint8 >*/
+  GST_CUDA_CACHE_TENSOR_DTYPE_F16,      /*< nick=float16 >*/
+  GST_CUDA_CACHE_TENSOR_DTYPE_F32,      /*< nick=float32 >*/
 } GstCudaCacheTensorDType;
-
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_tensor_dtype_get_type (void);
-#define GST_TYPE_CUDA_CACHE_TENSOR_DTYPE (gst_cuda_cache_tensor_dtype_get_type ())
 
 /**
  * GstCudaCacheTensorLayout:
@@ -65,9 +61,7 @@ typedef enum
   GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC,
 } GstCudaCacheTensorLayout;
 
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_tensor_layout_get_type (void);
-#define GST_TYPE_CUDA_CACHE_TENSOR_LAYOUT (gst_cuda_cache_tensor_layout_get_type ())
+#include <gst/cudacache/cudacache-enumtypes.h>
 
 /**
  * GstCudaCacheTensorInfo:

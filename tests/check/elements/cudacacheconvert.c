@@ -83,15 +83,17 @@ GST_END_TEST;
 GST_START_TEST (test_scaling_negotiates_output_size)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
-  GstBuffer *out;
+  GstBuffer *in, *out;
   GstCaps *caps;
   GstVideoInfo info;
 
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
   gst_harness_set_sink_caps_str (h, "video/x-raw,width=32,height=24");
-  out = gst_harness_push_and_pull (h, gst_harness_create_buffer (h,
-          64 * 48 * 3 / 2));
+  in = gst_harness_create_buffer (h, 64 * 48 * 3 / 2);
+  /* a picture, not uninitialised memory, for the converter to read */
+  gst_buffer_memset (in, 0, 0x80, 64 * 48 * 3 / 2);
+  out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
   caps = gst_pad_get_current_caps (h->sinkpad);
   fail_unless (gst_video_info_from_caps (&info, caps));

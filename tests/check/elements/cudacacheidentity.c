@@ -68,31 +68,6 @@ GST_START_TEST (test_proposes_cache_pool)
 
 GST_END_TEST;
 
-/* Two elements, one cache: a limit set on one is the other's. */
-GST_START_TEST (test_cache_properties_shared)
-{
-  GstElement *a = gst_element_factory_make ("cudacacheidentity", NULL);
-  GstElement *b = gst_element_factory_make ("cudacacheconvert", NULL);
-  GstCudaCache *cache = gst_cuda_cache_get_system ();
-  guint64 limit = 0, current = 1, hits, misses, evictions, used, idle;
-
-  g_object_set (a, "cache-limit", (guint64) 123456789, NULL);
-  g_object_get (b, "cache-limit", &limit, NULL);
-  fail_unless_equals_uint64 (limit, 123456789);
-  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123456789);
-
-  g_object_get (b, "current-size", &current, "hits", &hits, "misses",
-      &misses, "evictions", &evictions, "used-bytes", &used, "idle-bytes",
-      &idle, NULL);
-  fail_unless_equals_uint64 (current, used + idle);
-
-  gst_object_unref (cache);
-  gst_object_unref (a);
-  gst_object_unref (b);
-}
-
-GST_END_TEST;
-
 GST_START_TEST (test_stats_messages)
 {
   GstElement *pipeline;
@@ -111,7 +86,7 @@ GST_START_TEST (test_stats_messages)
               10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
               GST_MESSAGE_ELEMENT))) {
     const GstStructure *s = gst_message_get_structure (msg);
-    guint64 current, used, idle, misses, limit;
+    guint64 current, used, idle, misses, limit, peak, peak_used, failures;
 
     fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
@@ -126,7 +101,13 @@ GST_START_TEST (test_stats_messages)
       fail_unless (gst_structure_get_uint64 (s, "cache-limit", &limit));
       fail_unless (gst_structure_has_field (s, "hits"));
       fail_unless (gst_structure_has_field (s, "evictions"));
+      fail_unless (gst_structure_get_uint64 (s, "peak-size", &peak));
+      fail_unless (gst_structure_get_uint64 (s, "peak-used-bytes", &peak_used));
+      fail_unless (gst_structure_get_uint64 (s, "alloc-failures", &failures));
+      fail_unless (gst_structure_has_field (s, "alloc-retries"));
       fail_unless_equals_uint64 (current, used + idle);
+      fail_unless (peak >= current && peak_used >= used && peak_used > 0);
+      fail_unless_equals_uint64 (failures, 0);
       fail_unless (misses > 0);
       fail_unless_equals_string (gst_structure_get_string (s, "memory"),
           "SystemMemory");
@@ -136,6 +117,16 @@ GST_START_TEST (test_stats_messages)
   fail_unless (eos);
   /* one per 1 ms of the 3 ms apart frames, and one at end of stream */
   fail_unless (n_stats >= 5, "only %u stats messages", n_stats);
+  {
+    GstElement *c = gst_bin_get_by_name (GST_BIN (pipeline), "c");
+    guint64 peak = 0, peak_used = 0, current = 0;
+
+    /* the element's properties read the same cache */
+    g_object_get (c, "peak-size", &peak, "peak-used-bytes", &peak_used,
+        "current-size", &current, NULL);
+    fail_unless (peak >= current && peak_used > 0);
+    gst_object_unref (c);
+  }
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
@@ -203,6 +194,292 @@ GST_START_TEST (test_shutdown_with_frames_in_flight)
 
 GST_END_TEST;
 
+/* The pool an ALLOCATION query returns for @caps_str. */
+static GstBufferPool *
+propose_for_caps (GstHarness * h, const gchar * caps_str)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_pools (query) >= 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  fail_unless (pool != NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+
+  return pool;
+}
+
+#define CAPS_64x48 "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
+#define CAPS_32x16 "video/x-raw,format=NV12,width=32,height=16,framerate=30/1"
+
+/* A caps change reconfigures the pool offered before instead of making a
+ * new one, so the pool's remembered layouts serve a switch back. */
+GST_START_TEST (test_pool_kept_across_caps)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstBufferPool *first, *second, *third;
+  GstStructure *config;
+  GstCaps *caps;
+  gint width = 0;
+
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  first = propose_for_caps (h, CAPS_64x48);
+  gst_harness_set_src_caps_str (h, CAPS_32x16);
+  second = propose_for_caps (h, CAPS_32x16);
+  fail_unless (second == first, "a new pool %" GST_PTR_FORMAT " for new caps "
+      "instead of %" GST_PTR_FORMAT, second, first);
+
+  /* configured for the caps asked for, not left as it was */
+  config = gst_buffer_pool_get_config (second);
+  fail_unless (gst_buffer_pool_config_get_params (config, &caps, NULL, NULL,
+          NULL));
+  fail_unless (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &width));
+  fail_unless_equals_int (width, 32);
+  gst_structure_free (config);
+
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  third = propose_for_caps (h, CAPS_64x48);
+  fail_unless (third == first);
+
+  gst_object_unref (first);
+  gst_object_unref (second);
+  gst_object_unref (third);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GHashTable *pools;            /* GstBufferPool -> itself, a ref each */
+  guint frames;
+} PoolsSeen;
+
+static GstPadProbeReturn
+collect_pools_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  PoolsSeen *seen = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  seen->frames++;
+  if (buf->pool && !g_hash_table_contains (seen->pools, buf->pool))
+    g_hash_table_add (seen->pools, gst_object_ref (buf->pool));
+
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs 40 frames whose caps switch every 5 through @middle (a pipeline
+ * fragment) and counts the pools of the buffers entering element "watch".
+ * Returns: how many distinct pools */
+static guint
+count_pools_across_switches (const gchar * middle)
+{
+  CudaCacheSwitcher sw = { NULL, 5, 0 };
+  PoolsSeen seen = { g_hash_table_new_full (NULL, NULL, gst_object_unref,
+        NULL), 0
+  };
+  GstElement *pipeline, *src, *watch;
+  GstPad *pad;
+  gchar *desc;
+  guint n_pools;
+
+  desc = g_strdup_printf ("videotestsrc name=src num-buffers=40 ! "
+      "capsfilter name=res ! %s", middle);
+  pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "could not build %s", desc);
+  g_free (desc);
+  sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
+  cudacache_switch_set_size (sw.capsfilter, 0);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cudacache_switch_probe,
+      &sw, NULL);
+  gst_object_unref (pad);
+  watch = gst_bin_get_by_name (GST_BIN (pipeline), "watch");
+  pad = gst_element_get_static_pad (watch, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, collect_pools_probe,
+      &seen, NULL);
+  gst_object_unref (pad);
+
+  cudacache_run_pipeline (pipeline, NULL);
+  fail_unless_equals_int (seen.frames, 40);
+  n_pools = g_hash_table_size (seen.pools);
+
+  g_hash_table_unref (seen.pools);
+  gst_object_unref (watch);
+  gst_object_unref (src);
+  gst_object_unref (sw.capsfilter);
+  gst_object_unref (pipeline);
+
+  return n_pools;
+}
+
+/* Through real elements: videotestsrc takes the proposed pool, the caps
+ * switch seven times, and the pools stay the element's two (one can still
+ * have a frame in fakesink while the other is reconfigured). */
+GST_START_TEST (test_pool_survives_renegotiation)
+{
+  guint n_pools = count_pools_across_switches ("cudacacheidentity name=watch "
+      "! fakesink");
+
+  fail_unless (n_pools >= 1 && n_pools <= 2, "%u pools for 8 negotiations",
+      n_pools);
+}
+
+GST_END_TEST;
+
+/* The same for the pools an element takes for its own output. */
+GST_START_TEST (test_output_pool_survives_renegotiation)
+{
+  guint n_pools = count_pools_across_switches ("cudacacheconvert ! "
+      "video/x-raw,format=RGBA ! identity name=watch ! fakesink");
+
+  fail_unless (n_pools >= 1 && n_pools <= 2, "%u pools for 8 negotiations",
+      n_pools);
+}
+
+GST_END_TEST;
+
+#define MiB (G_GUINT64_CONSTANT (1) << 20)
+
+/* Puts the system cache back as the other cases expect it. */
+static void
+restore_system_limit (guint64 limit)
+{
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+
+  gst_cuda_cache_set_limit_if_newer (cache, limit, g_get_monotonic_time ());
+  gst_object_unref (cache);
+}
+
+/* Two elements on one cache: a limit set on one is the other's. */
+GST_START_TEST (test_cache_properties_shared)
+{
+  GstHarness *ha = gst_harness_new ("cudacacheidentity");
+  GstHarness *hb = gst_harness_new ("cudacacheconvert");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 before = gst_cuda_cache_get_limit (cache);
+  guint64 limit = 0, current = 1, hits, misses, evictions, used, idle;
+
+  gst_harness_set_src_caps_str (ha, CAPS_64x48);
+  gst_harness_set_src_caps_str (hb,
+      "video/x-raw,format=RGBA,width=4,height=2,framerate=30/1");
+  gst_buffer_unref (gst_harness_push_and_pull (hb,
+          gst_harness_create_buffer (hb, 4 * 2 * 4)));
+
+  g_object_set (ha->element, "cache-limit", (guint64) 123456789, NULL);
+  g_object_get (hb->element, "cache-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 123456789);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123456789);
+
+  g_object_get (hb->element, "current-size", &current, "hits", &hits,
+      "misses", &misses, "evictions", &evictions, "used-bytes", &used,
+      "idle-bytes", &idle, NULL);
+  fail_unless_equals_uint64 (current, used + idle);
+
+  gst_harness_teardown (ha);
+  gst_harness_teardown (hb);
+  restore_system_limit (before);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Set B=1000, then A=256 MiB, then B renegotiates: the cache keeps the
+ * last write, A's. */
+GST_START_TEST (test_cache_limit_last_write_wins)
+{
+  GstHarness *ha = gst_harness_new ("cudacacheidentity");
+  GstHarness *hb = gst_harness_new ("cudacacheidentity");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 before = gst_cuda_cache_get_limit (cache), limit = 0;
+
+  gst_harness_set_src_caps_str (ha, CAPS_64x48);
+  gst_harness_set_src_caps_str (hb, CAPS_64x48);
+  g_object_set (hb->element, "cache-limit", (guint64) 1000, NULL);
+  g_object_set (ha->element, "cache-limit", 256 * MiB, NULL);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 256 * MiB);
+
+  gst_harness_set_src_caps_str (hb, CAPS_32x16);
+  gst_harness_push (hb, gst_harness_create_buffer (hb, 32 * 16 * 3 / 2));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 256 * MiB);
+  g_object_get (hb->element, "cache-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 256 * MiB);
+
+  /* a limit set before negotiation waits for it, and loses to a later one */
+  gst_harness_teardown (ha);
+  ha = gst_harness_new_empty ();
+  gst_harness_add_parse (ha, "cudacacheidentity cache-limit=5000");
+  g_object_set (hb->element, "cache-limit", 7000 * MiB, NULL);
+  gst_harness_set_src_caps_str (ha, CAPS_64x48);
+  gst_harness_push (ha, gst_harness_create_buffer (ha, 64 * 48 * 3 / 2));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 7000 * MiB);
+
+  gst_harness_teardown (ha);
+  gst_harness_teardown (hb);
+  restore_system_limit (before);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Set before negotiation, cache-limit touches no cache: the element may
+ * use CUDA memory; it applies at negotiation to the cache it then uses. */
+GST_START_TEST (test_cache_limit_pending_until_negotiated)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 before = gst_cuda_cache_get_limit (cache), limit = 0;
+  GstHarness *h;
+
+  g_object_set (e, "cache-limit", before + 4096, NULL);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), before);
+  g_object_get (e, "cache-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, before + 4096);
+
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  gst_harness_push (h, gst_harness_create_buffer (h, 64 * 48 * 3 / 2));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), before + 4096);
+
+  gst_harness_teardown (h);
+  gst_object_unref (e);
+  restore_system_limit (before);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* The `cache` property: none before negotiation, then the one the
+ * element's memory comes from, for clearing and scoped statistics. */
+GST_START_TEST (test_cache_property)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstCudaCache *system = gst_cuda_cache_get_system ();
+  GstCudaCache *cache = NULL;
+  GstCudaCacheStats stats;
+
+  g_object_get (h->element, "cache", &cache, NULL);
+  fail_unless (cache == NULL);
+
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  gst_harness_push (h, gst_harness_create_buffer (h, 64 * 48 * 3 / 2));
+  g_object_get (h->element, "cache", &cache, NULL);
+  fail_unless (cache == system);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_THREAD, &stats);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+
+  gst_object_unref (cache);
+  gst_object_unref (system);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_properties_refused)
 {
   GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
@@ -232,6 +509,12 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_renegotiation_reuses_memory);
   tcase_add_test (tc, test_shutdown_with_frames_in_flight);
   tcase_add_test (tc, test_bad_properties_refused);
+  tcase_add_test (tc, test_pool_kept_across_caps);
+  tcase_add_test (tc, test_pool_survives_renegotiation);
+  tcase_add_test (tc, test_output_pool_survives_renegotiation);
+  tcase_add_test (tc, test_cache_limit_last_write_wins);
+  tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
+  tcase_add_test (tc, test_cache_property);
 
   return s;
 }

@@ -383,11 +383,15 @@ GST_START_TEST (test_cuda_pipeline_renegotiation)
   const gchar *middle = "cudacacheconvert ! "
       "video/x-raw(memory:CUDAMemory),format=RGBA ! cudacacheidentity";
 
+  /* the application shares its context across pipelines: as a user of
+   * it, it keeps the context's blocks from one pipeline to the next */
+  gst_cuda_cache_device_add_context_user (context);
   run_switching_pipeline (middle, 1, context, &first_pass);
   fail_unless (first_pass.misses > 0);
   run_switching_pipeline (middle, 3, context, &again);
   fail_unless_equals_uint64 (again.misses, first_pass.misses);
   fail_unless (again.hits > first_pass.hits);
+  gst_cuda_cache_device_remove_context_user (context);
 }
 
 GST_END_TEST;

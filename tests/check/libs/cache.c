@@ -525,8 +525,17 @@ GST_START_TEST (test_parse_limit)
 
 GST_END_TEST;
 
+static GString *printed;
+
+static void
+collect_printerr (const gchar * str)
+{
+  g_string_append (printed, str);
+}
+
 GST_START_TEST (test_limit_from_environment)
 {
+  GPrintFunc old_handler;
   GstCudaCache *cache;
 
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "64M", TRUE);
@@ -539,15 +548,77 @@ GST_START_TEST (test_limit_from_environment)
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 100);
   gst_object_unref (cache);
 
-  /* a bad value warns and the default (half the device) stays */
+  /* a bad value keeps the default (half the device) and says so in one
+   * line on stderr, never through g_warning: gst-check makes warnings
+   * fatal, as G_DEBUG=fatal-warnings does in apps */
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "banana", TRUE);
-  ASSERT_WARNING (cache = gst_cuda_cache_new (1000, 0));
+  printed = g_string_new (NULL);
+  old_handler = g_set_printerr_handler (collect_printerr);
+  cache = gst_cuda_cache_new (1000, 0);
+  g_set_printerr_handler (old_handler);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  fail_unless (strstr (printed->str, "GST_CUDA_CACHE_LIMIT=\"banana\"") != NULL,
+      "no visible line about the bad value: \"%s\"", printed->str);
+  fail_unless (strchr (printed->str, '\n') == printed->str + printed->len - 1,
+      "expected one line: \"%s\"", printed->str);
+  g_string_free (printed, TRUE);
+  printed = NULL;
   gst_object_unref (cache);
 
   g_unsetenv (GST_CUDA_CACHE_LIMIT_ENV);
   cache = gst_cuda_cache_new (1000, 0);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+static guint
+count_reaper_threads (void)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
+  guint n = 0;
+
+  if (!dir)
+    return 0;
+  while ((tid = g_dir_read_name (dir))) {
+    gchar *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+    gchar *comm = NULL;
+
+    /* Linux thread names have at most 15 bytes */
+    if (g_file_get_contents (path, &comm, NULL, NULL) &&
+        g_str_has_prefix (comm, "cudacache-reap\n"))
+      n++;
+    g_free (comm);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  return n;
+}
+
+/* The first eviction must not start a thread under the cache's lock on a
+ * streaming thread: the reaper of an async cache exists from the start. */
+GST_START_TEST (test_reaper_exists_before_first_eviction)
+{
+  GstCudaCache *cache;
+  guint before, i;
+
+  if (!g_file_test ("/proc/self/task", G_FILE_TEST_IS_DIR))
+    return;
+
+  before = count_reaper_threads ();
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  /* a new thread names itself once it runs */
+  for (i = 0; i < 1000 && count_reaper_threads () == before; i++)
+    g_usleep (1000);
+  fail_unless_equals_int (count_reaper_threads (), before + 1);
+  gst_object_unref (cache);
+  fail_unless_equals_int (count_reaper_threads (), before);
+
+  /* a cache that frees inline has none */
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_NONE);
+  fail_unless_equals_int (count_reaper_threads (), before);
   gst_object_unref (cache);
 }
 
@@ -597,6 +668,198 @@ GST_START_TEST (test_stats_structure)
 
   g_object_get (cache, "idle-bytes", &v, NULL);
   fail_unless_equals_uint64 (v, 100);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+/* Peaks and allocation failures as PyTorch's caching allocator reports
+ * them: a retry is a failed allocation that freed the idle blocks and tried
+ * again, a failure is one that failed after that too. */
+GST_START_TEST (test_stats_peaks_retries_failures)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *a, *b, *c, *d, *e;
+  GstCudaCacheStats stats;
+  GstStructure *s;
+  guint64 v = 0;
+  Device dev;
+
+  device_init (&dev, 100);
+  dev.capacity = 200;
+
+  a = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  b = gst_cuda_cache_acquire (cache, "B", device_alloc, &dev);
+  gst_memory_unref (a);
+  gst_memory_unref (b);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.peak_used_bytes, 200);
+  fail_unless_equals_uint64 (stats.peak_size, 200);
+  fail_unless_equals_uint64 (stats.used_bytes, 0);
+
+  /* the device is full of idle blocks: one retry, then success */
+  c = gst_cuda_cache_acquire (cache, "C", device_alloc, &dev);
+  fail_unless (c != NULL);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.alloc_retries, 1);
+  fail_unless_equals_uint64 (stats.alloc_failures, 0);
+
+  /* full of blocks in use: the retry fails too */
+  d = gst_cuda_cache_acquire (cache, "D", device_alloc, &dev);
+  fail_unless (d != NULL);
+  e = gst_cuda_cache_acquire (cache, "E", device_alloc, &dev);
+  fail_unless (e == NULL);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.alloc_retries, 2);
+  fail_unless_equals_uint64 (stats.alloc_failures, 1);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.alloc_retries, 2);
+  fail_unless_equals_uint64 (stats.alloc_failures, 1);
+
+  /* peaks stay until reset, then follow what comes next */
+  gst_memory_unref (d);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.current_size, 100);
+  fail_unless_equals_uint64 (stats.peak_size, 200);
+  gst_cuda_cache_reset_peaks (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.peak_size, 100);
+  fail_unless_equals_uint64 (stats.peak_used_bytes, 100);
+  /* the thread's own peaks are reset on their own */
+  fail_unless_equals_uint64 (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_THREAD).peak_size, 200);
+
+  s = gst_cuda_cache_stats_to_structure (&stats, "cudacache-stats");
+  fail_unless (gst_structure_get_uint64 (s, "peak-size", &v));
+  fail_unless_equals_uint64 (v, 100);
+  fail_unless (gst_structure_get_uint64 (s, "peak-used-bytes", &v));
+  fail_unless_equals_uint64 (v, 100);
+  fail_unless (gst_structure_get_uint64 (s, "alloc-retries", &v));
+  fail_unless_equals_uint64 (v, 2);
+  fail_unless (gst_structure_get_uint64 (s, "alloc-failures", &v));
+  fail_unless_equals_uint64 (v, 1);
+  gst_structure_free (s);
+
+  g_object_get (cache, "alloc-failures", &v, NULL);
+  fail_unless_equals_uint64 (v, 1);
+  g_object_get (cache, "peak-size", &v, NULL);
+  fail_unless_equals_uint64 (v, 100);
+
+  gst_memory_unref (c);
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+/* A group's blocks (a CUDA context's, for the pools) live while the group
+ * has users; then its idle blocks go at once, and its blocks in use go when
+ * released. */
+GST_START_TEST (test_group_freed_with_last_user)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstMemory *a, *held;
+  GstCudaCacheStats stats;
+  Device dev;
+
+  device_init (&dev, 100);
+  gst_cuda_cache_group_add_user (cache, "ctx");
+  gst_cuda_cache_group_add_user (cache, "ctx");
+
+  a = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc, &dev);
+  held = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc,
+      &dev);
+  gst_memory_unref (a);
+  fail_unless_equals_int (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).idle_blocks, 1);
+
+  /* the same key outside the group, or in another, never shares a block */
+  a = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  gst_memory_unref (a);
+  gst_cuda_cache_group_add_user (cache, "other");
+  a = gst_cuda_cache_acquire_in_group (cache, "other", "A", device_alloc, &dev);
+  gst_memory_unref (a);
+  fail_unless_equals_int (dev.allocs, 4);
+  fail_unless_equals_int (stats_of (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL).idle_blocks, 3);
+
+  /* one user left: kept */
+  gst_cuda_cache_group_remove_user (cache, "ctx");
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 0);
+
+  /* none left: its idle block goes now, the other groups' stay */
+  gst_cuda_cache_group_remove_user (cache, "ctx");
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 1);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_int (stats.idle_blocks, 2);
+  fail_unless_equals_int (stats.used_blocks, 1);
+
+  /* its block in use goes when released, off the releasing thread */
+  gst_memory_unref (held);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 2);
+  fail_unless (dev.last_free_thread != g_thread_self ());
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_int (stats.used_blocks, 0);
+  fail_unless_equals_int (stats.idle_blocks, 2);
+
+  /* a group without users keeps nothing; with one again, it does */
+  a = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc, &dev);
+  gst_memory_unref (a);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 3);
+  gst_cuda_cache_group_add_user (cache, "ctx");
+  a = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc, &dev);
+  gst_memory_unref (a);
+  a = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc, &dev);
+  gst_memory_unref (a);
+  fail_unless_equals_int (dev.allocs, 6);
+  gst_cuda_cache_group_remove_user (cache, "ctx");
+  gst_cuda_cache_group_remove_user (cache, "other");
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (dev.frees, 5);
+
+  /* removing a user nobody added is a programming error */
+  ASSERT_CRITICAL (gst_cuda_cache_group_remove_user (cache, "ctx"));
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, dev.allocs);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+/* Idle blocks are the cache's, as a pool's free buffers are the pool's:
+ * flagged so that the leaks tracer does not report them, and unflagged
+ * when handed out, so that a block the application leaks still is. */
+GST_START_TEST (test_idle_blocks_may_be_leaked)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *a, *again;
+  Device dev;
+
+  device_init (&dev, 100);
+  a = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_if (GST_MINI_OBJECT_FLAG_IS_SET (a, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED));
+  gst_memory_ref (a);
+  gst_memory_unref (a);
+  fail_if (GST_MINI_OBJECT_FLAG_IS_SET (a, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED));
+  /* the last reference: idle now, still alive in the cache */
+  gst_memory_unref (a);
+  fail_unless (GST_MINI_OBJECT_FLAG_IS_SET (a,
+          GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED));
+
+  again = gst_cuda_cache_acquire (cache, "A", device_alloc, &dev);
+  fail_unless (again == a);
+  fail_if (GST_MINI_OBJECT_FLAG_IS_SET (again,
+          GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED));
+  gst_memory_unref (again);
 
   gst_object_unref (cache);
   device_clear (&dev);
@@ -715,8 +978,12 @@ cache_suite (void)
   tcase_add_test (tc, test_out_of_memory_frees_idle_and_retries);
   tcase_add_test (tc, test_parse_limit);
   tcase_add_test (tc, test_limit_from_environment);
+  tcase_add_test (tc, test_reaper_exists_before_first_eviction);
   tcase_add_test (tc, test_foreign_memory_not_counted);
   tcase_add_test (tc, test_stats_structure);
+  tcase_add_test (tc, test_stats_peaks_retries_failures);
+  tcase_add_test (tc, test_group_freed_with_last_user);
+  tcase_add_test (tc, test_idle_blocks_may_be_leaked);
   tcase_add_test (tc, test_concurrent_use);
 
   return s;

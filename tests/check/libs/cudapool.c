@@ -481,6 +481,10 @@ GST_START_TEST (test_switching_resolutions_allocate_once)
     gst_object_unref (cache);
   }
 
+  /* the application shares its context across pipelines: as a user of
+   * it, it keeps the context's blocks from one pipeline to the next */
+  gst_cuda_cache_device_add_context_user (context);
+
   /* the first visit to each resolution allocates */
   run_switching_pipeline ("cudacacheidentity", 1, context, &first_pass);
   fail_unless (first_pass.misses > before.misses);
@@ -491,6 +495,87 @@ GST_START_TEST (test_switching_resolutions_allocate_once)
   run_switching_pipeline ("cudacacheidentity", 3, context, &again);
   fail_unless_equals_uint64 (again.misses, first_pass.misses);
   fail_unless (again.hits > first_pass.hits);
+
+  gst_cuda_cache_device_remove_context_user (context);
+}
+
+GST_END_TEST;
+
+static void
+set_flag (gpointer data, GObject * obj)
+{
+  *(gboolean *) data = TRUE;
+}
+
+/* Idle blocks hold their context: when the context's last user (its pools,
+ * or whoever called add_context_user) is gone, they are freed, and a
+ * finished pipeline's context with them. */
+GST_START_TEST (test_context_freed_with_last_user)
+{
+  GstCudaContext *own = gst_cuda_cache_device_context_new (0);
+  GstCudaCache *cache = gst_cuda_cache_device_get_cache (own);
+  gboolean finalized = FALSE;
+  GstBufferPool *pool;
+  guint idle, misses;
+
+  g_object_weak_ref (G_OBJECT (own), set_flag, &finalized);
+  idle = stats_of (cache).idle_blocks;
+
+  pool = gst_cuda_cache_pool_new (own);
+  cycle (pool, CAPS_720, 2, NULL);
+  fail_unless_equals_int (stats_of (cache).idle_blocks, idle + 2);
+
+  /* a user besides the pools keeps the blocks from one pool to the next */
+  gst_cuda_cache_device_add_context_user (own);
+  gst_object_unref (pool);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (stats_of (cache).idle_blocks, idle + 2);
+  misses = stats_of (cache).misses;
+  pool = gst_cuda_cache_pool_new (own);
+  cycle (pool, CAPS_720, 2, NULL);
+  fail_unless_equals_uint64 (stats_of (cache).misses, misses);
+
+  /* no user left: the blocks go, and the context is not kept alive */
+  gst_object_unref (pool);
+  gst_cuda_cache_device_remove_context_user (own);
+  gst_cuda_cache_drain (cache);
+  fail_unless_equals_int (stats_of (cache).idle_blocks, idle);
+  gst_object_unref (own);
+  fail_unless (finalized, "the cache kept a finished context alive");
+
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* A config the pool refuses leaves it as it was. */
+GST_START_TEST (test_refused_config_leaves_pool_unchanged)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless (configure (pool, "video/x-raw(memory:CUDAMemory),format=RGBA,"
+          "width=32,height=16", 1, cache));
+  /* a format the CUDA allocator cannot lay out */
+  fail_if (configure (pool, "video/x-raw(memory:CUDAMemory),format=GRAY8,"
+          "width=64,height=48", 1, cache));
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->format, GST_VIDEO_FORMAT_RGBA);
+  fail_unless_equals_int (meta->width, 32);
+  fail_unless_equals_int (meta->height, 16);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
 }
 
 GST_END_TEST;
@@ -513,6 +598,8 @@ cudapool_suite (void)
   tcase_add_test (tc, test_frees_off_releasing_thread);
   tcase_add_test (tc, test_cudaupload_takes_proposed_pool);
   tcase_add_test (tc, test_switching_resolutions_allocate_once);
+  tcase_add_test (tc, test_context_freed_with_last_user);
+  tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
 
   return s;
 }

@@ -10,6 +10,17 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 static gboolean
 configure (GstBufferPool * pool, const gchar * caps_str, guint min_buffers)
 {
@@ -249,6 +260,154 @@ GST_START_TEST (test_invalid_config_refused)
 
 GST_END_TEST;
 
+/* Caps bigger than the machine are refused when the pool is configured,
+ * before anything is allocated: GStreamer's system allocator aborts the
+ * process when malloc fails. */
+GST_START_TEST (test_caps_bigger_than_machine_refused)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 20, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (NULL);
+
+  /* 51.5 GB: more than a buffer pool's size can say */
+  fail_if (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"65536:65536:3:1\",types=float32", 1));
+  fail_if (configure (pool, "video/x-raw,format=RGBA,width=65536,"
+          "height=65536", 1));
+  gst_object_unref (pool);
+
+  /* more than the memory the cache allocates from */
+  pool = gst_cuda_cache_system_pool_new (cache);
+  fail_if (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"1024:1024:1:1\",types=float32", 1));
+  fail_unless (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"256:256:1:1\",types=float32", 1));
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+static GString *errors;
+
+static void
+collect_errors (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (level == GST_LEVEL_ERROR)
+    g_string_append_printf (errors, "%s\n", gst_debug_message_get (message));
+}
+
+static guint64
+vm_size (void)
+{
+  gchar *statm = NULL;
+  guint64 pages = 0;
+
+  if (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    pages = g_ascii_strtoull (statm, NULL, 10);
+  g_free (statm);
+  return pages * sysconf (_SC_PAGESIZE);
+}
+
+/* System memory runs out: the cache frees its idle blocks and retries,
+ * then the pool fails with an error naming the bytes, the limit and the
+ * cache's size, and the process lives on. */
+GST_START_TEST (test_out_of_system_memory_is_an_error)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (G_GUINT64_CONSTANT (1) << 40, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstCudaCacheStats stats;
+  struct rlimit saved, limited;
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret;
+
+  /* valgrind's own allocations live in the address space limited here */
+  if (RUNNING_ON_VALGRIND || getrlimit (RLIMIT_AS, &saved) != 0 ||
+      vm_size () == 0)
+    goto done;
+
+  /* 512 MiB per buffer, none made at activation */
+  fail_unless (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"1024:1024:512:1\",types=uint8", 0));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  errors = g_string_new (NULL);
+  gst_debug_add_log_function (collect_errors, NULL, NULL);
+  limited = saved;
+  limited.rlim_cur = vm_size () + (128 << 20);
+  fail_unless (setrlimit (RLIMIT_AS, &limited) == 0);
+  ret = gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+  fail_unless (setrlimit (RLIMIT_AS, &saved) == 0);
+  gst_debug_remove_log_function (collect_errors);
+
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (buf == NULL);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.alloc_retries, 1);
+  fail_unless_equals_uint64 (stats.alloc_failures, 1);
+  fail_unless (strstr (errors->str, "asked for 536870912 bytes") != NULL,
+      "%s", errors->str);
+  fail_unless (strstr (errors->str, "cache limit 549755813888 bytes") != NULL,
+      "%s", errors->str);
+  fail_unless (strstr (errors->str, "cache size 0 bytes") != NULL, "%s",
+      errors->str);
+  g_string_free (errors, TRUE);
+  errors = NULL;
+
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+done:
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* A config the pool refuses leaves it as it was: its buffers keep the
+ * layout of the last config it accepted. */
+GST_START_TEST (test_refused_config_leaves_pool_unchanged)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (cache);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=NV12,width=64,"
+      "height=48");
+  GstStructure *config;
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless (configure (pool, "video/x-raw,format=RGBA,width=32,height=16",
+          1));
+
+  /* GstVideoBufferPool refuses a size too small for the caps */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, 10, 1, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  fail_if (gst_buffer_pool_set_config (pool, config));
+  /* so does this pool, a tensor larger than the cache's memory */
+  fail_if (configure (pool, "other/tensors,format=static,num_tensors=1,"
+          "dimensions=\"65536:65536:1:1\",types=float32", 1));
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 32 * 16 * 4);
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (buf) == NULL);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->format, GST_VIDEO_FORMAT_RGBA);
+  fail_unless_equals_int (meta->width, 32);
+  fail_unless_equals_int (meta->height, 16);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_caps_unref (caps);
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_default_cache_is_shared)
 {
   GstBufferPool *a = gst_cuda_cache_system_pool_new (NULL);
@@ -324,6 +483,9 @@ systempool_suite (void)
   tcase_add_test (tc, test_video_alignment);
   tcase_add_test (tc, test_tensor_caps);
   tcase_add_test (tc, test_invalid_config_refused);
+  tcase_add_test (tc, test_caps_bigger_than_machine_refused);
+  tcase_add_test (tc, test_out_of_system_memory_is_an_error);
+  tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_default_cache_is_shared);
   tcase_add_test (tc, test_buffer_outlives_pool_and_cache);
 
