@@ -6,7 +6,8 @@
 # Writes OUT/results.csv, OUT/machine.txt, OUT/bench.log and OUT/ncu/*.csv
 # (Nsight Compute's kernel times); tests/bench/report.py OUT turns them into
 # the report. Built here, run there: build/ (this checkout's), a GStreamer
-# bundle (GPU_BUNDLE, default .gpu, see ../shared/gpu/README.md), the NVRTC
+# bundle (GPU_BUNDLE, default .gpu, see ../shared/gpu/README.md; sourced from
+# the folder that holds it), the NVRTC
 # 11.8 wheel that lets 1.22's cudaconvertscale run (WHL_DIR, default .whl)
 # and the decode scenario's segments (BENCH_MEDIA, default build/bench-media,
 # made by tests/bench/make-stream.sh; made there if x264enc is bundled).
@@ -17,14 +18,18 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-bench.sh OUT}
 reps=${REPS:-5}
 ncu_frames=${NCU_FRAMES:-8}
-bundle=${GPU_BUNDLE:-.gpu}
+bundle=$(cd "${GPU_BUNDLE:-.gpu}" && pwd)
 whl_dir=${WHL_DIR:-.whl}
 media=${BENCH_MEDIA:-build/bench-media}
 mkdir -p "$out/ncu"
 out=$(cd "$out" && pwd)
 start=$(date +%s)
 
+# a bundle's env.sh may name its paths from the folder holding it
+here=$PWD
+cd "$bundle/.."
 . "$bundle/env.sh"
+cd "$here"
 # stock cudaconvertscale compiles for compute_52 at run time: NVRTC 11.8
 whl=$(ls "$whl_dir"/nvidia_cuda_nvrtc_cu11-*.whl 2>/dev/null | head -n 1 || true)
 if [ -n "$whl" ]; then
