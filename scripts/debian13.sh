@@ -38,6 +38,11 @@ if [ "$(cat "$root/.gst-cuda-cache-packages" 2>/dev/null)" != "$packages" ]; the
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
   }
+  # never remove a root something is still mounted in
+  if grep -q " $root[/. ]" /proc/mounts; then
+    echo "debian13: $root has mounts, not remaking it" >&2
+    exit 1
+  fi
   rm -rf "$root.new"
   mkdir -p "$(dirname "$root")"
   debootstrap --variant=minbase "$suite" "$root.new" "$mirror" \
@@ -89,8 +94,19 @@ chroot "$root" sh -c 'cd /src &&
   meson test -C build --print-errorlogs --num-processes 2 --no-suite gpu \
     --no-suite python' || status=1
 
+# named debian13/..., so that the summary tells them from Debian 12's
 rm -rf build-debian13/meson-logs
 mkdir -p build-debian13/meson-logs
-cp "$root/src/build/meson-logs/testlog.json" build-debian13/meson-logs/ \
-  2>/dev/null || status=1
+python3 -c 'import json, sys
+with open (sys.argv[1]) as src, open (sys.argv[2], "w") as dst:
+    for line in src:
+        if line.strip ():
+            t = json.loads (line)
+            t["name"] = "debian13/" + t["name"]
+            dst.write (json.dumps (t) + "\n")' \
+  "$root/src/build/meson-logs/testlog.json" \
+  build-debian13/meson-logs/testlog.json 2>/dev/null || {
+    rm -f build-debian13/meson-logs/testlog.json
+    status=1
+  }
 exit $status

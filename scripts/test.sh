@@ -1,8 +1,11 @@
 #!/bin/sh
 # Builds everything, checks the formatting, runs every test suite and runs
-# them again under valgrind, then prints "N passed, N failed" counting test
-# cases. GPU suites skip with a message where there is no CUDA device, and
-# are listed as skipped, never as passed.
+# them again under valgrind, then builds against Debian 13's GStreamer
+# (1.26) in a Debian 13 root and runs the CPU suites there
+# (scripts/debian13.sh; DEBIAN13=0 leaves that out), then prints
+# "N passed, N failed" counting the test cases of both. GPU suites skip with
+# a message where there is no CUDA device, and are listed as skipped, never
+# as passed.
 set -u
 
 cd "$(dirname "$0")/.."
@@ -31,9 +34,24 @@ GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache" \
   [ -s build/bench-smoke/results.csv ] && [ -s build/bench-smoke/report.md ] ||
   { bench=fail; status=1; tail -20 build/bench-smoke.log; }
 
+# the same suites against GStreamer 1.26; a failure before its tests ran
+# leaves no log, which counts as a failure too
+debian13=
 logs=build/meson-logs/testlog-plain.json
 [ "${VALGRIND:-1}" != 0 ] && logs="$logs build/meson-logs/testlog-valgrind.json"
+if [ "${DEBIAN13:-1}" != 0 ]; then
+  rm -rf build-debian13/meson-logs
+  if ./scripts/debian13.sh > build/debian13.log 2>&1; then
+    debian13=--check=debian13=ok
+  else
+    debian13=--check=debian13=fail
+    status=1
+    tail -40 build/debian13.log
+  fi
+  logs="$logs build-debian13/meson-logs/testlog.json"
+fi
+
 python3 scripts/summarize-tests.py --check=formatting=$formatting \
-  --check=benchmark-smoke=$bench $logs \
+  --check=benchmark-smoke=$bench $debian13 $logs \
   || status=1
 exit $status

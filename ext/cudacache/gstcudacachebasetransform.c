@@ -28,6 +28,8 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacachebasetransform.h"
+/* header-only, not installed: the version differences of gst-cuda */
+#include <gst/cudacache/gstcudacache-compat-private.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_base_transform_debug
@@ -82,6 +84,12 @@ struct _GstCudaCacheBaseTransformPrivate
   /* under the object lock: looking for a context now (a neighbour's
    * context query must not start a second search) */
   gboolean finding_context;
+
+  /* under the object lock, from start to stop: the stream the CUDA memory
+   * of the pools this element configures is allocated on, so that writers
+   * leave it to be waited for by readers of other streams (1.24+; NULL
+   * where memory carries no stream) */
+  GstCudaCacheStream *stream;
 };
 
 #define gst_cuda_cache_base_transform_parent_class parent_class
@@ -476,6 +484,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
   guint n_devices = gst_cuda_cache_device_get_count ();
+  GstCudaCacheStream *stream;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -508,6 +517,12 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
+  stream = gst_cuda_cache_compat_memory_stream_new (self->context);
+  GST_OBJECT_LOCK (self);
+  gst_cuda_cache_compat_stream_clear (&self->priv->stream);
+  self->priv->stream = stream;
+  GST_OBJECT_UNLOCK (self);
+
   return TRUE;
 }
 
@@ -527,6 +542,7 @@ static void
 gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 {
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
+  GstCudaCacheStream *stream;
   GstCudaContext *context;
   guint side;
 
@@ -542,7 +558,10 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   self->cuda_memory = FALSE;
   context = self->context;
   self->context = NULL;
+  stream = priv->stream;
+  priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
+  gst_cuda_cache_compat_stream_clear (&stream);
   gst_clear_object (&context);
 }
 
@@ -773,12 +792,21 @@ gst_cuda_cache_base_transform_configure_pool (GstCudaCacheBaseTransform *
     self, GstBufferPool * pool, GstCaps * caps, gsize frame_size,
     guint min_buffers, guint max_buffers, guint * size)
 {
+  GstCudaCacheStream *stream = NULL;
   GstStructure *config;
 
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, frame_size, min_buffers,
       max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  /* the element's stream, for memory of its context */
+  GST_OBJECT_LOCK (self);
+  if (self->priv->stream && GST_IS_CUDA_CACHE_POOL (pool) &&
+      gst_cuda_cache_compat_stream_get_context (self->priv->stream) ==
+      GST_CUDA_BUFFER_POOL (pool)->context)
+    stream = self->priv->stream;
+  gst_cuda_cache_compat_config_set_stream (config, stream);
+  GST_OBJECT_UNLOCK (self);
   if (!gst_buffer_pool_set_config (pool, config))
     return FALSE;
 

@@ -21,7 +21,12 @@
  * device, with the kernels built into the library, and system memory on
  * the CPU. Without a stream of the caller's it launches on a non-blocking
  * stream of its own and waits only for that stream, so pipelines in one
- * process never wait on each other.
+ * process never wait on each other. With GStreamer 1.24 and later, output
+ * memory that carries a #GstCudaStream (a pool configured with
+ * gst_buffer_pool_config_set_cuda_stream()) is written on that stream and
+ * left flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC instead: nobody waits
+ * until a reader of another stream, or the CPU, needs the pixels. Input
+ * written on another stream and not yet waited for is waited for first.
  *
  * `cudacacheconvert` is this object behind a #GstBaseTransform; an
  * application converts without a pipeline the same way:
@@ -50,6 +55,7 @@
 #include "gstcudacacheconverter.h"
 #include "gstcudacachetensor.h"
 #include "gstcudacachekernels-private.h"
+#include "gstcudacache-compat-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_converter_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
@@ -98,7 +104,7 @@ struct _GstCudaCacheConverter
   /* CUDA path */
   GstCudaCacheKernels *kernels;
   GstCudaCacheKernelPlan *plan;
-  CUstream stream;              /* made on first use */
+  GstCudaCacheStream *stream;   /* made on first use */
 };
 
 #define gst_cuda_cache_converter_parent_class parent_class
@@ -148,10 +154,7 @@ gst_cuda_cache_converter_finalize (GObject * object)
   g_clear_pointer (&self->cpu, cpu_path_free);
   g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
   g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
-  if (self->stream && gst_cuda_context_push (self->context)) {
-    gst_cuda_result (CuStreamDestroy (self->stream));
-    gst_cuda_context_pop (NULL);
-  }
+  gst_cuda_cache_compat_stream_clear (&self->stream);
   gst_clear_object (&self->context);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -515,23 +518,19 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
 
 /* CPU path */
 
-/* The CPU path follows the kernels' definition in three steps of
- * #GstVideoConverter: the input to RGB at its own size (chroma upsampled
- * as the LINEAR chroma resampler does), RGB scaled into the picture
- * rectangle with the LINEAR resampler and the border filled, then RGB to
- * the output format at the output size. Scaling RGB, whose lines have three
- * bytes per pixel, takes GstVideoResampler's taps on both axes: lines of
- * four bytes would take the low-precision two-tap path, which samples
- * horizontal upscaling at other positions. */
+/* The CPU path is GstVideoConverter (LINEAR resampler and chroma
+ * resampler, no dithering) from the input straight to the output, or to an
+ * RGB frame of the output's size that the tensor is packed from. It is the
+ * reference the kernels are held to, quirks included: GstVideoScaler
+ * upscales lines of four bytes per pixel (RGBA, and its own unpacked
+ * AYUV/ARGB lines) horizontally with a fixed-point two-tap path at
+ * corner-aligned positions, and aligns the picture to the chroma grid of a
+ * 4:2:0 output; the kernels do the same. */
 struct _CpuPath
 {
-  GstVideoConverter *to_rgb;    /* NULL: the input is RGB */
-  GstVideoConverter *scale;
-  GstVideoConverter *from_rgb;  /* NULL: tensor output, or RGB */
-  GstVideoInfo rgb_in;
-  GstVideoInfo rgb_out;
-  GstBuffer *rgb_in_buf;
-  GstBuffer *rgb_out_buf;
+  GstVideoConverter *conv;
+  GstVideoInfo rgb;             /* tensor output: the frame packed from */
+  GstBuffer *rgb_buf;
 };
 
 static void
@@ -539,51 +538,32 @@ cpu_path_free (CpuPath * cpu)
 {
   if (!cpu)
     return;
-  g_clear_pointer (&cpu->to_rgb, gst_video_converter_free);
-  g_clear_pointer (&cpu->scale, gst_video_converter_free);
-  g_clear_pointer (&cpu->from_rgb, gst_video_converter_free);
-  gst_clear_buffer (&cpu->rgb_in_buf);
-  gst_clear_buffer (&cpu->rgb_out_buf);
+  g_clear_pointer (&cpu->conv, gst_video_converter_free);
+  gst_clear_buffer (&cpu->rgb_buf);
   g_free (cpu);
 }
 
 static GstStructure *
-cpu_options (const GstCudaCacheConvertParams * p, gboolean scale)
+cpu_options (const GstCudaCacheConvertParams * p)
 {
-  GstStructure *options = gst_structure_new ("options",
+  guint fill = p->fill[0];
+
+  return gst_structure_new ("options",
       GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
       GST_VIDEO_RESAMPLER_METHOD_LINEAR,
       GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
       GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
       GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
       GST_VIDEO_DITHER_NONE,
+      GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, p->dest_x,
+      GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, p->dest_y,
+      GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
+      GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
+      GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
+      GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT,
+      (0xffu << 24) | (fill << 16) | (fill << 8) | fill,
       GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
       MIN (g_get_num_processors (), 8), NULL);
-
-  if (scale) {
-    guint fill = p->fill[0];
-
-    gst_structure_set (options,
-        GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, p->dest_x,
-        GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, p->dest_y,
-        GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
-        GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
-        GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
-        GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT,
-        (0xffu << 24) | (fill << 16) | (fill << 8) | fill, NULL);
-  }
-
-  return options;
-}
-
-/* An RGB frame like @like (colorimetry, frame rate) of @width x @height. */
-static void
-rgb_info_like (GstVideoInfo * rgb, const GstVideoInfo * like, gint width,
-    gint height)
-{
-  gst_video_info_set_format (rgb, GST_VIDEO_FORMAT_RGB, width, height);
-  GST_VIDEO_INFO_FPS_N (rgb) = GST_VIDEO_INFO_FPS_N (like);
-  GST_VIDEO_INFO_FPS_D (rgb) = GST_VIDEO_INFO_FPS_D (like);
 }
 
 static gboolean
@@ -592,69 +572,44 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
 {
   const GstCudaCacheConvertParams *p = &self->params;
   const GstVideoInfo *in = &self->caps.in_info;
-  const GstVideoInfo *out = &self->caps.out_info;
+  GstVideoInfo out = self->caps.out_info;
   CpuPath *cpu;
 
   if (self->cpu)
     return TRUE;
 
   cpu = g_new0 (CpuPath, 1);
-  rgb_info_like (&cpu->rgb_in, in, p->in_width, p->in_height);
-  rgb_info_like (&cpu->rgb_out, in, p->out_width, p->out_height);
-
-  if (GST_VIDEO_INFO_FORMAT (in) != GST_VIDEO_FORMAT_RGB) {
-    cpu->rgb_in_buf = gst_buffer_new_allocate (NULL,
-        GST_VIDEO_INFO_SIZE (&cpu->rgb_in), NULL);
-    if (!cpu->rgb_in_buf)
-      goto no_memory;
-    cpu->to_rgb = gst_video_converter_new ((GstVideoInfo *) in,
-        &cpu->rgb_in, cpu_options (p, FALSE));
-    if (!cpu->to_rgb)
-      goto no_converter;
+  if (self->caps.tensor_out) {
+    gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB, p->out_width,
+        p->out_height);
+    cpu->rgb_buf = gst_buffer_new_allocate (NULL,
+        GST_VIDEO_INFO_SIZE (&cpu->rgb), NULL);
+    if (!cpu->rgb_buf) {
+      g_set_error (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT, "cannot allocate the %"
+          G_GSIZE_FORMAT " bytes of the RGB frame the tensor is packed from",
+          GST_VIDEO_INFO_SIZE (&cpu->rgb));
+      cpu_path_free (cpu);
+      return FALSE;
+    }
+    out = cpu->rgb;
   }
+  /* GstVideoConverter converts pictures, not frame rates */
+  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
 
-  if (self->caps.tensor_out || GST_VIDEO_INFO_FORMAT (out) !=
-      GST_VIDEO_FORMAT_RGB) {
-    cpu->rgb_out_buf = gst_buffer_new_allocate (NULL,
-        GST_VIDEO_INFO_SIZE (&cpu->rgb_out), NULL);
-    if (!cpu->rgb_out_buf)
-      goto no_memory;
-  }
-  cpu->scale = gst_video_converter_new (&cpu->rgb_in, &cpu->rgb_out,
-      cpu_options (p, TRUE));
-  if (!cpu->scale)
-    goto no_converter;
-
-  if (!self->caps.tensor_out && GST_VIDEO_INFO_FORMAT (out) !=
-      GST_VIDEO_FORMAT_RGB) {
-    GstVideoInfo out_info = *out;
-
-    /* the output's colorimetry is what the last step converts to */
-    GST_VIDEO_INFO_FPS_N (&out_info) = GST_VIDEO_INFO_FPS_N (in);
-    GST_VIDEO_INFO_FPS_D (&out_info) = GST_VIDEO_INFO_FPS_D (in);
-    cpu->from_rgb = gst_video_converter_new (&cpu->rgb_out, &out_info,
-        cpu_options (p, FALSE));
-    if (!cpu->from_rgb)
-      goto no_converter;
+  cpu->conv = gst_video_converter_new ((GstVideoInfo *) in, &out,
+      cpu_options (p));
+  if (!cpu->conv) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "GstVideoConverter cannot convert %s to %s", GST_VIDEO_INFO_NAME (in),
+        self->caps.tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (&out));
+    cpu_path_free (cpu);
+    return FALSE;
   }
 
   self->cpu = cpu;
   return TRUE;
-
-no_memory:
-  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-      "cannot allocate the RGB frames (%" G_GSIZE_FORMAT " and %"
-      G_GSIZE_FORMAT " bytes) the CPU path converts through",
-      GST_VIDEO_INFO_SIZE (&cpu->rgb_in), GST_VIDEO_INFO_SIZE (&cpu->rgb_out));
-  cpu_path_free (cpu);
-  return FALSE;
-
-no_converter:
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-      "GstVideoConverter cannot convert %s to %s", GST_VIDEO_INFO_NAME (in),
-      self->caps.tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (out));
-  cpu_path_free (cpu);
-  return FALSE;
 }
 
 /* IEEE half from float, round to nearest even. */
@@ -744,69 +699,46 @@ tensor_fits (GstCudaCacheConverter * self, gsize size, GError ** error)
   return FALSE;
 }
 
-/* Runs @conv from @in_buf (@in_info) into @out_buf (@out_info). */
-static gboolean
-cpu_step (GstVideoConverter * conv, const GstVideoInfo * in_info,
-    GstBuffer * in_buf, const GstVideoInfo * out_info, GstBuffer * out_buf)
-{
-  GstVideoFrame in_frame, out_frame;
-
-  if (!gst_video_frame_map (&in_frame, (GstVideoInfo *) in_info, in_buf,
-          GST_MAP_READ))
-    return FALSE;
-  if (!gst_video_frame_map (&out_frame, (GstVideoInfo *) out_info, out_buf,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    return FALSE;
-  }
-  gst_video_converter_frame (conv, &in_frame, &out_frame);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-
-  return TRUE;
-}
-
 static gboolean
 gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
-  CpuPath *cpu;
-  GstBuffer *rgb_in, *rgb_out;
-  GstVideoFrame rgb_frame;
+  const GstVideoInfo *out_info;
+  GstVideoFrame in_frame, out_frame;
+  GstBuffer *target;
   GstMapInfo map;
 
   if (!gst_cuda_cache_converter_setup_cpu (self, error))
     return FALSE;
-  cpu = self->cpu;
 
-  rgb_in = cpu->to_rgb ? cpu->rgb_in_buf : inbuf;
-  if (cpu->to_rgb && !cpu_step (cpu->to_rgb, &self->caps.in_info, inbuf,
-          &cpu->rgb_in, rgb_in))
-    goto map_failed;
+  target = self->caps.tensor_out ? self->cpu->rgb_buf : outbuf;
+  out_info = self->caps.tensor_out ? &self->cpu->rgb : &self->caps.out_info;
 
-  rgb_out = cpu->rgb_out_buf ? cpu->rgb_out_buf : outbuf;
-  if (!cpu_step (cpu->scale, &cpu->rgb_in, rgb_in, &cpu->rgb_out, rgb_out))
+  if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
+          GST_MAP_READ))
     goto map_failed;
-
-  if (cpu->from_rgb && !cpu_step (cpu->from_rgb, &cpu->rgb_out, rgb_out,
-          &self->caps.out_info, outbuf))
-    goto map_failed;
-  if (!self->caps.tensor_out)
-    return TRUE;
-
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE))
-    goto map_failed;
-  if (!tensor_fits (self, map.size, error)) {
-    gst_buffer_unmap (outbuf, &map);
-    return FALSE;
-  }
-  if (!gst_video_frame_map (&rgb_frame, &cpu->rgb_out, rgb_out, GST_MAP_READ)) {
-    gst_buffer_unmap (outbuf, &map);
+  if (!gst_video_frame_map (&out_frame, (GstVideoInfo *) out_info, target,
+          GST_MAP_READWRITE)) {
+    gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
-  pack_tensor (&self->params, &rgb_frame, map.data);
-  gst_video_frame_unmap (&rgb_frame);
-  gst_buffer_unmap (outbuf, &map);
+  gst_video_converter_frame (self->cpu->conv, &in_frame, &out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  if (self->caps.tensor_out) {
+    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
+      gst_video_frame_unmap (&out_frame);
+      goto map_failed;
+    }
+    if (!tensor_fits (self, map.size, error)) {
+      gst_buffer_unmap (outbuf, &map);
+      gst_video_frame_unmap (&out_frame);
+      return FALSE;
+    }
+    pack_tensor (&self->params, &out_frame, map.data);
+    gst_buffer_unmap (outbuf, &map);
+  }
+  gst_video_frame_unmap (&out_frame);
 
   return TRUE;
 
@@ -878,6 +810,53 @@ buffer_in_context (GstBuffer * buf, GstCudaContext * context,
   return TRUE;
 }
 
+/* The stream every memory of @buf carries, or NULL if they carry none or
+ * not all the same. */
+static GstCudaCacheStream *
+buffer_get_stream (GstBuffer * buf)
+{
+  GstCudaCacheStream *stream;
+  guint i, n = gst_buffer_n_memory (buf);
+
+  stream = gst_cuda_cache_compat_memory_get_stream (gst_buffer_peek_memory
+      (buf, 0));
+  for (i = 1; i < n && stream; i++) {
+    if (gst_cuda_cache_compat_memory_get_stream (gst_buffer_peek_memory (buf,
+                i)) != stream)
+      stream = NULL;
+  }
+
+  return stream;
+}
+
+/* Waits for work still pending on @buf's memory from streams other than
+ * @stream; work queued on @stream itself is ordered before what follows. */
+static void
+buffer_sync_other_streams (GstBuffer * buf, CUstream stream)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+    GstCudaCacheStream *mem_stream =
+        gst_cuda_cache_compat_memory_get_stream (mem);
+
+    if (!mem_stream ||
+        gst_cuda_cache_compat_stream_handle (mem_stream) != stream)
+      gst_cuda_cache_compat_memory_sync (mem);
+  }
+}
+
+static void
+buffer_set_need_sync (GstBuffer * buf, gboolean need_sync)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++)
+    gst_cuda_cache_compat_memory_set_need_sync (gst_buffer_peek_memory (buf,
+            i), need_sync);
+}
+
 static gboolean
 gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
     GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
@@ -887,6 +866,7 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
   GstVideoFrame in_frame, out_frame;
   GstMapInfo map;
+  GstCudaCacheStream *out_stream = NULL;
   gboolean own_stream = stream == NULL, ok;
   guint i;
 
@@ -900,19 +880,22 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
       !buffer_in_context (outbuf, self->context, "output", error))
     return FALSE;
 
-  if (own_stream && !self->stream) {
-    if (!gst_cuda_context_push (self->context))
-      goto stream_failed;
-    ok = gst_cuda_result (CuStreamCreate (&self->stream,
-            CU_STREAM_NON_BLOCKING));
-    gst_cuda_context_pop (NULL);
-    if (!ok) {
-      self->stream = NULL;
-      goto stream_failed;
-    }
-  }
+  /* the output's own stream where it carries one (1.24+): the frame is
+   * then left to whoever reads it to wait for */
   if (own_stream)
-    stream = self->stream;
+    out_stream = buffer_get_stream (outbuf);
+  if (out_stream) {
+    stream = gst_cuda_cache_compat_stream_handle (out_stream);
+  } else if (own_stream) {
+    if (!self->stream)
+      self->stream = gst_cuda_cache_compat_stream_new (self->context);
+    if (!self->stream)
+      goto stream_failed;
+    stream = gst_cuda_cache_compat_stream_handle (self->stream);
+  }
+  /* the output too: its last reader may be on another stream */
+  buffer_sync_other_streams (inbuf, stream);
+  buffer_sync_other_streams (outbuf, stream);
 
   if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
           GST_MAP_READ | GST_MAP_CUDA))
@@ -947,9 +930,10 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
 
   ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
       out_data, out_stride, stream);
-  /* 1.22's memory carries no stream: whoever reads it next must find the
-   * frame written, so the converter's own stream is waited for here */
-  if (ok && own_stream && gst_cuda_context_push (self->context)) {
+  /* memory that carries no stream (all of 1.22's) says nothing of pending
+   * work: whoever reads it next must find the frame written, so the
+   * converter's own stream is waited for here */
+  if (ok && own_stream && !out_stream && gst_cuda_context_push (self->context)) {
     ok = gst_cuda_result (CuStreamSynchronize (stream));
     gst_cuda_context_pop (NULL);
   }
@@ -959,6 +943,11 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   else
     gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
+
+  /* the frame is written once the output's stream is waited for, or now;
+   * with a caller's stream, the caller waits and flags the memory */
+  if (ok && own_stream)
+    buffer_set_need_sync (outbuf, out_stream != NULL);
 
   if (!ok) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
@@ -1238,8 +1227,12 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
  * Converts one frame. CUDA memory (which must belong to @converter's
  * context) is converted on the device: on @stream, returning without
  * waiting (the caller synchronises @stream before the output is read), or
- * with %NULL on @converter's own non-blocking stream, waiting for it
- * before returning. System memory is converted on the CPU.
+ * with %NULL on the stream @outbuf's memory carries (GStreamer 1.24 and
+ * later), returning without waiting and leaving the memory flagged
+ * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, or else on @converter's own
+ * non-blocking stream, waiting for it before returning. Input memory
+ * written on another stream and not yet waited for is waited for first.
+ * System memory is converted on the CPU.
  *
  * Returns: %TRUE on success
  *

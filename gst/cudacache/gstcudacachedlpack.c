@@ -28,8 +28,10 @@
  * ]|
  *
  * `data` points at the first element and `byte_offset` is 0: some consumers
- * ignore `byte_offset`. Elements of this project finish writing a buffer
- * before they push it, so a consumer's stream needs no synchronisation.
+ * ignore `byte_offset`. Work still pending on the memory's own stream
+ * (GStreamer 1.24 and later: memory flagged
+ * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) is waited for before the tensor is
+ * made, so a consumer's stream needs no synchronisation.
  * The memory is mapped for reading: treat the tensor as read-only.
  *
  * From Python, the `gstcudacache` module (see docs/python.md) wraps the
@@ -47,6 +49,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacachedlpack.h"
+#include "gstcudacache-compat-private.h"
 #include "gstcudacachetensor.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_dlpack_debug);
@@ -370,8 +373,14 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
 
   if (!buffer_device (buffer, &device))
     return NULL;
-  if (device.device_type == kDLCUDA)
+  if (device.device_type == kDLCUDA) {
+    guint i;
+
     flags |= GST_MAP_CUDA;
+    /* a consumer's stream knows nothing of the writer's */
+    for (i = 0; i < gst_buffer_n_memory (buffer); i++)
+      gst_cuda_cache_compat_memory_sync (gst_buffer_peek_memory (buffer, i));
+  }
 
   self = g_new0 (GstCudaCacheDLPack, 1);
   self->buffer = gst_buffer_ref (buffer);

@@ -38,10 +38,13 @@ G_BEGIN_DECLS
  *    mean of the block's four RGB values (clipped to the image at odd
  *    sizes), each rounded and clamped to 0..255.
  * 5. Output, tensor: channel k of the tensor is R, G, B for RGB order, or
- *    B, G, R when bgr is set; the stored value is v * mul[k] + add[k]
- *    (v before rounding), as uint8 (rounded, clamped to 0..255), float16
- *    (round to nearest even) or float32, at the tensor layout's offset
- *    (NCHW: k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
+ *    B, G, R when bgr is set; the stored value is q * mul[k] + add[k] (a
+ *    float multiply, then a float add), with q = CLAMP (round (v), 0, 255):
+ *    the CPU path packs the tensor from an 8-bit RGB picture, so the kernels
+ *    round to the same grid and clamp as GstVideoConverter does. Stored as
+ *    uint8 (rounded half to even, clamped to 0..255), float16 (round to
+ *    nearest even) or float32, at the tensor layout's offset (NCHW:
+ *    k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
 typedef struct
 {
   /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR */
@@ -81,26 +84,26 @@ typedef struct
 typedef struct _GstCudaCacheKernels GstCudaCacheKernels;
 
 /* Whether the plugin was built with its kernels (nvcc found). */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_built (void);
 
 /* Loads the kernels' module into @context. NULL, with the reason logged,
  * where they were not built or the device cannot run them. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
 
 /* Launches one conversion on @stream (NULL: the default stream) and waits
  * for it. The caller has pushed no context: this pushes the kernels' own. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params, CUstream stream);
 
 /* Returns: (transfer none): the context the kernels were loaded into */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
     kernels);
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
 /* One conversion's launch, prepared once per pair of caps (and again when a
@@ -108,22 +111,23 @@ void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
  * parameter (taps, matrices, normalisation). Per frame only the planes'
  * pointers and strides change. @params' in_data/out_data/strides are
  * ignored here. NULL, with the reason logged, for a conversion the kernels
- * do not do. */
+ * do not do. A plan holds no device memory (plan_free never waits on the
+ * device) and borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 GstCudaCacheKernelPlan *gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels *
     kernels, const GstCudaCacheConvertParams * params);
 
 /* Launches the planned conversion of one frame on @stream and returns
  * without waiting: the caller synchronises @stream before the output is
  * read. Pushes the kernels' context itself. */
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream);
 
-GST_CUDA_CACHE_API
+G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 
 G_END_DECLS

@@ -26,6 +26,12 @@
  * in the cache for the pool's first buffer, and a layout the pool was
  * configured for before needs no block at all.
  *
+ * With GStreamer 1.24 and later, a config may name the #GstCudaStream its
+ * memory is allocated on (gst_buffer_pool_config_set_cuda_stream()): a
+ * memory keeps its stream for life, so blocks of one stream are kept apart
+ * from those of another (the stream is part of their key) and a user only
+ * ever gets blocks of its own stream, or of none.
+ *
  * Blocks of different #GstCudaContext never mix, even on one device: each
  * pool is a user of its context's group in the cache
  * (gst_cuda_cache_group_add_user()) for as long as it lives. When the last
@@ -44,6 +50,7 @@
 #include "gstcudacachepool.h"
 #include "gstcudacachedevice.h"
 #include "gstcudacache-private.h"
+#include "gstcudacache-compat-private.h"
 
 #include <gst/cuda/gstcudamemory.h>
 
@@ -65,6 +72,8 @@ struct _GstCudaCachePoolPrivate
   GstCudaCacheLayout layout;
   GstVideoInfo alloc_info;
   gchar *key;
+  /* 1.24+: the stream the config asked for, which every block keeps */
+  GstCudaCacheStream *stream;
 
   GstCudaCacheKnownLayouts known;
 };
@@ -74,6 +83,7 @@ typedef struct
 {
   GstCudaCacheLayout layout;
   GstVideoInfo alloc_info;
+  GstCudaCacheStream *stream;
 } GstCudaCachePoolSpec;
 
 #define gst_cuda_cache_pool_parent_class parent_class
@@ -88,6 +98,7 @@ static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
+static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
 
 static void
 gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
@@ -100,6 +111,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
 
   pool_class->set_config = gst_cuda_cache_pool_set_config;
   pool_class->start = gst_cuda_cache_pool_start;
+  pool_class->stop = gst_cuda_cache_pool_stop;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_pool_debug, "cudacachepool", 0,
@@ -157,8 +169,8 @@ gst_cuda_cache_pool_alloc_spec (GstCudaCachePool * self,
 {
   GstMemory *mem;
 
-  mem = gst_cuda_allocator_alloc (self->priv->allocator,
-      GST_CUDA_BUFFER_POOL (self)->context, &spec->alloc_info);
+  mem = gst_cuda_cache_compat_alloc (self->priv->allocator,
+      GST_CUDA_BUFFER_POOL (self)->context, spec->stream, &spec->alloc_info);
   /* a tensor is one row: its size is the row, never the pitch past it */
   if (mem && spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR)
     gst_memory_resize (mem, 0, spec->layout.tensor.size);
@@ -258,6 +270,22 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
       gst_cuda_cache_pool_spec_bytes (spec));
 }
 
+/* The cache key of @spec's blocks: its layout, and the stream they keep
+ * for life, if any. */
+static gchar *
+gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
+{
+  gchar *layout_key, *key;
+
+  layout_key = gst_cuda_cache_layout_to_key (&spec->layout, "cuda");
+  if (!spec->stream)
+    return layout_key;
+
+  key = g_strdup_printf ("%s,stream=%p", layout_key, spec->stream);
+  g_free (layout_key);
+  return key;
+}
+
 /*
  * GstCudaBufferPool's set_config is not chained up to, on purpose. In
  * GStreamer 1.22 it allocates a block of the caps' size with the registered
@@ -269,6 +297,13 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
  * alloc_buffer, which this pool replaces) is GstBufferPool's, which this
  * pool sets through GstBufferPool's set_config with the size learned from
  * a cached block, exactly as GstCudaBufferPool would have.
+ *
+ * Since 1.24 GstCudaBufferPool's set_config also makes a GstCudaPoolAllocator,
+ * which its start and stop (de)activate and which recycles its memory with
+ * a dispose hook of its own. This pool's memory has one owner of its
+ * recycling, the cache: it never comes from that allocator, and
+ * GstCudaBufferPool's start and stop, which would find no allocator, are
+ * passed over for GstBufferPool's too.
  */
 static GstBufferPoolClass *
 gst_cuda_cache_pool_buffer_pool_class (void)
@@ -285,7 +320,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCudaCacheLayoutSignature sig;
   const GstCudaCacheKnownLayout *known;
   GstCudaCachePoolSpec spec;
-  gboolean new_cache;
+  gboolean new_cache, new_stream;
   gchar *key = NULL;
   GstCaps *caps;
   guint min_buffers, max_buffers;
@@ -302,9 +337,12 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   if (!gst_buffer_pool_config_get_cuda_cache (config, &cache))
     cache = gst_object_ref (priv->cache);
   new_cache = cache != priv->cache;
+  spec.stream = gst_cuda_cache_compat_config_get_stream (config);
+  /* sizes learned are per key, and the key names the stream */
+  new_stream = spec.stream != priv->stream;
 
   gst_cuda_cache_layout_get_signature (&spec.layout, &sig);
-  known = new_cache ? NULL :
+  known = new_cache || new_stream ? NULL :
       gst_cuda_cache_known_layouts_lookup (&priv->known, &sig);
   if (known) {
     key = g_strdup (known->key);
@@ -313,7 +351,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
     GstMemory *mem;
 
     /* blocks of two contexts never mix: the pool's group is its context */
-    key = gst_cuda_cache_layout_to_key (&spec.layout, "cuda");
+    key = gst_cuda_cache_pool_key (&spec);
     if (new_cache)
       gst_cuda_cache_group_add_user (cache, priv->group);
 
@@ -330,9 +368,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
     if (!gst_cuda_cache_pool_check_size (self, size)) {
       if (new_cache)
         gst_cuda_cache_group_remove_user (cache, priv->group);
-      g_free (key);
-      gst_object_unref (cache);
-      return FALSE;
+      goto too_large;
     }
   }
 
@@ -345,13 +381,17 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
 
   /* commit */
-  if (new_cache) {
+  if (new_cache || new_stream) {
     /* sizes learned from another cache's blocks still hold, but keep it
      * simple: start over */
     gst_cuda_cache_known_layouts_clear (&priv->known);
+  }
+  if (new_cache) {
     gst_cuda_cache_group_remove_user (priv->cache, priv->group);
     gst_object_replace ((GstObject **) & priv->cache, GST_OBJECT (cache));
   }
+  gst_cuda_cache_compat_stream_clear (&priv->stream);
+  priv->stream = spec.stream;
   if (!known)
     gst_cuda_cache_known_layouts_add (&priv->known, &sig, key, size);
   priv->layout = spec.layout;
@@ -377,9 +417,11 @@ no_caps:
     return FALSE;
   }
 no_memory:
+too_large:
   {
     g_free (key);
     gst_object_unref (cache);
+    gst_cuda_cache_compat_stream_clear (&spec.stream);
     return FALSE;
   }
 base_refused:
@@ -387,22 +429,33 @@ base_refused:
     GST_WARNING_OBJECT (self, "GstBufferPool refused the config");
     g_free (key);
     gst_object_unref (cache);
+    gst_cuda_cache_compat_stream_clear (&spec.stream);
     return FALSE;
   }
 }
 
 /* GstBufferPool keeps the buffers it preallocated when a later one fails;
- * give them back at once, so a failed activation holds no device memory. */
+ * give them back at once, so a failed activation holds no device memory.
+ * GstBufferPool's, not GstCudaBufferPool's: see set_config. */
 static gboolean
 gst_cuda_cache_pool_start (GstBufferPool * pool)
 {
-  if (GST_BUFFER_POOL_CLASS (parent_class)->start (pool))
+  GstBufferPoolClass *buffer_pool_class =
+      gst_cuda_cache_pool_buffer_pool_class ();
+
+  if (buffer_pool_class->start (pool))
     return TRUE;
 
   GST_WARNING_OBJECT (pool, "activation failed: releasing the buffers "
       "allocated so far");
-  GST_BUFFER_POOL_CLASS (parent_class)->stop (pool);
+  buffer_pool_class->stop (pool);
   return FALSE;
+}
+
+static gboolean
+gst_cuda_cache_pool_stop (GstBufferPool * pool)
+{
+  return gst_cuda_cache_pool_buffer_pool_class ()->stop (pool);
 }
 
 static GstFlowReturn
@@ -415,7 +468,7 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   GstMemory *mem;
   GstBuffer *buf;
 
-  GstCudaCachePoolSpec spec = { priv->layout, priv->alloc_info };
+  GstCudaCachePoolSpec spec = { priv->layout, priv->alloc_info, priv->stream };
 
   mem = gst_cuda_cache_pool_acquire (self, priv->cache, priv->key, &spec);
   if (!mem)
@@ -457,6 +510,7 @@ gst_cuda_cache_pool_finalize (GObject * object)
 
   g_free (self->priv->key);
   gst_cuda_cache_known_layouts_clear (&self->priv->known);
+  gst_cuda_cache_compat_stream_clear (&self->priv->stream);
   /* blocks still in use go back to the cache later: freed then if this
    * was the context's last pool */
   if (self->priv->cache && self->priv->group)

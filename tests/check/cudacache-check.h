@@ -33,4 +33,20 @@ cudacache_check_init (void)
         cudacache_check_log_func, NULL);
 }
 
+/* GObject refuses a value out of a property's range with a warning up to
+ * GLib 2.74 (Debian 12) and with a critical in later ones (Debian 13's
+ * 2.84): either one is the refusal these suites expect. */
+#define ASSERT_PROPERTY_REFUSED(code)                           \
+G_STMT_START {                                                  \
+  _gst_check_expecting_log = TRUE;                              \
+  _gst_check_raised_warning = FALSE;                            \
+  _gst_check_raised_critical = FALSE;                           \
+  code;                                                         \
+  if (!_gst_check_raised_warning && !_gst_check_raised_critical) \
+    _ck_assert_failed (__FILE__, __LINE__,                      \
+        "Expected the value to be refused with a g_warning or a " \
+        "g_critical, got nothing", NULL);                       \
+  _gst_check_expecting_log = FALSE;                             \
+} G_STMT_END
+
 #endif /* __CUDACACHE_CHECK_H__ */

@@ -485,7 +485,7 @@ GST_START_TEST (test_bad_properties_refused)
   GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
   gint device_id = 0;
 
-  ASSERT_WARNING (g_object_set (e, "device-id", -7, NULL));
+  ASSERT_PROPERTY_REFUSED (g_object_set (e, "device-id", -7, NULL));
   g_object_get (e, "device-id", &device_id, NULL);
   fail_unless_equals_int (device_id, -1);
 

@@ -11,6 +11,7 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
 
@@ -580,6 +581,69 @@ GST_START_TEST (test_refused_config_leaves_pool_unchanged)
 
 GST_END_TEST;
 
+/* Acquires one buffer of a pool configured for CAPS_720 on @stream and
+ * returns the stream its memory carries. */
+static GstCudaCacheStream *
+stream_of_pool_buffer (GstBufferPool * pool, GstCudaCache * cache,
+    GstCudaCacheStream * stream)
+{
+  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCudaCacheStream *mem_stream;
+  GstBuffer *buf;
+
+  gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
+  gst_buffer_pool_config_set_cuda_cache (config, cache);
+  gst_cuda_cache_compat_config_set_stream (config, stream);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_caps_unref (caps);
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem_stream = gst_cuda_cache_compat_memory_get_stream
+      (gst_buffer_peek_memory (buf, 0));
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  return mem_stream;
+}
+
+/* A memory keeps the stream it was allocated on (1.24+): the pool
+ * allocates on its config's stream, and a block of one stream is never
+ * handed to a user of another. Where memory carries no stream (1.22)
+ * every block carries none. */
+GST_START_TEST (test_blocks_keep_their_stream)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCudaCacheStream *a = gst_cuda_cache_compat_memory_stream_new (context);
+  GstCudaCacheStream *b = gst_cuda_cache_compat_memory_stream_new (context);
+  guint64 misses;
+
+  fail_unless ((a != NULL) == (b != NULL));
+  fail_unless (stream_of_pool_buffer (pool, cache, a) == a);
+  misses = stats_of (cache).misses;
+
+  /* another stream: a block of its own */
+  fail_unless (stream_of_pool_buffer (pool, cache, b) == b);
+  if (a)
+    fail_unless_equals_uint64 (stats_of (cache).misses, misses + 1);
+  misses = stats_of (cache).misses;
+
+  /* back to the first: its block again */
+  fail_unless (stream_of_pool_buffer (pool, cache, a) == a);
+  fail_unless_equals_uint64 (stats_of (cache).misses, misses);
+
+  gst_object_unref (pool);
+  gst_cuda_cache_compat_stream_clear (&a);
+  gst_cuda_cache_compat_stream_clear (&b);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudapool_suite (void)
 {
@@ -600,6 +664,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_switching_resolutions_allocate_once);
   tcase_add_test (tc, test_context_freed_with_last_user);
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
+  tcase_add_test (tc, test_blocks_keep_their_stream);
 
   return s;
 }

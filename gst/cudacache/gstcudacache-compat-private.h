@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * What differs between the gst-cuda of GStreamer 1.22 and that of 1.24 and
+ * later, in one place. The rest of the project calls these helpers and
+ * never tests a version itself.
+ *
+ * 1.24 added GstCudaStream: a memory is allocated with a stream it keeps
+ * for life, writers leave it flagged GST_CUDA_MEMORY_TRANSFER_NEED_SYNC
+ * instead of waiting for their stream, and readers of another stream wait
+ * (gst_cuda_memory_sync()) before reading. 1.22 has none of it: there a
+ * stream is a plain non-blocking CUstream of the project's own that no
+ * memory carries, and whoever writes a memory waits for its stream before
+ * handing it on.
+ */
+
+#ifndef __GST_CUDA_CACHE_COMPAT_PRIVATE_H__
+#define __GST_CUDA_CACHE_COMPAT_PRIVATE_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+
+G_BEGIN_DECLS
+
+/* TRUE where memory carries a stream */
+#define GST_CUDA_CACHE_HAVE_STREAM GST_CHECK_VERSION (1, 24, 0)
+
+#if GST_CUDA_CACHE_HAVE_STREAM
+#include <gst/cuda/gstcudastream.h>
+typedef GstCudaStream GstCudaCacheStream;
+#else
+typedef struct
+{
+  GstCudaContext *context;
+  CUstream handle;
+} GstCudaCacheStream;
+#endif
+
+/* A new GstCudaMemory of @info on @stream (ignored before 1.24). */
+static inline GstMemory *
+gst_cuda_cache_compat_alloc (GstCudaAllocator * allocator,
+    GstCudaContext * context, GstCudaCacheStream * stream,
+    const GstVideoInfo * info)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_cuda_allocator_alloc (allocator, context, stream, info);
+#else
+  return gst_cuda_allocator_alloc (allocator, context, info);
+#endif
+}
+
+/* A non-blocking stream of @context, or NULL if the driver refused. */
+static inline GstCudaCacheStream *
+gst_cuda_cache_compat_stream_new (GstCudaContext * context)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_cuda_stream_new (context);
+#else
+  GstCudaCacheStream *stream;
+  CUstream handle = NULL;
+  gboolean ok;
+
+  if (!gst_cuda_context_push (context))
+    return NULL;
+  ok = gst_cuda_result (CuStreamCreate (&handle, CU_STREAM_NON_BLOCKING));
+  gst_cuda_context_pop (NULL);
+  if (!ok)
+    return NULL;
+
+  stream = g_new0 (GstCudaCacheStream, 1);
+  stream->context = gst_object_ref (context);
+  stream->handle = handle;
+  return stream;
+#endif
+}
+
+/* A stream for memory to carry (gst_cuda_cache_compat_config_set_stream()),
+ * or NULL where memory carries none (before 1.24). */
+static inline GstCudaCacheStream *
+gst_cuda_cache_compat_memory_stream_new (GstCudaContext * context)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_cuda_stream_new (context);
+#else
+  return NULL;
+#endif
+}
+
+static inline void
+gst_cuda_cache_compat_stream_clear (GstCudaCacheStream ** stream)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  gst_clear_cuda_stream (stream);
+#else
+  GstCudaCacheStream *s = *stream;
+
+  *stream = NULL;
+  if (!s)
+    return;
+  if (gst_cuda_context_push (s->context)) {
+    gst_cuda_result (CuStreamDestroy (s->handle));
+    gst_cuda_context_pop (NULL);
+  }
+  gst_object_unref (s->context);
+  g_free (s);
+#endif
+}
+
+static inline GstCudaContext *
+gst_cuda_cache_compat_stream_get_context (GstCudaCacheStream * stream)
+{
+  return stream->context;
+}
+
+/* The driver's handle; NULL is the legacy default stream. */
+static inline CUstream
+gst_cuda_cache_compat_stream_handle (GstCudaCacheStream * stream)
+{
+  if (!stream)
+    return NULL;
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_cuda_stream_get_handle (stream);
+#else
+  return stream->handle;
+#endif
+}
+
+/* The stream @mem was allocated with (transfer none), or NULL. */
+static inline GstCudaCacheStream *
+gst_cuda_cache_compat_memory_get_stream (GstMemory * mem)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+#else
+  return NULL;
+#endif
+}
+
+/* Waits for work pending on @mem's stream, if any was left unwaited. */
+static inline void
+gst_cuda_cache_compat_memory_sync (GstMemory * mem)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
+}
+
+/* Says whether a reader of another stream must wait for @mem's stream. */
+static inline void
+gst_cuda_cache_compat_memory_set_need_sync (GstMemory * mem,
+    gboolean need_sync)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  if (need_sync)
+    GST_MINI_OBJECT_FLAG_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  else
+    GST_MINI_OBJECT_FLAG_UNSET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#endif
+}
+
+/* The stream a buffer pool config asks memory to be allocated on
+ * (transfer full), or NULL. */
+static inline GstCudaCacheStream *
+gst_cuda_cache_compat_config_get_stream (GstStructure * config)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  return gst_buffer_pool_config_get_cuda_stream (config);
+#else
+  return NULL;
+#endif
+}
+
+static inline void
+gst_cuda_cache_compat_config_set_stream (GstStructure * config,
+    GstCudaCacheStream * stream)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  if (stream)
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
+#endif
+}
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_COMPAT_PRIVATE_H__ */

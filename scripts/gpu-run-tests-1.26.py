@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Runs the test binaries of build-1.26 (made in the Debian 13 root by
+scripts/gpu-bundle-debian13.sh) on a machine whose glibc is older than
+Debian 13's: each binary is started through the bundle's own loader, with
+the bundle's libraries first, the build's next and the machine's driver
+(libcuda, found with ldconfig) last. GStreamer 1.26 comes from the bundle,
+and GST_REGISTRY_FORK=no keeps it from starting a plugin scanner, which
+would run on the machine's loader.
+
+    .gpu126/run-tests [--build DIR] [--suite NAME] [--allow-skip] [NAME ...]
+
+Prints a line per test binary and, last, 'N passed, N failed'. A binary
+that skips (exit status 77: no CUDA device) fails unless --allow-skip is
+given: on the GPU machine nothing may pass by skipping. Tests that are not
+binaries of the build (the Python suite) are listed and left out."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+bundle = os.path.dirname(os.path.abspath(__file__))
+top = os.path.dirname(bundle)
+build = os.path.join(top, "build-1.26")
+suites, names, allow_skip = [], [], False
+args = sys.argv[1:]
+while args:
+    a = args.pop(0)
+    if a == "--build":
+        build = os.path.abspath(args.pop(0))
+    elif a == "--suite":
+        suites.append(args.pop(0))
+    elif a == "--allow-skip":
+        allow_skip = True
+    elif a in ("-h", "--help"):
+        sys.exit(__doc__)
+    else:
+        names.append(a)
+
+
+def driver_dirs():
+    """Where the machine's libcuda.so.1 is: never bundled, always its own."""
+    dirs = []
+    try:
+        out = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL).stdout.decode()
+    except OSError:
+        out = ""
+    for line in out.splitlines():
+        m = re.search(r"libcuda\.so\.1 \(.*x86-64.*\) => (\S+)", line)
+        if m:
+            d = os.path.dirname(m.group(1))
+            if d not in dirs:
+                dirs.append(d)
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64"):
+        if os.path.exists(os.path.join(d, "libcuda.so.1")) and d not in dirs:
+            dirs.append(d)
+    return dirs
+
+
+loader = os.path.join(bundle, "lib", "ld-linux-x86-64.so.2")
+library_path = ":".join([os.path.join(bundle, "lib"),
+                         os.path.join(build, "gst", "cudacache")] + driver_dirs())
+empty = os.path.join(bundle, "none")
+os.makedirs(empty, exist_ok=True)
+
+tests = json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))
+passed = failed = 0
+for t in tests:
+    if suites and not any(s == su or su.endswith(":" + s) or su == "gst-cuda-cache:" + s
+                          for s in suites for su in t["suite"]):
+        continue
+    if names and not any(n in t["name"] for n in names):
+        continue
+    exe = t["cmd"][0]
+    if not exe.startswith(build + os.sep):
+        print(f"left out {t['name']}: not a binary of the build ({os.path.basename(exe)})")
+        continue
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "GST_PLUGIN_SCANNER",
+                        "GST_PLUGIN_SCANNER_1_0", "GST_PLUGIN_SYSTEM_PATH",
+                        "GST_PLUGIN_SYSTEM_PATH_1_0", "GST_REGISTRY")}
+    env.update(t.get("env") or {})
+    env.pop("LD_LIBRARY_PATH", None)
+    env["GST_REGISTRY_FORK"] = "no"
+    env["GST_PLUGIN_SYSTEM_PATH_1_0"] = os.path.join(bundle, "plugins")
+    env.setdefault("GST_PLUGIN_PATH_1_0", os.path.join(build, "ext", "cudacache"))
+    # the machine's GIO modules are built for its own GLib
+    env["GIO_MODULE_DIR"] = empty
+    env["GIO_USE_VFS"] = "local"
+
+    cmd = [loader, "--library-path", library_path] + t["cmd"]
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=t.get("workdir") or build, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=t.get("timeout") or 300)
+        rc, out = p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:
+        rc, out = -1, (e.stdout or b"").decode(errors="replace") + "\nTIMEOUT"
+    dt = time.time() - start
+    ok = rc == 0 or (rc == 77 and allow_skip)
+    if t.get("should_fail"):
+        ok = not ok
+    cases = re.findall(r"Checks: (\d+), Failures: (\d+), Errors: (\d+)", out)
+    detail = ""
+    if cases:
+        n = sum(int(c) for c, _, _ in cases)
+        bad = sum(int(f) + int(e) for _, f, e in cases)
+        detail = f" {n - bad}/{n} cases"
+    label = "ok  " if ok else "FAIL"
+    if rc == 77:
+        label = "SKIP" if allow_skip else "FAIL"
+        detail = " skipped: " + (out.strip().splitlines() or [""])[-1]
+    print(f"{label} {t['name']:<50} {dt:6.2f}s{detail}", flush=True)
+    if not ok:
+        print("\n".join("    " + line for line in out.splitlines()[-40:]))
+    passed += ok
+    failed += not ok
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
