@@ -5,11 +5,12 @@
 #
 # Writes OUT/results.csv, OUT/machine.txt, OUT/bench.log and OUT/ncu/*.csv
 # (Nsight Compute's kernel times); tests/bench/report.py OUT turns them into
-# the report. Built here, run there: build/ (this checkout's), a GStreamer
+# the report. Built here, run there: a build (BUILD_DIR, default build; only
+# the library, the plugin and the benchmark are needed), a GStreamer
 # bundle (GPU_BUNDLE, default .gpu, see ../shared/gpu/README.md; sourced from
 # the folder that holds it), the NVRTC
 # 11.8 wheel that lets 1.22's cudaconvertscale run (WHL_DIR, default .whl)
-# and the decode scenario's segments (BENCH_MEDIA, default build/bench-media,
+# and the decode scenario's segments (BENCH_MEDIA, default BUILD_DIR/bench-media,
 # made by tests/bench/make-stream.sh; made there if x264enc is bundled).
 # REPS (default 5) alternating repetitions; NCU_FRAMES (default 8) frames per
 # Nsight Compute run; BENCH_COMMIT, the commit measured, for machine.txt.
@@ -20,7 +21,8 @@ reps=${REPS:-5}
 ncu_frames=${NCU_FRAMES:-8}
 bundle=$(cd "${GPU_BUNDLE:-.gpu}" && pwd)
 whl_dir=${WHL_DIR:-.whl}
-media=${BENCH_MEDIA:-build/bench-media}
+build=${BUILD_DIR:-build}
+media=${BENCH_MEDIA:-$build/bench-media}
 mkdir -p "$out/ncu"
 out=$(cd "$out" && pwd)
 start=$(date +%s)
@@ -38,8 +40,8 @@ if [ -n "$whl" ]; then
   export GST_CUDA_NVRTC_LIBNAME=/tmp/nvrtc11/nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2
   export LD_LIBRARY_PATH="/tmp/nvrtc11/nvidia/cuda_nvrtc/lib:$LD_LIBRARY_PATH"
 fi
-export GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache"
-export LD_LIBRARY_PATH="$PWD/build/gst/cudacache:$LD_LIBRARY_PATH"
+export GST_PLUGIN_PATH_1_0="$PWD/$build/ext/cudacache"
+export LD_LIBRARY_PATH="$PWD/$build/gst/cudacache:$LD_LIBRARY_PATH"
 rm -f "$GST_REGISTRY"
 gst-inspect-1.0 cudacache > /dev/null
 stock=yes
@@ -64,7 +66,7 @@ if [ -s "$media/seg-1920x1080.h264" ]; then
 fi
 
 # shellcheck disable=SC2086
-./build/tests/bench/cudacache-bench --out "$out" --reps "$reps" \
+"./$build/tests/bench/cudacache-bench" --out "$out" --reps "$reps" \
   $stream_args 2>&1 | tee "$out/bench.log"
 
 # 4. kernel time per conversion: Nsight Compute around gst-launch-1.0, 1080p
