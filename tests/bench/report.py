@@ -272,7 +272,8 @@ def report(run_dir, images=""):
                                                        fmt_ratio(r)),
                                 "met" if r >= 1 else "**missed**"))
         table(L, ["caps switch", "ours fps", "stock fps", "ours/stock",
-                  "ours allocs/1000", "stock allocs/1000", "ours cache misses/1000"],
+                  "ours allocs/1000", "stock allocs/1000",
+                  "ours cache misses/1000 (whole run, warm-up too)"],
               rows)
         ps = res.params("convert")
         if plot(run_dir, "convert_fps", "Conversion pipelines: 1080p-class NV12 to "
