@@ -1,19 +1,113 @@
 #!/bin/sh
-# The benchmark on the project's GPU machine (see docs/performance.md): runs
-# build/tests/bench/cudacache-bench against the bundled GStreamer in .gpu and
-# writes results.csv and machine.txt into the folder given (default
-# results/). Make the report with tests/bench/report.py on a machine with
-# gnuplot.
+# The whole benchmark on the project's GPU machine (method: docs/performance.md).
+#
+#   scripts/gpu-bench.sh OUT
+#
+# Writes OUT/results.csv, OUT/machine.txt, OUT/bench.log and OUT/ncu/*.csv
+# (Nsight Compute's kernel times); tests/bench/report.py OUT turns them into
+# the report. Built here, run there: a build (BUILD_DIR, default build; only
+# the library, the plugin and the benchmark are needed), a GStreamer
+# bundle (GPU_BUNDLE, default .gpu, see ../shared/gpu/README.md; sourced from
+# the folder that holds it), the NVRTC
+# 11.8 wheel that lets 1.22's cudaconvertscale run (WHL_DIR, default .whl)
+# and the decode scenario's segments (BENCH_MEDIA, default BUILD_DIR/bench-media,
+# made by tests/bench/make-stream.sh; made there if x264enc is bundled).
+# REPS (default 5) alternating repetitions; NCU_FRAMES (default 8) frames per
+# Nsight Compute run; BENCH_COMMIT, the commit measured, for machine.txt.
 set -eu
 cd "$(dirname "$0")/.."
-out=${1:-results}
-. .gpu/env.sh
-export GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache"
-export LD_LIBRARY_PATH="$PWD/build/gst/cudacache:$LD_LIBRARY_PATH"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
-  > "$out.nvidia-smi" 2>/dev/null || true
-./build/tests/bench/cudacache-bench --out "$out"
-if [ -s "$out.nvidia-smi" ]; then
-  echo "- nvidia-smi: $(cat "$out.nvidia-smi")" >> "$out/machine.txt"
+out=${1:?usage: gpu-bench.sh OUT}
+reps=${REPS:-5}
+ncu_frames=${NCU_FRAMES:-8}
+bundle=$(cd "${GPU_BUNDLE:-.gpu}" && pwd)
+whl_dir=${WHL_DIR:-.whl}
+build=${BUILD_DIR:-build}
+media=${BENCH_MEDIA:-$build/bench-media}
+mkdir -p "$out/ncu"
+out=$(cd "$out" && pwd)
+start=$(date +%s)
+
+# a bundle's env.sh may name its paths from the folder holding it
+here=$PWD
+cd "$bundle/.."
+. "$bundle/env.sh"
+cd "$here"
+# stock cudaconvertscale compiles for compute_52 at run time: NVRTC 11.8
+whl=$(ls "$whl_dir"/nvidia_cuda_nvrtc_cu11-*.whl 2>/dev/null | head -n 1 || true)
+if [ -n "$whl" ]; then
+  mkdir -p /tmp/nvrtc11
+  python3 -m zipfile -e "$whl" /tmp/nvrtc11
+  export GST_CUDA_NVRTC_LIBNAME=/tmp/nvrtc11/nvidia/cuda_nvrtc/lib/libnvrtc.so.11.2
+  export LD_LIBRARY_PATH="/tmp/nvrtc11/nvidia/cuda_nvrtc/lib:$LD_LIBRARY_PATH"
 fi
-rm -f "$out.nvidia-smi"
+export GST_PLUGIN_PATH_1_0="$PWD/$build/ext/cudacache"
+export LD_LIBRARY_PATH="$PWD/$build/gst/cudacache:$LD_LIBRARY_PATH"
+rm -f "$GST_REGISTRY"
+gst-inspect-1.0 cudacache > /dev/null
+stock=yes
+gst-inspect-1.0 cudaconvertscale > /dev/null 2>&1 || stock=no
+
+if [ ! -s "$media/seg-1920x1080.h264" ] && gst-inspect-1.0 x264enc \
+    > /dev/null 2>&1; then
+  tests/bench/make-stream.sh "$media"
+fi
+stream_args=
+if [ -s "$media/seg-1920x1080.h264" ]; then
+  # 4 cycles of the 4 sizes: 15 resolution changes, the first cycle the
+  # warm-up
+  stream=/tmp/cudacache-bench-stream.h264
+  : > "$stream"
+  for i in 1 2 3 4; do
+    for size in 1920x1080 1280x720 960x540 1600x900; do
+      cat "$media/seg-$size.h264" >> "$stream"
+    done
+  done
+  stream_args="--stream $stream --segment-frames $(cat "$media/segment-frames")"
+fi
+
+# shellcheck disable=SC2086
+"./$build/tests/bench/cudacache-bench" --out "$out" --reps "$reps" \
+  $stream_args 2>&1 | tee "$out/bench.log"
+
+# 4. kernel time per conversion: Nsight Compute around gst-launch-1.0, 1080p
+# NV12 in, 640x640 out; ours and stock alternating in every repetition
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+src="videotestsrc num-buffers=$ncu_frames pattern=smpte ! \
+video/x-raw,format=NV12,width=1920,height=1080,pixel-aspect-ratio=1/1 ! cudaupload"
+rgba="video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1"
+tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1"
+ours="cudacacheconvert letterbox=true fill-value=114 scale=0.00392156862745098"
+profile() {
+  # profile NAME PIPELINE: one Nsight Compute run into ncu/NAME.csv
+  # shellcheck disable=SC2086
+  "$ncu" --metrics gpu__time_duration.sum --csv --print-units base \
+    gst-launch-1.0 -q $2 > "$out/ncu/$1.csv" 2> "$out/ncu/$1.log" ||
+    echo "ncu: $1 failed (see ncu/$1.log)"
+}
+if [ -x "$ncu" ]; then
+  r=1
+  while [ "$r" -le "$reps" ]; do
+    profile "rgba-ours-$r" "$src ! cudacacheconvert letterbox=true ! $rgba ! fakesink"
+    [ "$stock" = yes ] &&
+      profile "rgba-stock-$r" "$src ! cudaconvertscale add-borders=true ! $rgba ! fakesink"
+    profile "f32nchw-ours-$r" "$src ! $ours ! $tensor,types=float32,dimensions=640:640:3:1 ! fakesink"
+    profile "u8nhwc-ours-$r" "$src ! $ours ! $tensor,types=uint8,layout=NHWC,dimensions=3:640:640:1 ! fakesink"
+    r=$((r + 1))
+  done
+  echo "$ncu_frames" > "$out/ncu/frames"
+else
+  echo "no Nsight Compute: kernel times not measured" | tee -a "$out/bench.log"
+fi
+
+{
+  echo "- GPU (nvidia-smi): $(nvidia-smi --query-gpu=name,driver_version \
+    --format=csv,noheader 2>/dev/null || echo unknown)"
+  echo "- Nsight Compute: $("$ncu" --version 2>/dev/null | tail -n 1 || echo none)"
+  echo "- CPU: $(nproc) cores; kernel $(uname -r)"
+  echo "- stock converter: cudaconvertscale with NVRTC from $(basename "${whl:-none}")"
+  echo "- commit: ${BENCH_COMMIT:-not given (BENCH_COMMIT)}"
+  echo "- script: REPS=$reps NCU_FRAMES=$ncu_frames scripts/gpu-bench.sh OUT"
+  echo "- decode stream: ${stream_args:-none}"
+  echo "- wall time: $(($(date +%s) - start)) s"
+} >> "$out/machine.txt"
+echo "gpu-bench: done in $(($(date +%s) - start)) s, results in $out"

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The benchmark against GStreamer's stock pools (see docs/performance.md).
+/* The benchmark against GStreamer's stock elements (see docs/performance.md,
+ * which fixes the method).
  *
- *   cudacache-bench [--smoke] [--out DIR]
+ *   cudacache-bench [--smoke] [--out DIR] [--reps N] [--only NAMES]
+ *                   [--stream FILE --segment-frames N]
  *
- * Every scenario measures ours and the stock pool in the same process,
- * alternating, after a warm-up, and writes DIR/results.csv
- * (scenario,variant,param,metric,value,unit) and DIR/machine.txt;
- * tests/bench/report.py turns them into a table and plots. On a machine
- * without a CUDA device, or with --smoke, each scenario runs briefly on
- * system memory: that checks the program, not the numbers. */
+ * Every figure is a pipeline or an operation a user runs, ours against stock
+ * in the same process: pipelines in alternating repetitions (ours, stock,
+ * ours, stock, ...), switches timed one at a time, ours and stock taking
+ * turns. Rows go to DIR/results.csv
+ * (scenario,variant,param,rep,metric,value,unit) and the machine, versions
+ * and command to DIR/machine.txt; tests/bench/report.py takes medians, min
+ * and max and writes the report. Kernel time (Nsight Compute) is measured by
+ * scripts/gpu-bench.sh around gst-launch-1.0, not here.
+ *
+ * With --smoke, or where there is no CUDA device, every scenario runs
+ * briefly on system memory against the system-memory stock elements: that
+ * checks the program and the report, never the numbers. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -23,9 +31,10 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
+#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cudacache/cudacache.h>
 
 typedef struct
@@ -33,7 +42,12 @@ typedef struct
   FILE *csv;
   gboolean cuda;                /* FALSE: system memory (smoke) */
   gboolean smoke;
+  guint reps;
   GstCudaContext *context;
+  gboolean have_stock;          /* the stock converter is registered */
+  gchar **only;
+  gchar *stream;                /* H.264 byte stream for "decode" */
+  guint segment_frames;
 } Bench;
 
 static gint64
@@ -47,14 +61,25 @@ now_ns (void)
 
 static void
 emit (Bench * b, const gchar * scenario, const gchar * variant,
-    const gchar * param, const gchar * metric, gdouble value,
+    const gchar * param, const gchar * rep, const gchar * metric,
+    gdouble value, const gchar * unit)
+{
+  fprintf (b->csv, "%s,%s,%s,%s,%s,%.6g,%s\n", scenario, variant, param, rep,
+      metric, value, unit);
+  fflush (b->csv);
+  g_print ("%-13s %-14s %-18s %-4s %-20s %12.5g %s\n", scenario, variant,
+      param, rep, metric, value, unit);
+}
+
+static void
+emit_rep (Bench * b, const gchar * scenario, const gchar * variant,
+    const gchar * param, guint rep, const gchar * metric, gdouble value,
     const gchar * unit)
 {
-  fprintf (b->csv, "%s,%s,%s,%s,%.6g,%s\n", scenario, variant, param, metric,
-      value, unit);
-  fflush (b->csv);
-  g_print ("%-13s %-17s %-12s %-18s %12.4g %s\n", scenario, variant, param,
-      metric, value, unit);
+  gchar r[16];
+
+  g_snprintf (r, sizeof (r), "%u", rep);
+  emit (b, scenario, variant, param, r, metric, value, unit);
 }
 
 static gint
@@ -65,35 +90,915 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Median, 99th percentile and maximum of @n samples (sorted in place). */
+static gdouble
+percentile (gdouble * sorted, guint n, gdouble p)
+{
+  guint i = (guint) ceil (n * p);
+
+  return sorted[MIN (n - 1, i > 0 ? i - 1 : 0)];
+}
+
+/* Median, 99th percentile, min and max of @n per-switch samples (sorted in
+ * place): rep "all", since every sample is one alternated switch. */
 static void
 emit_distribution (Bench * b, const gchar * scenario, const gchar * variant,
     const gchar * param, gdouble * samples, guint n)
 {
   if (n == 0)
     return;
-  qsort (samples, n, sizeof (gdouble), (gint (*)(const void *,
-              const void *)) compare_doubles);
-  emit (b, scenario, variant, param, "median_us", samples[n / 2], "us");
-  emit (b, scenario, variant, param, "p99_us",
-      samples[MIN (n - 1, (guint) ceil (n * 0.99) - 1)], "us");
-  emit (b, scenario, variant, param, "max_us", samples[n - 1], "us");
-  emit (b, scenario, variant, param, "iterations", n, "count");
+  qsort (samples, n, sizeof (gdouble), compare_doubles);
+  emit (b, scenario, variant, param, "all", "median_us",
+      percentile (samples, n, 0.5), "us");
+  emit (b, scenario, variant, param, "all", "p99_us",
+      percentile (samples, n, 0.99), "us");
+  emit (b, scenario, variant, param, "all", "min_us", samples[0], "us");
+  emit (b, scenario, variant, param, "all", "max_us", samples[n - 1], "us");
+  emit (b, scenario, variant, param, "all", "samples", n, "count");
+}
+
+static gboolean
+wanted (Bench * b, const gchar * scenario)
+{
+  return !b->only || g_strv_contains ((const gchar * const *) b->only,
+      scenario);
+}
+
+/* ------------------------------------------------------------------------
+ * Device allocations: every GstCudaMemory is made by
+ * gst_cuda_allocator_alloc(), one cuMemAllocPitch each, whoever asks (the
+ * stock pools, nvcodec's elements, our cache). A tracer hook sees every
+ * memory created in the process; a memory's allocator is only set after the
+ * hook runs, so memories are classified later: when they are destroyed, or
+ * when the count is read, whichever comes first. On system memory (smoke)
+ * every memory counts.
+ * ------------------------------------------------------------------------ */
+
+#define BENCH_TYPE_ALLOC_TRACER (bench_alloc_tracer_get_type ())
+G_DECLARE_FINAL_TYPE (BenchAllocTracer, bench_alloc_tracer, BENCH,
+    ALLOC_TRACER, GstTracer);
+
+struct _BenchAllocTracer
+{
+  GstTracer parent;
+};
+
+G_DEFINE_TYPE (BenchAllocTracer, bench_alloc_tracer, GST_TYPE_TRACER);
+
+static GMutex alloc_lock;
+static GHashTable *alloc_pending;       /* memories not yet classified */
+static guint64 alloc_count;     /* under alloc_lock */
+static gboolean alloc_cuda_only;
+
+static void
+bench_alloc_tracer_class_init (BenchAllocTracerClass * klass)
+{
+}
+
+static void
+bench_alloc_tracer_init (BenchAllocTracer * self)
+{
+}
+
+/* must be called with alloc_lock */
+static void
+alloc_classify_locked (GstMemory * mem)
+{
+  if (!alloc_cuda_only || gst_is_cuda_memory (mem))
+    alloc_count++;
+}
+
+static void
+alloc_object_created (GObject * tracer, GstClockTime ts, GstMiniObject * obj)
+{
+  if (obj->type != GST_TYPE_MEMORY)
+    return;
+  g_mutex_lock (&alloc_lock);
+  g_hash_table_add (alloc_pending, obj);
+  g_mutex_unlock (&alloc_lock);
+}
+
+static void
+alloc_object_destroyed (GObject * tracer, GstClockTime ts, GstMiniObject * obj)
+{
+  if (obj->type != GST_TYPE_MEMORY)
+    return;
+  g_mutex_lock (&alloc_lock);
+  if (g_hash_table_remove (alloc_pending, obj))
+    alloc_classify_locked ((GstMemory *) obj);
+  g_mutex_unlock (&alloc_lock);
+}
+
+static void
+alloc_counter_start (gboolean cuda_only)
+{
+  GstTracer *tracer = g_object_new (BENCH_TYPE_ALLOC_TRACER, NULL);
+
+  alloc_cuda_only = cuda_only;
+  alloc_pending = g_hash_table_new (NULL, NULL);
+  gst_tracing_register_hook (tracer, "mini-object-created",
+      G_CALLBACK (alloc_object_created));
+  gst_tracing_register_hook (tracer, "mini-object-destroyed",
+      G_CALLBACK (alloc_object_destroyed));
+  /* the hooks keep a reference */
+  gst_object_unref (tracer);
+}
+
+static guint64
+alloc_counter_read (void)
+{
+  GHashTableIter iter;
+  gpointer mem;
+  guint64 count;
+
+  g_mutex_lock (&alloc_lock);
+  g_hash_table_iter_init (&iter, alloc_pending);
+  while (g_hash_table_iter_next (&iter, &mem, NULL)) {
+    /* still being initialised on another thread: next time */
+    if (!((GstMemory *) mem)->allocator)
+      continue;
+    alloc_classify_locked (mem);
+    g_hash_table_iter_remove (&iter);
+  }
+  count = alloc_count;
+  g_mutex_unlock (&alloc_lock);
+
+  return count;
+}
+
+/* ------------------------------------------------------------------------
+ * Device-resident frames: uploaded once, pushed again and again, so that no
+ * pageable upload sits in the measured path.
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  gint width, height;
+} Size;
+
+/* The sizes a switching source cycles through (NV12, 16:9), and the size a
+ * steady source sends. */
+static const Size full_sizes[] = {
+  {1920, 1080}, {1280, 720}, {1600, 900}, {960, 540},
+};
+
+static const Size smoke_sizes[] = {
+  {320, 180}, {256, 144}, {288, 162}, {192, 108},
+};
+
+#define N_SIZES 4
+
+static const Size *
+bench_sizes (Bench * b)
+{
+  return b->cuda ? full_sizes : smoke_sizes;
 }
 
 static GstCaps *
-frame_caps (Bench * b, gint width, gint height)
+nv12_caps (Bench * b, const Size * size)
 {
   GstCaps *caps = gst_caps_new_simple ("video/x-raw",
-      "format", G_TYPE_STRING, "NV12", "width", G_TYPE_INT, width,
-      "height", G_TYPE_INT, height, "framerate", GST_TYPE_FRACTION, 30, 1,
-      NULL);
+      "format", G_TYPE_STRING, "NV12", "width", G_TYPE_INT, size->width,
+      "height", G_TYPE_INT, size->height, "framerate", GST_TYPE_FRACTION, 30,
+      1, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1, NULL);
 
   if (b->cuda)
     gst_caps_set_features (caps, 0,
         gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
   return caps;
 }
+
+/* A frame with a picture in it (gradients), on the device or in system
+ * memory, with its caps. */
+static GstSample *
+make_frame (Bench * b, const Size * size)
+{
+  GstCaps *caps = nv12_caps (b, size);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  guint x, y;
+
+  gst_video_info_from_caps (&info, caps);
+  if (b->cuda) {
+    GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+    GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator),
+        b->context, &info);
+    GstVideoInfo *mem_info;
+
+    if (!mem)
+      g_error ("could not allocate a %dx%d frame", size->width, size->height);
+    gst_object_unref (allocator);
+    mem_info = &GST_CUDA_MEMORY_CAST (mem)->info;
+    buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, mem);
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12, size->width, size->height, 2, mem_info->offset,
+        mem_info->stride);
+    info = *mem_info;
+  } else {
+    buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_add_video_meta (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12, size->width, size->height);
+  }
+
+  if (!gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE))
+    g_error ("could not map a frame to fill it");
+  for (y = 0; y < (guint) size->height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+    for (x = 0; x < (guint) size->width; x++)
+      row[x] = 16 + (x * 7 + y * 3) % 220;
+  }
+  for (y = 0; y < (guint) size->height / 2; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 1) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 1);
+
+    for (x = 0; x < (guint) size->width; x += 2) {
+      row[x] = 64 + (x / 2) % 128;
+      row[x + 1] = 64 + y % 128;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+
+  {
+    GstSample *sample = gst_sample_new (buf, caps, NULL, NULL);
+
+    gst_buffer_unref (buf);
+    gst_caps_unref (caps);
+    return sample;
+  }
+}
+
+typedef struct
+{
+  GstSample *frames[N_SIZES];
+} FrameSet;
+
+static void
+frame_set_init (Bench * b, FrameSet * set)
+{
+  guint i;
+
+  for (i = 0; i < N_SIZES; i++)
+    set->frames[i] = make_frame (b, &bench_sizes (b)[i]);
+}
+
+static void
+frame_set_clear (FrameSet * set)
+{
+  guint i;
+
+  for (i = 0; i < N_SIZES; i++)
+    gst_sample_unref (set->frames[i]);
+}
+
+/* ------------------------------------------------------------------------
+ * Pipelines
+ * ------------------------------------------------------------------------ */
+
+typedef enum
+{
+  VARIANT_OURS,
+  VARIANT_STOCK,
+} Variant;
+
+static const gchar *variant_names[] = { "ours", "stock" };
+
+/* The conversion both sides run: 640x640 RGBA, picture letterboxed (stock's
+ * default add-borders=true; ours letterbox=true). */
+static gchar *
+convert_launch (Bench * b, Variant v)
+{
+  const gchar *mem = b->cuda ? "(memory:CUDAMemory)" : "";
+  gint side = b->cuda ? 640 : 64;
+
+  if (v == VARIANT_OURS)
+    return g_strdup_printf ("cudacacheconvert letterbox=true ! "
+        "video/x-raw%s,format=RGBA,width=%d,height=%d,pixel-aspect-ratio=1/1 "
+        "! cudacacheidentity", mem, side, side);
+  return g_strdup_printf ("%s add-borders=true ! "
+      "video/x-raw%s,format=RGBA,width=%d,height=%d,pixel-aspect-ratio=1/1 "
+      "! identity", b->cuda ? "cudaconvertscale" : "videoconvertscale", mem,
+      side, side);
+}
+
+/* What the sink saw: the arrival time of every buffer. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  GArray *times;                /* gint64 ns */
+  /* the allocation count is read at these buffers (0: never), or at every
+   * buffer: it takes a process-wide lock, kept off the busy scenario */
+  guint mark;
+  guint last;
+  gboolean allocs_every_buffer;
+  guint64 allocs_at_mark;
+  guint64 allocs_at_last;
+} SinkLog;
+
+static GstPadProbeReturn
+sink_log_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  SinkLog *log = user_data;
+  gint64 t = now_ns ();
+  guint n;
+
+  g_mutex_lock (&log->lock);
+  g_array_append_val (log->times, t);
+  n = log->times->len;
+  if (log->allocs_every_buffer || n == log->mark || n == log->last) {
+    guint64 allocs = alloc_counter_read ();
+
+    if (n == log->mark)
+      log->allocs_at_mark = allocs;
+    log->allocs_at_last = allocs;
+  }
+  g_cond_broadcast (&log->cond);
+  g_mutex_unlock (&log->lock);
+
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+sink_log_init (SinkLog * log)
+{
+  g_mutex_init (&log->lock);
+  g_cond_init (&log->cond);
+  log->times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  log->mark = log->last = 0;
+  log->allocs_every_buffer = FALSE;
+  log->allocs_at_mark = log->allocs_at_last = 0;
+}
+
+static void
+sink_log_clear (SinkLog * log)
+{
+  g_array_unref (log->times);
+  g_mutex_clear (&log->lock);
+  g_cond_clear (&log->cond);
+}
+
+static guint
+sink_log_count (SinkLog * log)
+{
+  guint n;
+
+  g_mutex_lock (&log->lock);
+  n = log->times->len;
+  g_mutex_unlock (&log->lock);
+  return n;
+}
+
+/* Waits until the sink has seen @n buffers; FALSE after 30 s. */
+static gboolean
+sink_log_wait (SinkLog * log, guint n)
+{
+  gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&log->lock);
+  while (ok && log->times->len < n)
+    ok = g_cond_wait_until (&log->cond, &log->lock, end);
+  g_mutex_unlock (&log->lock);
+  return ok;
+}
+
+typedef struct
+{
+  GstElement *pipeline;
+  GstElement *src;
+  SinkLog log;
+} Run;
+
+/* appsrc ! @middle ! fakesink, sharing the bench's CUDA context. */
+static void
+run_init (Bench * b, Run * run, const gchar * middle)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
+      "max-buffers=2 ! %s ! fakesink name=sink sync=false", middle);
+  GstElement *sink;
+  GstPad *pad;
+  GError *err = NULL;
+
+  run->pipeline = gst_parse_launch (desc, &err);
+  if (!run->pipeline)
+    g_error ("could not build %s: %s", desc, err->message);
+  g_free (desc);
+  if (b->cuda) {
+    GstContext *ctx = gst_context_new_cuda_context (b->context);
+
+    gst_element_set_context (run->pipeline, ctx);
+    gst_context_unref (ctx);
+  }
+  run->src = gst_bin_get_by_name (GST_BIN (run->pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (run->pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  sink_log_init (&run->log);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_log_probe,
+      &run->log, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  if (gst_element_set_state (run->pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    g_error ("could not start a pipeline through %s", middle);
+}
+
+static void
+run_push (Run * run, GstSample * sample)
+{
+  if (gst_app_src_push_sample (GST_APP_SRC (run->src), sample) != GST_FLOW_OK)
+    g_error ("push failed");
+}
+
+static void
+run_finish (Run * run)
+{
+  GstMessage *msg;
+
+  gst_app_src_end_of_stream (GST_APP_SRC (run->src));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (run->pipeline),
+      120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (!msg || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    if (msg)
+      gst_message_parse_error (msg, &err, NULL);
+    g_error ("pipeline failed: %s", err ? err->message : "timeout");
+  }
+  gst_message_unref (msg);
+}
+
+static void
+run_clear (Run * run)
+{
+  gst_element_set_state (run->pipeline, GST_STATE_NULL);
+  gst_object_unref (run->src);
+  gst_object_unref (run->pipeline);
+  sink_log_clear (&run->log);
+}
+
+static guint64
+our_cache_misses (Bench * b)
+{
+  GstCudaCache *cache = b->cuda ?
+      gst_cuda_cache_device_get_cache (b->context) :
+      gst_cuda_cache_get_system ();
+  GstCudaCacheStats stats;
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  gst_object_unref (cache);
+  return stats.misses;
+}
+
+/* ------------------------------------------------------------------------
+ * 1. Conversion pipelines, caps switching every K frames
+ * ------------------------------------------------------------------------ */
+
+static void
+convert_once (Bench * b, FrameSet * set, Variant v, guint k, guint warm,
+    guint frames, guint rep, const gchar * param)
+{
+  gchar *middle = convert_launch (b, v);
+  Run run;
+  guint i, total = warm + frames;
+  guint64 misses = our_cache_misses (b);
+  gint64 t_first, t_last;
+
+  run_init (b, &run, middle);
+  run.log.mark = warm;
+  run.log.last = total;
+  for (i = 0; i < total; i++)
+    run_push (&run, set->frames[k ? (i / k) % N_SIZES : 0]);
+  run_finish (&run);
+
+  g_assert (run.log.times->len == total);
+  t_first = g_array_index (run.log.times, gint64, warm - 1);
+  t_last = g_array_index (run.log.times, gint64, total - 1);
+  emit_rep (b, "convert", variant_names[v], param, rep, "fps",
+      frames / ((t_last - t_first) / 1e9), "fps");
+  emit_rep (b, "convert", variant_names[v], param, rep, "allocs_per_1000",
+      (run.log.allocs_at_last - run.log.allocs_at_mark) * 1000.0 / frames,
+      "count");
+  if (v == VARIANT_OURS)
+    emit_rep (b, "convert", variant_names[v], param, rep,
+        "cache_misses_per_1000",
+        (our_cache_misses (b) - misses) * 1000.0 / frames, "count");
+
+  run_clear (&run);
+  g_free (middle);
+}
+
+static void
+bench_convert (Bench * b)
+{
+  /* K = 0: never */
+  static const guint ks[] = { 1, 10, 100, 0 };
+  /* stock recompiles its kernels at every caps change (about 0.1 s on the
+   * GPU machine): sized so that all of it fits the run's time budget */
+  static const guint full_frames[] = { 32, 120, 1000, 2000 };
+  FrameSet set;
+  guint j, rep;
+
+  frame_set_init (b, &set);
+  for (j = 0; j < G_N_ELEMENTS (ks); j++) {
+    guint k = ks[j];
+    guint frames = b->smoke ? 40 : full_frames[j];
+    /* one visit to each size first, as a running pipeline has made */
+    guint warm = k ? N_SIZES * k : 20;
+    gchar *param = k ? g_strdup_printf ("K=%u", k) : g_strdup ("K=never");
+
+    for (rep = 1; rep <= b->reps; rep++) {
+      convert_once (b, &set, VARIANT_OURS, k, warm, frames, rep, param);
+      if (b->have_stock)
+        convert_once (b, &set, VARIANT_STOCK, k, warm, frames, rep, param);
+    }
+    g_free (param);
+  }
+  frame_set_clear (&set);
+}
+
+/* ------------------------------------------------------------------------
+ * 2. Decode with resolution changes
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  GArray *hashes;               /* guint64 per decoded frame */
+} DecodeCheck;
+
+/* FNV-1a over the visible pixels of every plane. */
+static GstPadProbeReturn
+hash_decoded (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  DecodeCheck *check = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstVideoInfo vinfo;
+  GstVideoFrame frame;
+  guint64 h = 0xcbf29ce484222325ULL;
+  guint p, y, x;
+
+  gst_video_info_from_caps (&vinfo, caps);
+  gst_caps_unref (caps);
+  if (!gst_video_frame_map (&frame, &vinfo, buf, GST_MAP_READ))
+    g_error ("could not map a decoded frame");
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+    guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p) *
+        GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, p);
+
+    for (y = 0; y < rows; y++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+          p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+
+      for (x = 0; x < bytes; x++)
+        h = (h ^ row[x]) * 0x100000001b3ULL;
+    }
+  }
+  h ^= ((guint64) vinfo.width << 32) | vinfo.height;
+  gst_video_frame_unmap (&frame);
+  g_array_append_val (check->hashes, h);
+
+  return GST_PAD_PROBE_OK;
+}
+
+static gchar *
+decode_launch (Bench * b, Variant v)
+{
+  if (v == VARIANT_OURS)
+    return g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+        "nvh264dec name=dec ! cudacacheconvert letterbox=true "
+        "scale=0.00392156862745098 ! other/tensors(memory:CUDAMemory),"
+        "format=static,num_tensors=1,types=float32,dimensions=640:640:3:1 ! "
+        "cudacacheidentity ! fakesink name=sink sync=false", b->stream);
+  return g_strdup_printf ("filesrc location=\"%s\" ! h264parse ! "
+      "nvh264dec name=dec ! cudaconvertscale add-borders=true ! "
+      "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,"
+      "pixel-aspect-ratio=1/1 ! identity ! fakesink name=sink sync=false",
+      b->stream);
+}
+
+/* One decode of the whole stream; with @check, hashes every decoded frame
+ * (a download each: not timed). */
+static void
+decode_once (Bench * b, Variant v, guint rep, DecodeCheck * check)
+{
+  gchar *desc = decode_launch (b, v);
+  GstElement *pipeline, *sink, *dec;
+  GstContext *ctx;
+  GstMessage *msg;
+  GstPad *pad;
+  SinkLog log;
+  GError *err = NULL;
+  guint warm = N_SIZES * b->segment_frames, n;
+
+  pipeline = gst_parse_launch (desc, &err);
+  if (!pipeline)
+    g_error ("could not build %s: %s", desc, err->message);
+  ctx = gst_context_new_cuda_context (b->context);
+  gst_element_set_context (pipeline, ctx);
+  gst_context_unref (ctx);
+
+  sink_log_init (&log);
+  log.mark = warm;
+  /* frames lost at resolution changes: the last one is not known */
+  log.allocs_every_buffer = TRUE;
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_log_probe, &log,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  if (check) {
+    dec = gst_bin_get_by_name (GST_BIN (pipeline), "dec");
+    pad = gst_element_get_static_pad (dec, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, hash_decoded, check,
+        NULL);
+    gst_object_unref (pad);
+    gst_object_unref (dec);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (!msg || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    if (msg)
+      gst_message_parse_error (msg, &err, NULL);
+    g_error ("%s: %s", desc, err ? err->message : "timeout");
+  }
+  gst_message_unref (msg);
+
+  n = log.times->len;
+  if (!check && n > warm) {
+    gint64 t0 = g_array_index (log.times, gint64, warm - 1);
+    gint64 t1 = g_array_index (log.times, gint64, n - 1);
+
+    emit_rep (b, "decode", variant_names[v], "4 sizes", rep, "fps",
+        (n - warm) / ((t1 - t0) / 1e9), "fps");
+    emit_rep (b, "decode", variant_names[v], "4 sizes", rep,
+        "allocs_per_1000", (log.allocs_at_last - log.allocs_at_mark) *
+        1000.0 / (n - warm), "count");
+    emit_rep (b, "decode", variant_names[v], "4 sizes", rep, "frames", n,
+        "count");
+  } else if (!check) {
+    g_error ("decode: %u frames, fewer than the %u of the warm-up", n, warm);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  sink_log_clear (&log);
+  g_free (desc);
+}
+
+static void
+bench_decode (Bench * b)
+{
+  DecodeCheck checks[2];
+  GstElementFactory *dec = gst_element_factory_find ("nvh264dec");
+  guint rep, v, i, differ = 0, n;
+
+  if (!b->cuda || !dec || !b->stream || !b->have_stock) {
+    g_print ("decode: skipped (needs a CUDA device, nvh264dec, the stock "
+        "converter and --stream)\n");
+    emit (b, "decode", "-", "-", "-", "skipped", 1, "flag");
+    gst_clear_object (&dec);
+    return;
+  }
+  gst_object_unref (dec);
+
+  /* the decoded frames, before conversion, must be the same pictures */
+  for (v = 0; v < 2; v++) {
+    checks[v].hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+    decode_once (b, v, 0, &checks[v]);
+  }
+  n = MIN (checks[0].hashes->len, checks[1].hashes->len);
+  for (i = 0; i < n; i++)
+    differ += g_array_index (checks[0].hashes, guint64, i) !=
+        g_array_index (checks[1].hashes, guint64, i);
+  differ += MAX (checks[0].hashes->len, checks[1].hashes->len) - n;
+  emit (b, "decode", "check", "4 sizes", "-", "frames_compared",
+      MAX (checks[0].hashes->len, checks[1].hashes->len), "count");
+  emit (b, "decode", "check", "4 sizes", "-", "frames_differing", differ,
+      "count");
+  for (v = 0; v < 2; v++)
+    g_array_unref (checks[v].hashes);
+
+  for (rep = 1; rep <= b->reps; rep++) {
+    decode_once (b, VARIANT_OURS, rep, NULL);
+    decode_once (b, VARIANT_STOCK, rep, NULL);
+  }
+}
+
+/* ------------------------------------------------------------------------
+ * 3. A busy GPU: several pipelines in one process on one context
+ * ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  Run run;
+  FrameSet *set;
+  guint k;                      /* 0: steady */
+  volatile gint stop;
+  GThread *thread;
+} Feeder;
+
+static gpointer
+feed (gpointer data)
+{
+  Feeder *f = data;
+  guint i;
+
+  for (i = 0; !g_atomic_int_get (&f->stop); i++)
+    run_push (&f->run, f->set->frames[f->k ? (i / f->k) % N_SIZES : 0]);
+
+  return NULL;
+}
+
+#define BUSY_SWITCH_EVERY 5
+
+static void
+busy_once (Bench * b, FrameSet * set, Variant v, guint n, gboolean mixed,
+    guint rep)
+{
+  Feeder *feeders = g_new0 (Feeder, n);
+  gchar *middle = convert_launch (b, v);
+  gchar *param = g_strdup_printf ("%s N=%u", mixed ? "mixed" : "steady", n);
+  gdouble warm_s = b->smoke ? 0.02 : 0.2, window_s = b->smoke ? 0.1 : 0.5;
+  GArray *intervals = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  guint64 frames_all = 0, frames_steady = 0;
+  guint i, steady = 0;
+  gint64 t0, t1;
+
+  for (i = 0; i < n; i++) {
+    run_init (b, &feeders[i].run, middle);
+    feeders[i].set = set;
+    feeders[i].k = mixed && i == 0 ? BUSY_SWITCH_EVERY : 0;
+  }
+  for (i = 0; i < n; i++)
+    feeders[i].thread = g_thread_new ("bench-feeder", feed, &feeders[i]);
+  /* every pipeline running, the switching one past its first visit to
+   * every size, then a short settling time */
+  for (i = 0; i < n; i++)
+    if (!sink_log_wait (&feeders[i].run.log,
+            feeders[i].k ? feeders[i].k * N_SIZES : 1))
+      g_error ("a pipeline did not start");
+
+  g_usleep (warm_s * G_USEC_PER_SEC);
+  t0 = now_ns ();
+  g_usleep (window_s * G_USEC_PER_SEC);
+  t1 = now_ns ();
+
+  for (i = 0; i < n; i++)
+    g_atomic_int_set (&feeders[i].stop, 1);
+  for (i = 0; i < n; i++) {
+    GArray *times;
+    guint j, in_window = 0;
+
+    g_thread_join (feeders[i].thread);
+    run_finish (&feeders[i].run);
+    times = feeders[i].run.log.times;
+    for (j = 0; j < times->len; j++) {
+      gint64 t = g_array_index (times, gint64, j);
+
+      if (t < t0 || t > t1)
+        continue;
+      in_window++;
+      if (!feeders[i].k && j > 0 && g_array_index (times, gint64, j - 1) >= t0) {
+        gdouble us = (t - g_array_index (times, gint64, j - 1)) / 1000.0;
+
+        g_array_append_val (intervals, us);
+      }
+    }
+    frames_all += in_window;
+    if (!feeders[i].k) {
+      frames_steady += in_window;
+      steady++;
+    } else {
+      emit_rep (b, "busy", variant_names[v], param, rep, "switching_fps",
+          in_window / ((t1 - t0) / 1e9), "fps");
+    }
+    run_clear (&feeders[i].run);
+  }
+
+  emit_rep (b, "busy", variant_names[v], param, rep, "aggregate_fps",
+      frames_all / ((t1 - t0) / 1e9), "fps");
+  if (steady > 0 && intervals->len > 0) {
+    gdouble *s = (gdouble *) intervals->data;
+
+    qsort (s, intervals->len, sizeof (gdouble), compare_doubles);
+    emit_rep (b, "busy", variant_names[v], param, rep, "steady_fps_each",
+        frames_steady / ((t1 - t0) / 1e9) / steady, "fps");
+    emit_rep (b, "busy", variant_names[v], param, rep, "steady_p99_interval_us",
+        percentile (s, intervals->len, 0.99), "us");
+    emit_rep (b, "busy", variant_names[v], param, rep, "steady_max_interval_us",
+        s[intervals->len - 1], "us");
+  }
+
+  g_array_unref (intervals);
+  g_free (param);
+  g_free (middle);
+  g_free (feeders);
+}
+
+static void
+bench_busy (Bench * b)
+{
+  static const struct
+  {
+    guint n;
+    gboolean mixed;
+  } configs[] = { {1, FALSE}, {4, FALSE}, {8, FALSE}, {4, TRUE}, {8, TRUE} };
+  FrameSet set;
+  guint c, rep;
+
+  frame_set_init (b, &set);
+  for (c = 0; c < G_N_ELEMENTS (configs); c++) {
+    guint n = configs[c].n;
+
+    for (rep = 1; rep <= b->reps; rep++) {
+      busy_once (b, &set, VARIANT_OURS, n, configs[c].mixed, rep);
+      if (b->have_stock)
+        busy_once (b, &set, VARIANT_STOCK, n, configs[c].mixed, rep);
+    }
+  }
+  frame_set_clear (&set);
+}
+
+/* ------------------------------------------------------------------------
+ * 5. Renegotiation through the elements: a caps change at the source to the
+ * first buffer of the new caps at the sink, ours and stock taking turns at
+ * every switch (and which goes first alternating too)
+ * ------------------------------------------------------------------------ */
+
+/* Pushes @sample and waits for it at the sink: microseconds. */
+static gdouble
+time_one_buffer (Run * run, GstSample * sample)
+{
+  guint before = sink_log_count (&run->log);
+  gint64 t0 = now_ns (), t1;
+
+  run_push (run, sample);
+  if (!sink_log_wait (&run->log, before + 1))
+    g_error ("a buffer did not reach the sink");
+  g_mutex_lock (&run->log.lock);
+  t1 = g_array_index (run->log.times, gint64, before);
+  g_mutex_unlock (&run->log.lock);
+
+  return (t1 - t0) / 1000.0;
+}
+
+static void
+bench_renegotiation (Bench * b)
+{
+  guint switches = b->smoke ? 8 : 40, i, n_variants = b->have_stock ? 2 : 1;
+  gdouble *t_switch[2], *t_same[2];
+  FrameSet set;
+  Run runs[2];
+  guint v;
+
+  frame_set_init (b, &set);
+  for (v = 0; v < n_variants; v++) {
+    gchar *middle = convert_launch (b, v);
+
+    run_init (b, &runs[v], middle);
+    g_free (middle);
+    t_switch[v] = g_new (gdouble, switches);
+    t_same[v] = g_new (gdouble, switches);
+    /* warm-up: two visits to every size */
+    for (i = 0; i < 2 * N_SIZES; i++)
+      time_one_buffer (&runs[v], set.frames[i % N_SIZES]);
+  }
+
+  for (i = 0; i < switches; i++) {
+    GstSample *next = set.frames[(i + 1) % N_SIZES];
+    guint turn;
+
+    for (turn = 0; turn < n_variants; turn++) {
+      v = (i + turn) % n_variants;
+      t_switch[v][i] = time_one_buffer (&runs[v], next);
+      /* the same caps again: what a buffer costs without a switch */
+      t_same[v][i] = time_one_buffer (&runs[v], next);
+    }
+  }
+
+  for (v = 0; v < n_variants; v++) {
+    emit_distribution (b, "renegotiation", variant_names[v], "caps change",
+        t_switch[v], switches);
+    emit_distribution (b, "renegotiation", variant_names[v], "same caps",
+        t_same[v], switches);
+    run_finish (&runs[v]);
+    run_clear (&runs[v]);
+    g_free (t_switch[v]);
+    g_free (t_same[v]);
+  }
+  frame_set_clear (&set);
+}
+
+/* ------------------------------------------------------------------------
+ * 6. Micro-benchmarks: the pools alone
+ * ------------------------------------------------------------------------ */
 
 static gboolean
 configure (GstBufferPool * pool, GstCaps * caps, guint min_buffers)
@@ -121,81 +1026,59 @@ new_stock_pool (Bench * b)
       gst_video_buffer_pool_new ();
 }
 
-/* 1. acquire + release at steady caps */
+/* acquire + release at steady caps, the pools taking turns at every
+ * iteration */
 static void
 bench_hit_path (Bench * b)
 {
-  const gchar *names[3];
+  const gchar *names[3] = { "ours", "stock", "system_floor" };
   GstBufferPool *pools[3];
   gdouble *samples[3];
-  guint n_variants, rounds = b->smoke ? 5 : 50, per_round =
-      b->smoke ? 200 : 2000, v, r, i;
-  GstCaps *cuda_caps = frame_caps (b, 1920, 1080);
+  guint iterations = b->smoke ? 2000 : 100000, v, i, n = b->cuda ? 3 : 2;
+  GstCaps *caps = nv12_caps (b, &bench_sizes (b)[0]);
   GstCaps *sys_caps = gst_caps_new_simple ("video/x-raw", "format",
-      G_TYPE_STRING, "NV12", "width", G_TYPE_INT, 1920, "height", G_TYPE_INT,
-      1080, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+      G_TYPE_STRING, "NV12", "width", G_TYPE_INT, bench_sizes (b)[0].width,
+      "height", G_TYPE_INT, bench_sizes (b)[0].height, NULL);
 
-  if (b->cuda) {
-    names[0] = "cudacachepool";
-    pools[0] = gst_cuda_cache_pool_new (b->context);
-    names[1] = "cudabufferpool";
-    pools[1] = gst_cuda_buffer_pool_new (b->context);
-    names[2] = "videobufferpool";
-    pools[2] = gst_video_buffer_pool_new ();
-    n_variants = 3;
-  } else {
-    names[0] = "systempool";
-    pools[0] = gst_cuda_cache_system_pool_new (NULL);
-    names[1] = "videobufferpool";
-    pools[1] = gst_video_buffer_pool_new ();
-    n_variants = 2;
-  }
-
-  for (v = 0; v < n_variants; v++) {
-    gboolean system = g_str_equal (names[v], "videobufferpool") ||
-        g_str_equal (names[v], "systempool");
-
-    if (!configure (pools[v], system ? sys_caps : cuda_caps, 4) ||
+  pools[0] = new_our_pool (b);
+  pools[1] = new_stock_pool (b);
+  pools[2] = gst_video_buffer_pool_new ();
+  for (v = 0; v < n; v++) {
+    if (!configure (pools[v], v == 2 ? sys_caps : caps, 4) ||
         !gst_buffer_pool_set_active (pools[v], TRUE))
-      g_error ("could not start %s", names[v]);
-    samples[v] = g_new (gdouble, rounds * per_round);
-    /* warm-up */
-    for (i = 0; i < per_round * 5; i++) {
+      g_error ("could not start the %s pool", names[v]);
+    samples[v] = g_new (gdouble, iterations);
+  }
+
+  for (i = 0; i < iterations + 1000; i++) {
+    for (v = 0; v < n; v++) {
       GstBuffer *buf = NULL;
+      gint64 t0 = now_ns ();
 
-      gst_buffer_pool_acquire_buffer (pools[v], &buf, NULL);
+      if (gst_buffer_pool_acquire_buffer (pools[v], &buf, NULL) != GST_FLOW_OK)
+        g_error ("%s: acquire failed", names[v]);
       gst_buffer_unref (buf);
+      /* the first 1000 are the warm-up */
+      if (i >= 1000)
+        samples[v][i - 1000] = (now_ns () - t0) / 1000.0;
     }
   }
 
-  /* the variants take turns, so that drift touches all alike */
-  for (r = 0; r < rounds; r++) {
-    for (v = 0; v < n_variants; v++) {
-      for (i = 0; i < per_round; i++) {
-        GstBuffer *buf = NULL;
-        gint64 t0 = now_ns ();
-
-        if (gst_buffer_pool_acquire_buffer (pools[v], &buf, NULL) !=
-            GST_FLOW_OK)
-          g_error ("%s: acquire failed", names[v]);
-        gst_buffer_unref (buf);
-        samples[v][r * per_round + i] = (now_ns () - t0) / 1000.0;
-      }
-    }
-  }
-
-  for (v = 0; v < n_variants; v++) {
-    emit_distribution (b, "hit_path", names[v], "1080p NV12", samples[v],
-        rounds * per_round);
-    gst_buffer_pool_set_active (pools[v], FALSE);
-    gst_object_unref (pools[v]);
+  for (v = 0; v < n; v++) {
+    emit_distribution (b, "micro_hit_path", names[v], "acquire+release",
+        samples[v], iterations);
     g_free (samples[v]);
   }
-  gst_caps_unref (cuda_caps);
+  for (v = 0; v < 3; v++) {
+    gst_buffer_pool_set_active (pools[v], FALSE);
+    gst_object_unref (pools[v]);
+  }
+  gst_caps_unref (caps);
   gst_caps_unref (sys_caps);
 }
 
-/* One switch: configure for @caps, activate, one buffer, deactivate. */
+/* One switch: configure for @caps, activate with 4 buffers, one buffer,
+ * deactivate. */
 static void
 switch_pool (GstBufferPool * pool, GstCaps * caps)
 {
@@ -209,533 +1092,78 @@ switch_pool (GstBufferPool * pool, GstCaps * caps)
   gst_buffer_pool_set_active (pool, FALSE);
 }
 
-/* Where a switch of ours spends its time, phase by phase. */
+/* A pool configured for the next of 4 caps, taking turns at every switch:
+ * ours kept across switches, ours made anew per switch, a stock pool made
+ * anew per switch (what nvcodec's elements do). */
 static void
-bench_switch_phases (Bench * b, GstBufferPool * pool, GstCaps ** caps,
-    guint n, const gchar * param)
+bench_pool_switch (Bench * b)
 {
-  static const gchar *phases[] = {
-    "config_us", "activate_us", "acquire_release_us", "deactivate_us",
-  };
-  guint switches = b->smoke ? 20 : 400, i, p;
-  gdouble *t[4];
+  const gchar *names[3] = { "ours_kept", "ours_new", "stock_new" };
+  guint switches = b->smoke ? 20 : 400, i, v;
+  GstCaps *caps[N_SIZES];
+  GstBufferPool *kept = new_our_pool (b);
+  gdouble *samples[3];
 
-  for (p = 0; p < 4; p++)
-    t[p] = g_new (gdouble, switches);
+  for (i = 0; i < N_SIZES; i++)
+    caps[i] = nv12_caps (b, &bench_sizes (b)[i]);
+  for (v = 0; v < 3; v++)
+    samples[v] = g_new (gdouble, switches);
+  /* warm-up: the first visit to each caps allocates */
+  for (i = 0; i < 2 * N_SIZES; i++)
+    switch_pool (kept, caps[i % N_SIZES]);
 
   for (i = 0; i < switches; i++) {
-    GstBuffer *buf = NULL;
-    gint64 t0 = now_ns (), t1, t2, t3, t4;
+    GstCaps *next = caps[i % N_SIZES];
+    guint turn;
 
-    if (!configure (pool, caps[i % n], 4))
-      g_error ("could not configure");
-    t1 = now_ns ();
-    gst_buffer_pool_set_active (pool, TRUE);
-    t2 = now_ns ();
-    gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
-    gst_buffer_unref (buf);
-    t3 = now_ns ();
-    gst_buffer_pool_set_active (pool, FALSE);
-    t4 = now_ns ();
-    t[0][i] = (t1 - t0) / 1000.0;
-    t[1][i] = (t2 - t1) / 1000.0;
-    t[2][i] = (t3 - t2) / 1000.0;
-    t[3][i] = (t4 - t3) / 1000.0;
-  }
-
-  for (p = 0; p < 4; p++) {
-    qsort (t[p], switches, sizeof (gdouble), (gint (*)(const void *,
-                const void *)) compare_doubles);
-    emit (b, "switch_phases", "ours", param, phases[p], t[p][switches / 2],
-        "us");
-    g_free (t[p]);
-  }
-}
-
-#define RENEGOTIATION_BLOCK 20
-
-/* 2. a pool reconfigured among N caps: ours, and a fresh stock pool per
- * caps as nvcodec's elements do */
-static void
-bench_renegotiation (Bench * b)
-{
-  static const guint ns[] = { 2, 4, 16 };
-  guint switches = b->smoke ? 20 : 400, k;
-
-  for (k = 0; k < G_N_ELEMENTS (ns); k++) {
-    guint n = ns[k], i;
-    GstCaps **caps = g_new (GstCaps *, n);
-    GstBufferPool *ours = new_our_pool (b);
-    gdouble *t_ours = g_new (gdouble, switches);
-    gdouble *t_stock = g_new (gdouble, switches);
-    gchar *param = g_strdup_printf ("N=%u", n);
-
-    for (i = 0; i < n; i++)
-      caps[i] = frame_caps (b, 1920 - 32 * i, 1080 - 16 * i);
-
-    /* warm-up: the first visit to each caps allocates */
-    for (i = 0; i < 2 * n; i++)
-      switch_pool (ours, caps[i % n]);
-
-    /* the two take turns in blocks of RENEGOTIATION_BLOCK switches: drift
-     * touches both alike, and neither runs straight after the other's
-     * driver calls on every switch */
-    for (i = 0; i < switches; i += RENEGOTIATION_BLOCK) {
-      guint j, end = MIN (switches, i + RENEGOTIATION_BLOCK);
-
-      for (j = i; j < end; j++) {
-        gint64 t0 = now_ns ();
-
-        switch_pool (ours, caps[j % n]);
-        t_ours[j] = (now_ns () - t0) / 1000.0;
-      }
-      for (j = i; j < end; j++) {
-        gint64 t0 = now_ns ();
-        GstBufferPool *stock = new_stock_pool (b);
-
-        switch_pool (stock, caps[j % n]);
-        gst_object_unref (stock);
-        t_stock[j] = (now_ns () - t0) / 1000.0;
-      }
-    }
-
-    emit_distribution (b, "renegotiation", "ours", param, t_ours, switches);
-    emit_distribution (b, "renegotiation", "stock", param, t_stock, switches);
-    if (n == 4)
-      bench_switch_phases (b, ours, caps, n, param);
-
-    for (i = 0; i < n; i++)
-      gst_caps_unref (caps[i]);
-    g_free (caps);
-    gst_object_unref (ours);
-    g_free (t_ours);
-    g_free (t_stock);
-    g_free (param);
-  }
-}
-
-/* Counts the distinct memories that reach a pad: each one was allocated
- * once (a memory is only counted again after it was freed). */
-typedef struct
-{
-  GMutex lock;
-  GHashTable *live;
-  guint64 allocs;
-} MemoryCount;
-
-static void
-memory_freed (gpointer data, GstMiniObject * obj)
-{
-  MemoryCount *mc = data;
-
-  g_mutex_lock (&mc->lock);
-  g_hash_table_remove (mc->live, obj);
-  g_mutex_unlock (&mc->lock);
-}
-
-static GstPadProbeReturn
-count_memories (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  MemoryCount *mc = user_data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint i;
-
-  for (i = 0; i < gst_buffer_n_memory (buf); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buf, i);
-
-    g_mutex_lock (&mc->lock);
-    if (!g_hash_table_contains (mc->live, mem)) {
-      g_hash_table_add (mc->live, mem);
-      mc->allocs++;
-      gst_mini_object_weak_ref (GST_MINI_OBJECT (mem), memory_freed, mc);
-    }
-    g_mutex_unlock (&mc->lock);
-  }
-
-  return GST_PAD_PROBE_OK;
-}
-
-typedef struct
-{
-  Bench *bench;
-  GstCudaCache *cache;
-  volatile gint stop;
-  guint64 baseline_used;
-  guint64 peak_used;
-  guint64 max_idle;
-  guint64 limit;
-} Sampler;
-
-static gpointer
-sample_memory (gpointer data)
-{
-  Sampler *s = data;
-
-  while (!g_atomic_int_get (&s->stop)) {
-    GstCudaCacheStats stats;
-
-    if (s->bench->cuda) {
-      guint64 free_bytes = 0, total = 0;
-
-      if (gst_cuda_cache_device_get_memory_info (s->bench->context,
-              &free_bytes, &total))
-        s->peak_used = MAX (s->peak_used, total - free_bytes);
-    }
-    if (s->cache) {
-      gst_cuda_cache_get_stats (s->cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
-      s->max_idle = MAX (s->max_idle, stats.idle_bytes);
-      s->limit = stats.limit_bytes;
-    }
-    g_usleep (1000);
-  }
-
-  return NULL;
-}
-
-typedef struct
-{
-  gdouble fps;
-  guint64 distinct_memories;
-  guint64 cache_misses;
-  guint64 peak_used;
-  guint64 max_idle;
-  guint64 limit;
-} ChurnResult;
-
-static const gint churn_sizes[][2] = {
-  {1920, 1080}, {1280, 720}, {1600, 900}, {960, 540},
-};
-
-/* @frames pre-made frames through @middle, switching resolution every @k.
- * With @sample_memory_use, the peak device memory in use above
- * @baseline_used and the cache's largest idle size are sampled. */
-static ChurnResult
-run_churn (Bench * b, const gchar * middle, guint frames, guint k,
-    GstSample ** samples, gboolean sample_memory_use, guint64 baseline_used)
-{
-  ChurnResult res = { 0, };
-  MemoryCount mc;
-  Sampler sampler = { b, NULL, 0, 0, 0, 0, 0 };
-  GThread *thread = NULL;
-  GstElement *pipeline, *src, *sink;
-  GstCudaCache *cache;
-  GstCudaCacheStats before, after;
-  GstMessage *msg;
-  GstPad *pad;
-  gchar *desc;
-  gint64 t0;
-  guint i;
-
-  desc = g_strdup_printf ("appsrc name=src format=time max-bytes=%u block=true "
-      "! %s %s ! fakesink name=sink sync=false", 64 << 20,
-      b->cuda ? "cudaupload ! video/x-raw(memory:CUDAMemory) !" : "", middle);
-  pipeline = gst_parse_launch (desc, NULL);
-  if (!pipeline)
-    g_error ("could not build %s", desc);
-  g_free (desc);
-
-  if (b->cuda) {
-    GstContext *ctx = gst_context_new_cuda_context (b->context);
-
-    gst_element_set_context (pipeline, ctx);
-    gst_context_unref (ctx);
-  }
-
-  g_mutex_init (&mc.lock);
-  mc.live = g_hash_table_new (NULL, NULL);
-  mc.allocs = 0;
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_memories, &mc, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (sink);
-
-  cache = b->cuda ? gst_cuda_cache_device_get_cache (b->context) :
-      gst_cuda_cache_get_system ();
-  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
-  if (sample_memory_use) {
-    sampler.cache = cache;
-    sampler.baseline_used = baseline_used;
-    thread = g_thread_new ("bench-sampler", sample_memory, &sampler);
-  }
-
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  t0 = now_ns ();
-  for (i = 0; i < frames; i++) {
-    GstSample *sample = samples[(i / k) % G_N_ELEMENTS (churn_sizes)];
-    GstBuffer *buf = gst_buffer_copy (gst_sample_get_buffer (sample));
-    GstSample *timed;
-
-    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
-    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-    timed = gst_sample_new (buf, gst_sample_get_caps (sample), NULL, NULL);
-    gst_buffer_unref (buf);
-    if (gst_app_src_push_sample (GST_APP_SRC (src), timed) != GST_FLOW_OK)
-      g_error ("push failed at frame %u", i);
-    gst_sample_unref (timed);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      300 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (!msg || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
-    g_error ("churn pipeline through %s failed", middle);
-  res.fps = frames / ((now_ns () - t0) / 1e9);
-  gst_message_unref (msg);
-
-  if (thread) {
-    g_atomic_int_set (&sampler.stop, 1);
-    g_thread_join (thread);
-    res.peak_used = sampler.peak_used > sampler.baseline_used ?
-        sampler.peak_used - sampler.baseline_used : 0;
-    res.max_idle = sampler.max_idle;
-    res.limit = sampler.limit;
-  }
-  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
-  res.cache_misses = after.misses - before.misses;
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  g_mutex_lock (&mc.lock);
-  res.distinct_memories = mc.allocs;
-  g_mutex_unlock (&mc.lock);
-  gst_object_unref (src);
-  gst_object_unref (pipeline);
-  gst_object_unref (cache);
-
-  /* memories still alive keep a weak ref to @mc */
-  g_mutex_lock (&mc.lock);
-  {
-    GHashTableIter iter;
-    gpointer mem;
-
-    g_hash_table_iter_init (&iter, mc.live);
-    while (g_hash_table_iter_next (&iter, &mem, NULL))
-      gst_mini_object_weak_unref (mem, memory_freed, &mc);
-  }
-  g_mutex_unlock (&mc.lock);
-  g_hash_table_unref (mc.live);
-  g_mutex_clear (&mc.lock);
-
-  return res;
-}
-
-/* Empties the cache the churn pipelines use and returns the device memory
- * in use afterwards. */
-static guint64
-clear_device_cache (Bench * b)
-{
-  GstCudaCache *cache = b->cuda ? gst_cuda_cache_device_get_cache (b->context)
-      : gst_cuda_cache_get_system ();
-  guint64 free_bytes = 0, total = 0;
-
-  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
-  gst_cuda_cache_drain (cache);
-  gst_object_unref (cache);
-  if (b->cuda)
-    gst_cuda_cache_device_get_memory_info (b->context, &free_bytes, &total);
-
-  return total - free_bytes;
-}
-
-/* 3 and 5. a stream switching resolution every K frames: ours against the
- * stock path doing the same work; fps, allocations, peak memory */
-static void
-bench_churn (Bench * b)
-{
-  static const guint ks[] = { 1, 10, 100 };
-  guint frames = b->smoke ? 40 : 1200, i, j;
-  GstSample *samples[G_N_ELEMENTS (churn_sizes)];
-  /* cudaupload (CUDA) or videoconvert (system) allocates each output
-   * frame: from the cache's pool behind cudacacheidentity, or from its own
-   * stock pool, re-created at each caps change */
-  const gchar *ours = b->cuda ? "cudacacheidentity" :
-      "videoconvert ! video/x-raw,format=RGBA ! cudacacheidentity";
-  const gchar *stock = b->cuda ? "identity" :
-      "videoconvert ! video/x-raw,format=RGBA ! identity";
-
-  for (i = 0; i < G_N_ELEMENTS (churn_sizes); i++) {
-    GstVideoInfo info;
-    GstCaps *caps = gst_caps_new_simple ("video/x-raw",
-        "format", G_TYPE_STRING, "NV12",
-        "width", G_TYPE_INT, churn_sizes[i][0],
-        "height", G_TYPE_INT, churn_sizes[i][1],
-        "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
-    GstBuffer *buf;
-
-    gst_video_info_from_caps (&info, caps);
-    buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-    gst_buffer_memset (buf, 0, 0x80, info.size);
-    samples[i] = gst_sample_new (buf, caps, NULL, NULL);
-    gst_buffer_unref (buf);
-    gst_caps_unref (caps);
-  }
-
-  for (j = 0; j < G_N_ELEMENTS (ks); j++) {
-    guint k = ks[j];
-    gchar *param = g_strdup_printf ("K=%u", k);
-    ChurnResult r_ours, r_stock;
-
-    guint64 baseline;
-
-    /* both start from an empty cache; ours then keeps what its warm-up
-     * (one visit to each resolution) left, as a running pipeline would */
-    baseline = clear_device_cache (b);
-    run_churn (b, ours, 4 * k, k, samples, FALSE, 0);
-    r_ours = run_churn (b, ours, frames, k, samples, TRUE, baseline);
-    baseline = clear_device_cache (b);
-    run_churn (b, stock, 4 * k, k, samples, FALSE, 0);
-    r_stock = run_churn (b, stock, frames, k, samples, TRUE, baseline);
-
-    emit (b, "churn", "ours", param, "fps", r_ours.fps, "fps");
-    emit (b, "churn", "stock", param, "fps", r_stock.fps, "fps");
-    emit (b, "churn", "ours", param, "allocs_per_1000",
-        r_ours.cache_misses * 1000.0 / frames, "count");
-    emit (b, "churn", "stock", param, "allocs_per_1000",
-        r_stock.distinct_memories * 1000.0 / frames, "count");
-    emit (b, "churn", "ours", param, "frames", frames, "count");
-    emit (b, "churn", "stock", param, "frames", frames, "count");
-
-    if (b->cuda) {
-      emit (b, "memory", "ours", param, "peak_device_mib",
-          r_ours.peak_used / 1048576.0, "MiB");
-      emit (b, "memory", "stock", param, "peak_device_mib",
-          r_stock.peak_used / 1048576.0, "MiB");
-    }
-    emit (b, "memory", "ours", param, "max_idle_mib",
-        r_ours.max_idle / 1048576.0, "MiB");
-    emit (b, "memory", "ours", param, "limit_mib", r_ours.limit / 1048576.0,
-        "MiB");
-    if (r_ours.max_idle > r_ours.limit)
-      g_printerr ("the cache's idle bytes exceeded its limit\n");
-    g_free (param);
-  }
-
-  for (i = 0; i < G_N_ELEMENTS (churn_sizes); i++)
-    gst_sample_unref (samples[i]);
-}
-
-static GstMemory *
-alloc_block (gpointer user_data)
-{
-  Bench *b = user_data;
-  GstVideoInfo info;
-
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 2048, 1024);
-  if (b->cuda) {
-    GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-    GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator),
-        b->context, &info);
-
-    gst_object_unref (allocator);
-    return mem;
-  }
-  return gst_allocator_alloc (NULL, info.size, NULL);
-}
-
-/* Keeps the device busy on another stream for a while. */
-typedef struct
-{
-  CUstream stream;
-  CUdeviceptr a, b;
-  gsize bytes;
-} Busy;
-
-static void
-busy_start (Bench * bench, Busy * busy, guint copies)
-{
-  CUDA_MEMCPY2D copy = { 0, };
-  guint i;
-
-  gst_cuda_context_push (bench->context);
-  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.srcDevice = busy->a;
-  copy.srcPitch = 1 << 20;
-  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = busy->b;
-  copy.dstPitch = 1 << 20;
-  copy.WidthInBytes = 1 << 20;
-  copy.Height = busy->bytes >> 20;
-  for (i = 0; i < copies; i++)
-    CuMemcpy2DAsync (&copy, busy->stream);
-  gst_cuda_context_pop (NULL);
-}
-
-/* 4. the longest time a streaming thread is blocked when the cache drops a
- * block while another stream is busy: reaper thread vs inline free */
-static void
-bench_eviction (Bench * b)
-{
-  GstCudaCache *caches[2];
-  const gchar *names[2] = { "cache_async_free", "inline_free" };
-  guint trials = b->smoke ? 3 : 20, t, v;
-  gdouble *samples[2];
-  Busy busy = { 0, };
-
-  caches[0] = gst_cuda_cache_new (1ULL << 34, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
-  caches[1] = gst_cuda_cache_new (1ULL << 34, GST_CUDA_CACHE_FLAG_NONE);
-  for (v = 0; v < 2; v++) {
-    /* nothing may stay idle: every release drops its block */
-    gst_cuda_cache_set_limit (caches[v], 0);
-    samples[v] = g_new (gdouble, trials);
-  }
-
-  if (b->cuda) {
-    busy.bytes = 1ULL << 30;
-    gst_cuda_context_push (b->context);
-    if (CuMemAlloc (&busy.a, busy.bytes) != CUDA_SUCCESS ||
-        CuMemAlloc (&busy.b, busy.bytes) != CUDA_SUCCESS ||
-        CuStreamCreate (&busy.stream, 0) != CUDA_SUCCESS)
-      g_error ("could not set up the busy stream");
-    gst_cuda_context_pop (NULL);
-  }
-
-  for (t = 0; t < trials; t++) {
-    for (v = 0; v < 2; v++) {
-      GstMemory *mem = gst_cuda_cache_acquire (caches[v], "block",
-          alloc_block, b);
+    for (turn = 0; turn < 3; turn++) {
+      GstBufferPool *pool;
       gint64 t0;
 
-      if (!mem)
-        g_error ("could not allocate a block");
-      if (b->cuda)
-        busy_start (b, &busy, 20);
+      v = (i + turn) % 3;
       t0 = now_ns ();
-      gst_memory_unref (mem);
-      samples[v][t] = (now_ns () - t0) / 1000.0;
-      if (b->cuda) {
-        gst_cuda_context_push (b->context);
-        CuStreamSynchronize (busy.stream);
-        gst_cuda_context_pop (NULL);
-      }
-      gst_cuda_cache_drain (caches[v]);
+      pool = v == 0 ? gst_object_ref (kept) : v == 1 ? new_our_pool (b) :
+          new_stock_pool (b);
+      switch_pool (pool, next);
+      gst_object_unref (pool);
+      samples[v][i] = (now_ns () - t0) / 1000.0;
     }
   }
 
-  for (v = 0; v < 2; v++) {
-    emit_distribution (b, "eviction", names[v], "-", samples[v], trials);
+  for (v = 0; v < 3; v++) {
+    emit_distribution (b, "micro_pool_switch", names[v], "4 caps", samples[v],
+        switches);
     g_free (samples[v]);
-    gst_object_unref (caches[v]);
   }
-
-  if (b->cuda) {
-    gst_cuda_context_push (b->context);
-    CuStreamDestroy (busy.stream);
-    CuMemFree (busy.a);
-    CuMemFree (busy.b);
-    gst_cuda_context_pop (NULL);
-  }
+  for (i = 0; i < N_SIZES; i++)
+    gst_caps_unref (caps[i]);
+  gst_object_unref (kept);
 }
 
 static void
-write_machine (Bench * b, const gchar * dir)
+bench_micro (Bench * b)
+{
+  bench_hit_path (b);
+  bench_pool_switch (b);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void
+write_machine (Bench * b, const gchar * dir, gint argc, gchar ** argv)
 {
   gchar *path = g_build_filename (dir, "machine.txt", NULL);
   GDateTime *now = g_date_time_new_now_utc ();
-  gchar *date = g_date_time_format (now, "%Y-%m-%d");
+  gchar *date = g_date_time_format (now, "%Y-%m-%d %H:%M UTC");
   gchar *gst = gst_version_string ();
   GString *s = g_string_new (NULL);
+  gint i;
 
   g_string_append_printf (s, "- date: %s\n- GStreamer: %s\n", date, gst);
+  g_string_append (s, "- bench command:");
+  for (i = 0; i < argc; i++)
+    g_string_append_printf (s, " %s", argv[i]);
+  g_string_append_printf (s, "\n- repetitions: %u\n", b->reps);
   if (b->cuda) {
     gchar name[256] = "";
     gint driver = 0;
@@ -749,8 +1177,9 @@ write_machine (Bench * b, const gchar * dir)
     gst_cuda_context_pop (NULL);
     gst_cuda_cache_device_get_memory_info (b->context, NULL, &total);
     g_string_append_printf (s, "- GPU: %s, %.1f GiB\n- CUDA driver API: "
-        "%d.%d\n", name, total / 1073741824.0, driver / 1000,
-        (driver % 1000) / 10);
+        "%d.%d\n- stock converter: %s\n", name, total / 1073741824.0,
+        driver / 1000, (driver % 1000) / 10,
+        b->have_stock ? "cudaconvertscale" : "not registered");
   } else {
     g_string_append (s, "- memory: system (smoke run: no timing claims)\n");
   }
@@ -767,20 +1196,44 @@ int
 main (int argc, char **argv)
 {
   gboolean smoke = FALSE;
-  gchar *out = NULL;
+  gchar *out = NULL, *only = NULL, *stream = NULL;
+  gint reps = 5, segment_frames = 15;
   GOptionEntry entries[] = {
     {"smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
         "Run each scenario briefly on system memory", NULL},
     {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
         "Folder for results.csv and machine.txt (default: results)", "DIR"},
+    {"reps", 'r', 0, G_OPTION_ARG_INT, &reps,
+        "Alternating repetitions of each pipeline (default: 5)", "N"},
+    {"only", 0, 0, G_OPTION_ARG_STRING, &only,
+          "Comma-separated scenarios: convert,decode,busy,renegotiation,micro",
+        "NAMES"},
+    {"stream", 0, 0, G_OPTION_ARG_FILENAME, &stream,
+        "H.264 byte stream for the decode scenario", "FILE"},
+    {"segment-frames", 0, 0, G_OPTION_ARG_INT, &segment_frames,
+        "Frames per resolution segment of --stream (default: 15)", "N"},
     {NULL}
   };
+  gchar **args = g_strdupv (argv);
+  gint n_args = argc;
   GOptionContext *ctx;
   GError *err = NULL;
-  Bench b = { NULL, FALSE, FALSE, NULL };
+  static const struct
+  {
+    const gchar *name;
+    void (*func) (Bench * b);
+  } scenarios[] = {
+    {"micro", bench_micro},
+    {"convert", bench_convert},
+    {"renegotiation", bench_renegotiation},
+    {"busy", bench_busy},
+    {"decode", bench_decode},
+  };
+  Bench b = { NULL, };
   gchar *csv;
+  guint i;
 
-  ctx = g_option_context_new ("- gst-cuda-cache against the stock pools");
+  ctx = g_option_context_new ("- gst-cuda-cache against stock GStreamer");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -792,11 +1245,30 @@ main (int argc, char **argv)
     out = g_strdup ("results");
 
   b.smoke = smoke;
+  b.reps = smoke ? 2 : MAX (reps, 1);
   b.cuda = !smoke && gst_cuda_cache_device_get_count () > 0;
-  if (b.cuda)
+  b.only = only ? g_strsplit (only, ",", -1) : NULL;
+  b.stream = stream;
+  b.segment_frames = MAX (segment_frames, 1);
+  if (b.cuda) {
+    GstElementFactory *f = gst_element_factory_find ("cudaconvertscale");
+
+    gst_cuda_memory_init_once ();
     b.context = gst_cuda_cache_device_context_new (0);
-  if (!smoke && !b.cuda)
-    g_print ("no CUDA device: running on system memory\n");
+    b.have_stock = f != NULL;
+    gst_clear_object (&f);
+    if (!b.have_stock)
+      g_print ("cudaconvertscale is not registered: ours only (see "
+          "docs/performance.md for NVRTC 11.8)\n");
+  } else {
+    GstElementFactory *f = gst_element_factory_find ("videoconvertscale");
+
+    b.have_stock = f != NULL;
+    gst_clear_object (&f);
+    if (!smoke)
+      g_print ("no CUDA device: running on system memory\n");
+  }
+  alloc_counter_start (b.cuda);
 
   g_mkdir_with_parents (out, 0755);
   csv = g_build_filename (out, "results.csv", NULL);
@@ -805,18 +1277,26 @@ main (int argc, char **argv)
     g_printerr ("cannot write %s\n", csv);
     return 1;
   }
-  fprintf (b.csv, "scenario,variant,param,metric,value,unit\n");
-  write_machine (&b, out);
+  fprintf (b.csv, "scenario,variant,param,rep,metric,value,unit\n");
+  write_machine (&b, out, n_args, args);
 
-  bench_hit_path (&b);
-  bench_renegotiation (&b);
-  bench_churn (&b);
-  bench_eviction (&b);
+  for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
+    gint64 t0 = now_ns ();
+
+    if (!wanted (&b, scenarios[i].name))
+      continue;
+    scenarios[i].func (&b);
+    g_print ("%s: %.1f s\n", scenarios[i].name, (now_ns () - t0) / 1e9);
+  }
 
   fclose (b.csv);
   g_print ("wrote %s\n", csv);
   g_free (csv);
   g_free (out);
+  g_free (only);
+  g_free (stream);
+  g_strfreev (b.only);
+  g_strfreev (args);
   gst_clear_object (&b.context);
 
   return 0;

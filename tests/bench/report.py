@@ -1,57 +1,37 @@
 #!/usr/bin/env python3
-"""Turn cudacache-bench results into a Markdown report with gnuplot plots.
+"""Turn a benchmark run into a Markdown report (method: docs/performance.md).
 
-Usage: tests/bench/report.py RESULTS_DIR
+Usage: tests/bench/report.py RESULTS_DIR [--doc docs/performance.md]
 
-Reads RESULTS_DIR/results.csv (header ``scenario,variant,param,metric,value,unit``)
-and, if present, RESULTS_DIR/machine.txt (free text, copied verbatim).  Writes
-RESULTS_DIR/report.md with one section per scenario (hit_path, renegotiation,
-churn, eviction, memory, then any unknown scenario as a plain table): a table
-of every metric per (variant, param), ratio lines of our pool against its
-reference, and clustered bar charts rendered to RESULTS_DIR/*.png by the
-``gnuplot`` binary (the plotted numbers are kept next to them as *.dat).
-Without gnuplot the plots are skipped with a warning and the report says so.
-Standard library only; exits non-zero if results.csv is missing or malformed.
+Reads RESULTS_DIR/results.csv (``scenario,variant,param,rep,metric,value,unit``
+from cudacache-bench), RESULTS_DIR/machine.txt and, where scripts/gpu-bench.sh
+made them, RESULTS_DIR/ncu/*.csv (Nsight Compute, one run per conversion,
+variant and repetition). Writes RESULTS_DIR/report.md: per figure the median
+of the repetitions with their min and max, ours against stock, and the
+targets of the converter and pipeline issues, met or missed. With --doc, the
+same text also replaces what lies between the ``<!-- results:begin -->`` and
+``<!-- results:end -->`` lines of that file. Standard library only.
 """
 
 import csv
-import math
+import glob
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
-HEADER = ["scenario", "variant", "param", "metric", "value", "unit"]
-ORDER = ["hit_path", "renegotiation", "churn", "eviction", "memory"]
-RATIO_METRICS = ["median_us", "p99_us", "max_us", "mean_us", "fps", "peak_device_mib"]
-US = [m for m in RATIO_METRICS if m.endswith("_us")]
-
-# scenario -> [(numerator, denominator, metrics, phrase)]; the ratio is num/den.
-RATIOS = {
-    "hit_path": [
-        ("cudacachepool", "videobufferpool", RATIO_METRICS, "{r} the system-memory floor"),
-        ("cudacachepool", "cudabufferpool", RATIO_METRICS, "{r} stock cudabufferpool"),
-    ],
-    "renegotiation": [("stock", "ours", US, "ours is {r} faster"),
-                      ("ours", "stock", ["fps"], "ours is {r} faster")],
-    "churn": [("ours", "stock", ["fps"], "{r} the stock fps")],
-    "eviction": [("inline_free", "cache_async_free", US,
-                  "inline free is {r} the cache's async free")],
-    "memory": [("ours", "stock", ["peak_device_mib"], "ours peaks at {r} of stock")],
-}
-# Smoke mode (no CUDA): only systempool and videobufferpool are measured.
-SMOKE_RATIOS = [("systempool", "videobufferpool", RATIO_METRICS, "{r} videobufferpool")]
-
-# (scenario, png basename, metrics, log y wanted)
-PLOTS = [
-    ("hit_path", "hit_path", ["median_us", "p99_us"], False),
-    ("renegotiation", "renegotiation", ["median_us"], True),
-    ("churn", "churn_fps", ["fps"], False),
-    ("churn", "churn_allocs", ["allocs_per_1000"], False),
-    ("eviction", "eviction", ["max_us"], True),
-    ("memory", "memory", ["peak_device_mib"], False),
+HEADER = ["scenario", "variant", "param", "rep", "metric", "value", "unit"]
+DRAM_GBS = 3350.0  # H100 SXM HBM3 peak, GB/s
+NV12_1080P = 1920 * 1080 * 3 // 2
+# Nsight Compute cases: (name, what, output bytes)
+KERNEL_CASES = [
+    ("rgba", "640x640 RGBA, letterboxed", 640 * 640 * 4),
+    ("f32nchw", "640x640 float32 NCHW tensor, letterboxed", 640 * 640 * 3 * 4),
+    ("u8nhwc", "640x640 uint8 NHWC tensor, letterboxed", 640 * 640 * 3),
 ]
+BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
 
 def die(msg):
@@ -59,244 +39,409 @@ def die(msg):
     sys.exit(1)
 
 
-def warn(msg):
-    sys.stderr.write("report.py: warning: %s\n" % msg)
-
-
-class Scenario:
-    """All rows of one scenario, with first-seen order preserved."""
-
-    def __init__(self, name):
-        self.name = name
-        self.values = {}  # (variant, param, metric) -> value
-        self.rows = []  # (variant, param)
-        self.metrics = []
-        self.units = {}  # metric -> unit (first seen)
-
-    def add(self, variant, param, metric, value, unit):
-        if (variant, param) not in self.rows:
-            self.rows.append((variant, param))
-        if metric not in self.metrics:
-            self.metrics.append(metric)
-            self.units[metric] = unit
-        self.values[(variant, param, metric)] = value
-
-    def get(self, variant, param, metric):
-        return self.values.get((variant, param, metric))
-
-    def variants(self, metrics=None):
-        return uniq(v for v, p in self.rows
-                    if metrics is None or any(self.get(v, p, m) is not None for m in metrics))
-
-    def params(self, metrics=None):
-        return uniq(p for v, p in self.rows
-                    if metrics is None or any(self.get(v, p, m) is not None for m in metrics))
-
-
-def uniq(items):
-    out = []
-    for i in items:
-        if i not in out:
-            out.append(i)
-    return out
-
-
 def load(path):
-    if not os.path.isfile(path):
-        die("%s not found" % path)
-    scenarios = {}
-    seen = set()
-    with open(path, newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        header = next(reader, None)
-        if header is None or [h.strip() for h in header] != HEADER:
-            die("%s: first line must be the header '%s', got %r"
-                % (path, ",".join(HEADER), ",".join(header or [])))
-        for row in reader:
-            lineno = reader.line_num
-            if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
-                continue
-            if len(row) != len(HEADER):
-                die("%s:%d: expected %d fields, got %d: %r"
-                    % (path, lineno, len(HEADER), len(row), ",".join(row)))
-            scen, variant, param, metric, value, unit = (x.strip() for x in row)
-            if not (scen and variant and param and metric):
-                die("%s:%d: empty scenario, variant, param or metric" % (path, lineno))
-            try:
-                val = float(value)
-            except ValueError:
-                val = float("nan")
-            if not math.isfinite(val):
-                die("%s:%d: value %r is not a finite number" % (path, lineno, value))
-            key = (scen, variant, param, metric)
-            if key in seen:
-                warn("%s:%d: duplicate %s; the last value wins" % (path, lineno, "/".join(key)))
-            seen.add(key)
-            scenarios.setdefault(scen, Scenario(scen)).add(variant, param, metric, val, unit)
-    if not scenarios:
-        die("%s has no data rows" % path)
-    known = [scenarios[s] for s in ORDER if s in scenarios]
-    return known + [sc for name, sc in scenarios.items() if name not in ORDER]
+    data = {}  # (scenario, variant, param, metric) -> {rep: value}
+    order = []
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except OSError as e:
+        die("cannot read %s: %s" % (path, e))
+    if not rows or rows[0] != HEADER:
+        die("%s: header is not %s" % (path, ",".join(HEADER)))
+    for n, row in enumerate(rows[1:], 2):
+        if len(row) != len(HEADER):
+            die("%s:%d: %d fields" % (path, n, len(row)))
+        scenario, variant, param, rep, metric, value, _unit = row
+        try:
+            v = float(value)
+        except ValueError:
+            die("%s:%d: not a number: %s" % (path, n, value))
+        key = (scenario, variant, param, metric)
+        if key not in data:
+            data[key] = {}
+            order.append(key)
+        data[key][rep] = v
+    return data, order
 
 
-def fmt(v):
-    """3 significant digits below 100, integers otherwise."""
-    if v is None:
+class Stat:
+    """Median with min and max over repetitions (or one distribution row)."""
+
+    def __init__(self, values):
+        self.values = sorted(values)
+        self.n = len(values)
+        self.median = statistics.median(values) if values else None
+        self.min = self.values[0] if values else None
+        self.max = self.values[-1] if values else None
+
+
+def num(x):
+    if x is None:
         return "-"
-    if abs(v) >= 100:
-        return "%.0f" % v
-    return "%.3g" % v
+    if x == 0:
+        return "0"
+    if abs(x) >= 100:
+        return "%.0f" % x
+    if abs(x) >= 10:
+        return "%.1f" % x
+    if abs(x) >= 1:
+        return "%.2f" % x
+    return "%.3g" % x
+
+
+def spread(s):
+    if s is None or s.median is None:
+        return "-"
+    if s.n == 1:
+        return num(s.median)
+    return "%s [%s, %s]" % (num(s.median), num(s.min), num(s.max))
+
+
+def ratio(a, b):
+    if not a or not b or a.median is None or b.median is None or not b.median:
+        return None
+    return a.median / b.median
 
 
 def fmt_ratio(r):
-    return ("%.2fx" if r < 10 else "%.1fx") % r
+    return "-" if r is None else "%.2fx" % r
 
 
-def table(sc):
-    cols = ["%s (%s)" % (m, sc.units[m]) if sc.units[m] else m for m in sc.metrics]
-    lines = ["| variant | param | " + " | ".join(cols) + " |",
-             "|---|---|" + "---:|" * len(cols)]
-    for v, p in sc.rows:
-        cells = [fmt(sc.get(v, p, m)) for m in sc.metrics]
-        lines.append("| %s | %s | %s |" % (v, p, " | ".join(cells)))
-    return lines
+class Results:
+    def __init__(self, data):
+        self.data = data
+
+    def stat(self, scenario, variant, param, metric):
+        reps = self.data.get((scenario, variant, param, metric))
+        if not reps:
+            return None
+        return Stat([v for r, v in reps.items()])
+
+    def one(self, scenario, variant, param, metric):
+        reps = self.data.get((scenario, variant, param, metric))
+        return None if not reps else list(reps.values())[0]
+
+    def params(self, scenario):
+        seen = []
+        for (s, _v, p, _m) in self.data:
+            if s == scenario and p not in seen:
+                seen.append(p)
+        return seen
+
+    def has(self, scenario):
+        return any(k[0] == scenario for k in self.data)
 
 
-def ratio_lines(sc):
-    specs = RATIOS.get(sc.name, [])
-    variants = sc.variants()
-    if sc.name == "hit_path" and "cudacachepool" not in variants:
-        specs = SMOKE_RATIOS
-    lines = []
-    for param in sc.params():
-        where = "" if param == "-" else param + ", "
-        for num, den, metrics, phrase in specs:
-            for m in [m for m in sc.metrics if m in metrics]:
-                a, b = sc.get(num, param, m), sc.get(den, param, m)
-                if a is None or b is None or b == 0:
-                    continue
-                text = phrase.format(r=fmt_ratio(a / b))
-                lines.append("- %s%s: %s / %s = %s" % (where, m, num, den, text))
-        if sc.name == "churn":
-            allocs = ["%s %s" % (v, fmt(sc.get(v, param, "allocs_per_1000")))
-                      for v in ("ours", "stock")
-                      if sc.get(v, param, "allocs_per_1000") is not None]
-            if allocs:
-                lines.append("- %sallocs_per_1000: %s" % (where, ", ".join(allocs)))
-    return lines
+def parse_ncu(path):
+    """Kernel launches in one Nsight Compute CSV: [(name, ns)]."""
+    launches = []
+    with open(path, newline="", errors="replace") as f:
+        lines = [l for l in f if l.startswith('"')]
+    if not lines:
+        return launches
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") != "gpu__time_duration.sum":
+            continue
+        value = float(row["Metric Value"].replace(",", ""))
+        unit = row.get("Metric Unit", "nsecond")
+        scale = {"nsecond": 1, "ns": 1, "usecond": 1e3, "us": 1e3,
+                 "msecond": 1e6, "ms": 1e6, "second": 1e9, "s": 1e9}.get(unit, 1)
+        launches.append((row.get("Kernel Name", "?"), value * scale))
+    return launches
 
 
-def gp_str(s):
-    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def terminal():
+def kernel_results(run_dir):
+    """{(case, variant): {"us": Stat, "launches": float, "names": set}}"""
+    ncu_dir = os.path.join(run_dir, "ncu")
     try:
-        ok = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
-    except OSError:
-        ok = False
-    return "set terminal pngcairo size 900,500" if ok else "set terminal png size 900,500"
+        frames = int(open(os.path.join(ncu_dir, "frames")).read().strip())
+    except (OSError, ValueError):
+        return {}, 0
+    per = {}
+    for path in sorted(glob.glob(os.path.join(ncu_dir, "*.csv"))):
+        m = re.match(r"(\w+)-(ours|stock)-(\d+)\.csv$", os.path.basename(path))
+        if not m:
+            continue
+        launches = parse_ncu(path)
+        if not launches:
+            continue
+        entry = per.setdefault((m.group(1), m.group(2)),
+                               {"us": [], "launches": [], "names": set()})
+        entry["us"].append(sum(ns for _n, ns in launches) / frames / 1000.0)
+        entry["launches"].append(len(launches) / frames)
+        entry["names"].update(n.split("(")[0] for n, _ns in launches)
+    out = {}
+    for key, e in per.items():
+        out[key] = {"us": Stat(e["us"]), "launches": statistics.median(e["launches"]),
+                    "names": sorted(e["names"])}
+    return out, frames
 
 
-def plot(outdir, term, sc, name, metrics, logy):
-    """Write NAME.dat and render NAME.png; return its Markdown embed or None."""
-    metrics = [m for m in metrics if m in sc.metrics]
-    variants = sc.variants(metrics)
-    params = sc.params(metrics)
-    if not metrics or not variants:
-        return None
-    clusters = [(p, m) for p in params for m in metrics
-                if any(sc.get(v, p, m) is not None for v in variants)]
-    values = [sc.get(v, p, m) for p, m in clusters for v in variants]
-    logy = logy and all(x > 0 for x in values if x is not None)
-    with open(os.path.join(outdir, name + ".dat"), "w", encoding="utf-8") as f:
-        f.write("# param metric %s (then the same as label text)\n" % " ".join(variants))
-        for p, m in clusters:
-            vals = [sc.get(v, p, m) for v in variants]
-            f.write(" ".join([gp_str(p), gp_str(m)] + ["?" if x is None else repr(x) for x in vals]
-                             + [gp_str(fmt(x)) for x in vals]) + "\n")
-    # Cluster label: the metric, the param, or both on two lines.
-    if len(metrics) > 1 and len(params) == 1 or params == ["-"]:
-        xtic, xlabel = "xtic(2)", "metric"
-    elif len(metrics) == 1:
-        xtic, xlabel = "xtic(1)", "param"
-    else:
-        xtic, xlabel = 'xtic(stringcolumn(1)."\\n".stringcolumn(2))', ""  # no room
-    units = uniq(sc.units[m] for m in metrics)
-    ylabel = "%s (%s)" % (", ".join(metrics), ", ".join(units))
-    title = "%s: %s by variant" % (sc.name, ", ".join(metrics))
-    if len(params) == 1 and params[0] != "-" and len(metrics) > 1:
-        title += " (%s)" % params[0]
-    n, gap = len(variants), 1
-    dat = gp_str(name + ".dat")
-    bars, labels = [], []
-    for i, v in enumerate(variants):
-        col = i + 3
-        bars.append("%s using %d:%s title %s" % (dat if i == 0 else "''", col, xtic, gp_str(v)))
-        off = (i - (n - 1) / 2.0) / (n + gap)
-        labels.append("'' using ($0%+.4f):%d:%d with labels offset 0,0.7 notitle"
-                      % (off, col, col + n))
+def plot(run_dir, name, title, ylabel, labels, series, logscale):
+    """Clustered bars with min-max error bars, by gnuplot; False without it.
+
+    series: [(legend, [Stat or None per label])]."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        return False
+    dat = os.path.join(run_dir, name + ".dat")
+    with open(dat, "w") as f:
+        for i, label in enumerate(labels):
+            cols = []
+            for _legend, stats in series:
+                st = stats[i]
+                cols += ["%g %g %g" % (st.median, st.min, st.max) if st and st.median
+                         else "NaN NaN NaN"]
+            f.write('"%s" %s\n' % (label, " ".join(cols)))
+    n = len(series)
+    width = 0.8 / n
+    # the labels once, at the middle of each cluster
+    plots = ["'%s' using 0:(NaN):xtic(1) with points notitle" % dat]
+    for j, (legend, _stats) in enumerate(series):
+        c = 2 + 3 * j
+        plots.append("'%s' using ($0%+g):%d:%d:%d:(%g) with boxerrorbars title '%s'"
+                     % (dat, (j - (n - 1) / 2.0) * width, c, c + 1, c + 2, width,
+                        legend))
     script = "\n".join([
-        term, "set termoption noenhanced", "set output %s" % gp_str(name + ".png"),
-        "set title %s" % gp_str(title), "set ylabel %s" % gp_str(ylabel),
-        "set xlabel %s" % gp_str(xlabel), "set xtics nomirror",
-        "set style data histograms", "set style histogram clustered gap %d" % gap,
-        "set style fill solid 0.8 border -1", "set boxwidth 0.9",
-        'set datafile missing "?"', "set grid ytics", "set key outside right top",
-        "set logscale y" if logy else "set yrange [0:*]\nset offset 0,0,graph 0.08,0",
-        "plot " + ", ".join(bars + labels), ""])
-    res = subprocess.run(["gnuplot"], input=script, cwd=outdir, text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    png = os.path.join(outdir, name + ".png")
-    if res.returncode != 0 or not os.path.isfile(png) or os.path.getsize(png) == 0:
-        warn("gnuplot failed for %s.png: %s" % (name, res.stderr.strip()))
-        return None
-    return "![%s: %s](%s.png)" % (sc.name, ", ".join(metrics), name)
+        "set terminal pngcairo size 800,420 font ',10'",
+        "set output '%s'" % os.path.join(run_dir, name + ".png"),
+        "set title '%s'" % title, "set ylabel '%s'" % ylabel,
+        "set style fill solid 0.6 border -1", "set boxwidth %g" % width,
+        "set key top right", "set grid ytics",
+        "set logscale y" if logscale else "set yrange [0:*]",
+        "plot " + ", ".join(plots), ""])
+    try:
+        subprocess.run([gnuplot], input=script.encode(), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write("report.py: warning: gnuplot failed: %s\n" % e)
+        return False
+    return True
+
+
+def table(lines, header, rows):
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for r in rows:
+        lines.append("| " + " | ".join(r) + " |")
+    lines.append("")
+
+
+def report(run_dir, images=""):
+    data, _order = load(os.path.join(run_dir, "results.csv"))
+    res = Results(data)
+    machine = ""
+    try:
+        machine = open(os.path.join(run_dir, "machine.txt")).read().strip()
+    except OSError:
+        pass
+    smoke = "smoke run" in machine
+    kernels, ncu_frames = kernel_results(run_dir)
+    L = []
+    targets = []  # (issue, target, measured, verdict)
+
+    L.append("Run: results.csv (and ncu/*.csv) of this folder. Each cell is the median of "
+             "the alternating repetitions with [min, max]; per-switch figures are the "
+             "distribution over every alternated switch.")
+    L.append("")
+    if machine:
+        L.append(machine)
+        L.append("")
+    if smoke:
+        L.append("**Smoke run on system memory: it checks that the benchmark and this "
+                 "report run. Its numbers are not claims.**")
+        L.append("")
+
+    # 1. conversion pipelines
+    if res.has("convert"):
+        L.append("### 1. Conversion pipelines (device-resident source)")
+        L.append("")
+        rows = []
+        for p in res.params("convert"):
+            of = res.stat("convert", "ours", p, "fps")
+            sf = res.stat("convert", "stock", p, "fps")
+            rows.append([p, spread(of), spread(sf), fmt_ratio(ratio(of, sf)),
+                         spread(res.stat("convert", "ours", p, "allocs_per_1000")),
+                         spread(res.stat("convert", "stock", p, "allocs_per_1000")),
+                         spread(res.stat("convert", "ours", p, "cache_misses_per_1000"))])
+            if p == "K=never" and of and sf:
+                r = ratio(of, sf)
+                targets.append(("9", "steady-caps pipeline fps at least stock's",
+                                "%s vs %s fps (%s)" % (num(of.median), num(sf.median),
+                                                       fmt_ratio(r)),
+                                "met" if r >= 1 else "**missed**"))
+        table(L, ["caps switch", "ours fps", "stock fps", "ours/stock",
+                  "ours allocs/1000", "stock allocs/1000",
+                  "ours cache misses/1000 (whole run, warm-up too)"],
+              rows)
+        ps = res.params("convert")
+        if plot(run_dir, "convert_fps", "Conversion pipelines: 1080p-class NV12 to "
+                "640x640 RGBA", "frames per second (log)", ps,
+                [(v, [res.stat("convert", v, p, "fps") for p in ps])
+                 for v in ("ours", "stock")], True):
+            L += ["![conversion fps](%sconvert_fps.png)" % images, ""]
+
+    # 2. decode
+    if res.has("decode"):
+        L.append("### 2. Decode with resolution changes (nvh264dec)")
+        L.append("")
+        if res.one("decode", "-", "-", "skipped"):
+            L.append("Skipped: no CUDA device, nvh264dec, stock converter or stream.")
+            L.append("")
+        else:
+            cmp_ = res.one("decode", "check", "4 sizes", "frames_compared")
+            diff = res.one("decode", "check", "4 sizes", "frames_differing")
+            L.append("Decoded frames, ours against stock, before conversion: %d compared, "
+                     "%d differing." % (cmp_ or 0, diff or 0))
+            L.append("")
+            p = "4 sizes"
+            of = res.stat("decode", "ours", p, "fps")
+            sf = res.stat("decode", "stock", p, "fps")
+            table(L, ["", "ours (float32 tensor)", "stock (RGBA)", "ours/stock"],
+                  [["fps", spread(of), spread(sf), fmt_ratio(ratio(of, sf))],
+                   ["allocs/1000", spread(res.stat("decode", "ours", p, "allocs_per_1000")),
+                    spread(res.stat("decode", "stock", p, "allocs_per_1000")), ""],
+                   ["frames decoded", spread(res.stat("decode", "ours", p, "frames")),
+                    spread(res.stat("decode", "stock", p, "frames")), ""]])
+
+    # 3. busy
+    if res.has("busy"):
+        L.append("### 3. A busy GPU: pipelines in one process on one context")
+        L.append("")
+        rows = []
+        o1 = res.stat("busy", "ours", "steady N=1", "aggregate_fps")
+        s1 = res.stat("busy", "stock", "steady N=1", "aggregate_fps")
+        for p in res.params("busy"):
+            oa = res.stat("busy", "ours", p, "aggregate_fps")
+            sa = res.stat("busy", "stock", p, "aggregate_fps")
+            rows.append([p, spread(oa), spread(sa), fmt_ratio(ratio(oa, sa)),
+                         fmt_ratio(ratio(oa, o1)), fmt_ratio(ratio(sa, s1)),
+                         spread(res.stat("busy", "ours", p, "steady_p99_interval_us")),
+                         spread(res.stat("busy", "stock", p, "steady_p99_interval_us")),
+                         spread(res.stat("busy", "ours", p, "steady_max_interval_us")),
+                         spread(res.stat("busy", "stock", p, "steady_max_interval_us")),
+                         spread(res.stat("busy", "ours", p, "switching_fps")),
+                         spread(res.stat("busy", "stock", p, "switching_fps"))])
+        table(L, ["pipelines", "ours aggregate fps", "stock aggregate fps", "ours/stock",
+                  "ours vs 1 steady", "stock vs 1 steady",
+                  "ours steady p99 interval us", "stock steady p99 interval us",
+                  "ours steady max us", "stock steady max us",
+                  "ours switching fps", "stock switching fps"], rows)
+        ps = res.params("busy")
+        if plot(run_dir, "busy_fps", "Pipelines in one process on one context",
+                "aggregate frames per second", ps,
+                [(v, [res.stat("busy", v, p, "aggregate_fps") for p in ps])
+                 for v in ("ours", "stock")], False):
+            L += ["![busy GPU](%sbusy_fps.png)" % images, ""]
+        one = res.stat("busy", "ours", "steady N=1", "aggregate_fps")
+        for n, want in (("4", 3.5), ("8", 6.0)):
+            agg = res.stat("busy", "ours", "steady N=%s" % n, "aggregate_fps")
+            if one and agg:
+                r = ratio(agg, one)
+                targets.append(("9", "%s pipelines: aggregate fps at least %.1fx one "
+                                "pipeline's" % (n, want),
+                                "%s vs %s fps (%s)" % (num(agg.median), num(one.median),
+                                                       fmt_ratio(r)),
+                                "met" if r >= want else "**missed**"))
+
+    # 4. kernels
+    if kernels:
+        L.append("### 4. Kernel time per conversion (Nsight Compute, 1080p NV12 in)")
+        L.append("")
+        rows = []
+        for case, what, out_bytes in KERNEL_CASES:
+            for variant in ("ours", "stock"):
+                k = kernels.get((case, variant))
+                if not k:
+                    continue
+                us = k["us"].median
+                gbs = (NV12_1080P + out_bytes) / (us * 1e3) if us else 0
+                rows.append([what, variant, spread(k["us"]), num(k["launches"]),
+                             "%.0f" % gbs, "%.0f%%" % (100 * gbs / DRAM_GBS),
+                             "%.2f" % ((NV12_1080P + out_bytes) / (DRAM_GBS * 1e3)),
+                             ", ".join(k["names"])[:80]])
+        table(L, ["conversion", "", "us per frame", "launches per frame", "GB/s",
+                  "of %.2f TB/s" % (DRAM_GBS / 1000), "DRAM floor us", "kernels"], rows)
+        L.append("Bytes counted: the 1080p NV12 frame read once (%d B) plus the output "
+                 "written once; %d frames per run." % (NV12_1080P, ncu_frames))
+        L.append("")
+        o = kernels.get(("rgba", "ours"))
+        s = kernels.get(("rgba", "stock"))
+        if o and s:
+            targets.append(("9", "1080p NV12 to 640x640 RGBA kernel time at most stock's",
+                            "%s vs %s us" % (num(o["us"].median), num(s["us"].median)),
+                            "met" if o["us"].median <= s["us"].median else "**missed**"))
+        f = kernels.get(("f32nchw", "ours"))
+        if f:
+            targets.append(("9", "1080p NV12 to 640x640 float32 NCHW letterbox at most 8 us",
+                            "%s us" % num(f["us"].median),
+                            "met" if f["us"].median <= 8 else "**missed**"))
+
+    # 5. renegotiation
+    if res.has("renegotiation"):
+        L.append("### 5. Renegotiation through the elements")
+        L.append("")
+        rows = []
+        for p in res.params("renegotiation"):
+            for v in ("ours", "stock"):
+                if res.one("renegotiation", v, p, "median_us") is None:
+                    continue
+                rows.append([p, v] + [num(res.one("renegotiation", v, p, m)) for m in
+                                      ("median_us", "p99_us", "min_us", "max_us")] +
+                            ["%d" % res.one("renegotiation", v, p, "samples")])
+        table(L, ["push to sink", "", "median us", "p99 us", "min us", "max us", "switches"],
+              rows)
+
+    # 6. micro-benchmarks
+    for scenario, title in (("micro_hit_path", "Micro-benchmark: pool acquire + release "
+                             "at steady caps"),
+                            ("micro_pool_switch", "Micro-benchmark: a pool configured for "
+                             "the next of 4 caps")):
+        if not res.has(scenario):
+            continue
+        L.append("### 6. %s" % title)
+        L.append("")
+        rows = []
+        for p in res.params(scenario):
+            for (s, v, pp, m) in data:
+                if s == scenario and pp == p and m == "median_us":
+                    rows.append([v] + [num(res.one(s, v, p, mm)) for mm in
+                                       ("median_us", "p99_us", "min_us", "max_us")] +
+                                ["%d" % res.one(s, v, p, "samples")])
+        table(L, ["pool", "median us", "p99 us", "min us", "max us", "samples"], rows)
+
+    T = ["### Targets (issue 9), as measured by this run", ""]
+    if targets and not smoke:
+        table(T, ["issue", "target", "measured (medians)", ""],
+              [list(t) for t in targets])
+    elif smoke:
+        T += ["Not judged: smoke run.", ""]
+    else:
+        T += ["No target could be judged from this run.", ""]
+    return "\n".join(T + L).rstrip() + "\n"
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        sys.stderr.write("usage: %s RESULTS_DIR\n" % argv[0])
-        return 2
-    outdir = argv[1]
-    if not os.path.isdir(outdir):
-        die("%s is not a directory" % outdir)
-    scenarios = load(os.path.join(outdir, "results.csv"))
-
-    have_gnuplot = shutil.which("gnuplot") is not None
-    if not have_gnuplot:
-        warn("gnuplot not found in PATH; skipping plots (apt-get install gnuplot-nox)")
-    term = terminal() if have_gnuplot else None
-
-    out = ["# gst-cuda-cache benchmark", ""]
-    machine = os.path.join(outdir, "machine.txt")
-    if os.path.isfile(machine):
-        with open(machine, encoding="utf-8", errors="replace") as f:
-            text = f.read().rstrip("\n")
-        fence = "`" * max(3, 1 + max((len(r) for r in re.findall("`+", text)), default=0))
-        out += ["## Machine", "", fence, text, fence, ""]
-    if not have_gnuplot:
-        out += ["*Plots were skipped: gnuplot was not found when this report was made.*", ""]
-
-    for sc in scenarios:
-        out += ["## %s" % sc.name, ""] + table(sc) + [""]
-        ratios = ratio_lines(sc)
-        if ratios:
-            out += ratios + [""]
-        if have_gnuplot:
-            for scen, name, metrics, logy in PLOTS:
-                if scen == sc.name:
-                    embed = plot(outdir, term, sc, name, metrics, logy)
-                    if embed:
-                        out += [embed, ""]
-
-    report = os.path.join(outdir, "report.md")
-    with open(report, "w", encoding="utf-8") as f:
-        f.write("\n".join(out))
-    print("wrote %s" % report)
-    return 0
+    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--doc"):
+        die("usage: report.py RESULTS_DIR [--doc FILE]")
+    run_dir = argv[1]
+    with open(os.path.join(run_dir, "report.md"), "w") as f:
+        f.write("# Benchmark report\n\n" + report(run_dir))
+    print("wrote %s" % os.path.join(run_dir, "report.md"))
+    if len(argv) == 4:
+        doc = argv[3]
+        images = os.path.relpath(run_dir, os.path.dirname(os.path.abspath(doc)))
+        text = report(run_dir, images + "/")
+        body = open(doc).read()
+        if BEGIN not in body or END not in body:
+            die("%s has no %s ... %s markers" % (doc, BEGIN, END))
+        head, rest = body.split(BEGIN, 1)
+        _old, tail = rest.split(END, 1)
+        with open(doc, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + tail)
+        print("updated %s" % doc)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    main(sys.argv)
