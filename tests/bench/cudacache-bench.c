@@ -32,6 +32,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <gst/cuda/cuda-gst.h>
+#include <gst/cudacache/gstcudacache-compat-private.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -281,8 +282,8 @@ make_frame (Bench * b, const Size * size)
   gst_video_info_from_caps (&info, caps);
   if (b->cuda) {
     GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
-    GstMemory *mem = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (allocator),
-        b->context, &info);
+    GstMemory *mem = gst_cuda_cache_compat_alloc (GST_CUDA_ALLOCATOR
+        (allocator), b->context, NULL, &info);
     GstVideoInfo *mem_info;
 
     if (!mem)
