@@ -15,6 +15,7 @@
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include "gstcudacachekernels-private.h"
 #include "kernels/convert-params.h"
@@ -109,20 +110,6 @@ gst_cuda_cache_kernels_init_debug (void)
 }
 
 #ifdef HAVE_CUDA_KERNELS
-
-static gboolean
-check_result (CUresult result, const gchar * what)
-{
-  const gchar *name = NULL;
-
-  if (result == CUDA_SUCCESS)
-    return TRUE;
-
-  CuGetErrorName (result, &name);
-  GST_ERROR ("%s failed: %s (%d)", what, GST_STR_NULL (name), (gint) result);
-
-  return FALSE;
-}
 
 static gint
 convert_format (GstVideoFormat format)
@@ -383,8 +370,8 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
     return NULL;
   }
 
-  ok = check_result (CuModuleLoadData (&module,
-          gst_cuda_cache_kernels_fatbin), "cuModuleLoadData");
+  ok = gst_cuda_result (CuModuleLoadData (&module,
+          gst_cuda_cache_kernels_fatbin));
   for (i = 0; ok && i < N_IN_KINDS; i++) {
     for (o = 0; ok && o < N_OUT_KINDS; o++) {
       gchar *tile_name = g_strdup_printf ("gst_cuda_cache_convert_tile_%s_%s",
@@ -393,10 +380,12 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
           g_strdup_printf ("gst_cuda_cache_convert_generic_%s_%s",
           in_kind_names[i], out_kind_names[o]);
 
-      ok = check_result (CuModuleGetFunction (&tile[i][o], module,
-              tile_name), tile_name) &&
-          check_result (CuModuleGetFunction (&generic[i][o], module,
-              generic_name), generic_name);
+      ok = gst_cuda_result (CuModuleGetFunction (&tile[i][o], module,
+              tile_name)) &&
+          gst_cuda_result (CuModuleGetFunction (&generic[i][o], module,
+              generic_name));
+      if (!ok)
+        GST_ERROR ("the module lacks %s or %s", tile_name, generic_name);
       g_free (generic_name);
       g_free (tile_name);
     }
@@ -456,7 +445,7 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
       params->out_data, out_stride, stream);
   if (ok) {
     if (gst_cuda_context_push (kernels->context)) {
-      ok = check_result (CuStreamSynchronize (stream), "cuStreamSynchronize");
+      ok = gst_cuda_result (CuStreamSynchronize (stream));
       gst_cuda_context_pop (NULL);
     } else {
       GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
@@ -491,7 +480,7 @@ gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
     return;
 
   if (gst_cuda_context_push (kernels->context)) {
-    check_result (CuModuleUnload (kernels->module), "cuModuleUnload");
+    gst_cuda_result (CuModuleUnload (kernels->module));
     gst_cuda_context_pop (NULL);
   } else {
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context: "
@@ -706,9 +695,9 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     return FALSE;
   }
 
-  ok = check_result (CuLaunchKernel (plan->function, plan->grid_w,
+  ok = gst_cuda_result (CuLaunchKernel (plan->function, plan->grid_w,
           plan->grid_h, 1, plan->block_w, plan->block_h, 1,
-          plan->shared_bytes, stream, args, NULL), "cuLaunchKernel");
+          plan->shared_bytes, stream, args, NULL));
 
   gst_cuda_context_pop (NULL);
 
