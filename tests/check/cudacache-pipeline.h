@@ -122,14 +122,31 @@ cudacache_switch_probe (GstPad * pad, GstPadProbeInfo * info,
 /* @cycles rounds of four resolutions, five frames each, through @middle
  * (a pipeline fragment); in CUDA memory with @context, in system memory
  * without. @stats: the cache's figures afterwards. */
+/* Makes @sw switch the resolution of @pipeline's capsfilter "res" as the
+ * buffers of its element "src" go by, starting at the first size. */
+static inline void
+cudacache_switch_attach (CudaCacheSwitcher * sw, GstElement * pipeline)
+{
+  GstElement *src;
+  GstPad *pad;
+
+  sw->capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
+  cudacache_switch_set_size (sw->capsfilter, 0);
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cudacache_switch_probe,
+      sw, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+}
+
 static inline void
 run_switching_pipeline (const gchar * middle, guint cycles,
     GstCudaContext * context, GstCudaCacheStats * stats)
 {
   CudaCacheSwitcher sw = { NULL, 5, 0 };
   GstCudaCache *cache;
-  GstElement *pipeline, *src;
-  GstPad *pad;
+  GstElement *pipeline;
   gchar *desc;
 
   desc = g_strdup_printf ("videotestsrc name=src num-buffers=%u ! "
@@ -139,14 +156,7 @@ run_switching_pipeline (const gchar * middle, guint cycles,
   pipeline = gst_parse_launch (desc, NULL);
   fail_unless (pipeline != NULL, "could not build %s", desc);
   g_free (desc);
-  sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
-  cudacache_switch_set_size (sw.capsfilter, 0);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  pad = gst_element_get_static_pad (src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cudacache_switch_probe,
-      &sw, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (src);
+  cudacache_switch_attach (&sw, pipeline);
 
   cudacache_run_pipeline (pipeline, context);
   fail_unless_equals_int (sw.frames, cycles * 4 * sw.every);

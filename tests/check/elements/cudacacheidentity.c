@@ -282,7 +282,7 @@ count_pools_across_switches (const gchar * middle)
   PoolsSeen seen = { g_hash_table_new_full (NULL, NULL, gst_object_unref,
         NULL), 0
   };
-  GstElement *pipeline, *src, *watch;
+  GstElement *pipeline, *watch;
   GstPad *pad;
   gchar *desc;
   guint n_pools;
@@ -292,13 +292,7 @@ count_pools_across_switches (const gchar * middle)
   pipeline = gst_parse_launch (desc, NULL);
   fail_unless (pipeline != NULL, "could not build %s", desc);
   g_free (desc);
-  sw.capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "res");
-  cudacache_switch_set_size (sw.capsfilter, 0);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  pad = gst_element_get_static_pad (src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cudacache_switch_probe,
-      &sw, NULL);
-  gst_object_unref (pad);
+  cudacache_switch_attach (&sw, pipeline);
   watch = gst_bin_get_by_name (GST_BIN (pipeline), "watch");
   pad = gst_element_get_static_pad (watch, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, collect_pools_probe,
@@ -311,7 +305,6 @@ count_pools_across_switches (const gchar * middle)
 
   g_hash_table_unref (seen.pools);
   gst_object_unref (watch);
-  gst_object_unref (src);
   gst_object_unref (sw.capsfilter);
   gst_object_unref (pipeline);
 
