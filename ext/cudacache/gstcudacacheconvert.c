@@ -54,12 +54,12 @@ enum
   PROP_STD,
 };
 
-#define DEFAULT_LETTERBOX FALSE
-#define DEFAULT_FILL_VALUE 0
-#define DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
-#define DEFAULT_SCALE 1.0
-#define DEFAULT_MEAN 0.0
-#define DEFAULT_STD 1.0
+#define DEFAULT_LETTERBOX GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX
+#define DEFAULT_FILL_VALUE GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE
+#define DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER
+#define DEFAULT_SCALE GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE
+#define DEFAULT_MEAN GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN
+#define DEFAULT_STD GST_CUDA_CACHE_CONVERTER_DEFAULT_STD
 
 #define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
@@ -474,26 +474,14 @@ gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
 static GstStructure *
 gst_cuda_cache_convert_take_config (GstCudaCacheConvert * self)
 {
-  GValue mean = G_VALUE_INIT, std = G_VALUE_INIT;
   GstStructure *config;
 
-  g_value_init (&mean, GST_TYPE_ARRAY);
-  g_value_init (&std, GST_TYPE_ARRAY);
-
   GST_OBJECT_LOCK (self);
-  set_triple (&mean, self->mean);
-  set_triple (&std, self->std);
-  config = gst_structure_new ("GstCudaCacheConverter.config",
-      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, self->letterbox,
-      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, self->fill_value,
-      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
-      GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, self->channel_order,
-      GST_CUDA_CACHE_CONVERTER_OPT_SCALE, G_TYPE_DOUBLE, self->scale, NULL);
+  config = gst_cuda_cache_converter_build_config (self->letterbox,
+      self->fill_value, self->channel_order, self->scale, self->mean,
+      self->std);
   self->config_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-
-  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, &mean);
-  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, &std);
 
   return config;
 }

@@ -60,13 +60,6 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_converter_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
 
-#define DEFAULT_LETTERBOX FALSE
-#define DEFAULT_FILL_VALUE 0
-#define DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
-#define DEFAULT_SCALE 1.0
-#define DEFAULT_MEAN 0.0
-#define DEFAULT_STD 1.0
-
 /* What the config says, parsed. */
 typedef struct
 {
@@ -130,13 +123,13 @@ options_init (ConverterOptions * options)
 {
   guint i;
 
-  options->letterbox = DEFAULT_LETTERBOX;
-  options->fill_value = DEFAULT_FILL_VALUE;
-  options->channel_order = DEFAULT_CHANNEL_ORDER;
-  options->scale = DEFAULT_SCALE;
+  options->letterbox = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX;
+  options->fill_value = GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE;
+  options->channel_order = GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER;
+  options->scale = GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE;
   for (i = 0; i < 3; i++) {
-    options->mean[i] = DEFAULT_MEAN;
-    options->std[i] = DEFAULT_STD;
+    options->mean[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN;
+    options->std[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_STD;
   }
 }
 
@@ -1127,6 +1120,57 @@ gst_cuda_cache_converter_set_config (GstCudaCacheConverter * converter,
 }
 
 /**
+ * gst_cuda_cache_converter_build_config:
+ * @letterbox: %GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX
+ * @fill_value: %GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE
+ * @channel_order: %GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER
+ * @scale: %GST_CUDA_CACHE_CONVERTER_OPT_SCALE
+ * @mean: (array fixed-size=3): %GST_CUDA_CACHE_CONVERTER_OPT_MEAN
+ * @std: (array fixed-size=3): %GST_CUDA_CACHE_CONVERTER_OPT_STD
+ *
+ * Returns: (transfer full): a config with every option
+ *
+ * Since: 0.1
+ */
+GstStructure *
+gst_cuda_cache_converter_build_config (gboolean letterbox, guint fill_value,
+    GstCudaCacheChannelOrder channel_order, gdouble scale,
+    const gdouble mean[3], const gdouble std[3])
+{
+  GValue mean_value = G_VALUE_INIT, std_value = G_VALUE_INIT;
+  GstStructure *config;
+  guint i;
+
+  g_return_val_if_fail (mean != NULL, NULL);
+  g_return_val_if_fail (std != NULL, NULL);
+
+  gst_value_array_init (&mean_value, 3);
+  gst_value_array_init (&std_value, 3);
+  for (i = 0; i < 3; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_DOUBLE);
+    g_value_set_double (&v, mean[i]);
+    gst_value_array_append_value (&mean_value, &v);
+    g_value_set_double (&v, std[i]);
+    gst_value_array_append_and_take_value (&std_value, &v);
+  }
+
+  config = gst_structure_new ("GstCudaCacheConverter.config",
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, letterbox,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, fill_value,
+      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+      GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, channel_order,
+      GST_CUDA_CACHE_CONVERTER_OPT_SCALE, G_TYPE_DOUBLE, scale, NULL);
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN,
+      &mean_value);
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_STD,
+      &std_value);
+
+  return config;
+}
+
+/**
  * gst_cuda_cache_converter_get_config:
  * @converter: a #GstCudaCacheConverter
  *
@@ -1138,35 +1182,12 @@ GstStructure *
 gst_cuda_cache_converter_get_config (GstCudaCacheConverter * converter)
 {
   const ConverterOptions *o;
-  GValue mean = G_VALUE_INIT, std = G_VALUE_INIT;
-  GstStructure *config;
-  guint i;
 
   g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
 
   o = &converter->options;
-  gst_value_array_init (&mean, 3);
-  gst_value_array_init (&std, 3);
-  for (i = 0; i < 3; i++) {
-    GValue v = G_VALUE_INIT;
-
-    g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, o->mean[i]);
-    gst_value_array_append_value (&mean, &v);
-    g_value_set_double (&v, o->std[i]);
-    gst_value_array_append_and_take_value (&std, &v);
-  }
-
-  config = gst_structure_new ("GstCudaCacheConverter.config",
-      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, o->letterbox,
-      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT, o->fill_value,
-      GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
-      GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, o->channel_order,
-      GST_CUDA_CACHE_CONVERTER_OPT_SCALE, G_TYPE_DOUBLE, o->scale, NULL);
-  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, &mean);
-  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, &std);
-
-  return config;
+  return gst_cuda_cache_converter_build_config (o->letterbox, o->fill_value,
+      o->channel_order, o->scale, o->mean, o->std);
 }
 
 /**

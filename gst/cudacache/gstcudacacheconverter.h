@@ -92,6 +92,19 @@ typedef enum
  */
 #define GST_CUDA_CACHE_CONVERTER_OPT_STD "GstCudaCacheConverter.std"
 
+/* The options' defaults, as the OPT_ documentation above states them. */
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE 0
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE 1.0
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN 0.0
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_STD 1.0
+
+GST_CUDA_CACHE_API
+GstStructure *gst_cuda_cache_converter_build_config (gboolean letterbox,
+    guint fill_value, GstCudaCacheChannelOrder channel_order, gdouble scale,
+    const gdouble mean[3], const gdouble std[3]);
+
 GST_CUDA_CACHE_API
 GstCudaCacheConverter *gst_cuda_cache_converter_new (const GstCaps * in_caps,
     const GstCaps * out_caps, GstCudaContext * context, GstStructure * config,
