@@ -6,9 +6,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 . .gpu/env.sh
-python3 - "$PWD/.gpu/lib" <<'PY'
+python3 - "$PWD/.gpu/lib" "${BUILD_DIR:-build}" <<'PY'
 import json, sys
-path = "build/meson-info/intro-tests.json"
+path = sys.argv[2] + "/meson-info/intro-tests.json"
 tests = json.load(open(path))
 for t in tests:
     env = t.get("env") or {}
@@ -16,4 +16,4 @@ for t in tests:
         env["LD_LIBRARY_PATH"] += ":" + sys.argv[1]
 json.dump(tests, open(path, "w"))
 PY
-exec run-tests build "$@"
+exec run-tests "${BUILD_DIR:-build}" "$@"

@@ -31,16 +31,16 @@ G_BEGIN_DECLS
  *    samples per axis; a vertically cosited site repeats rows) and go
  *    through yuv_to_rgb: rgb[c] = m[4c] * Y + m[4c+1] * U + m[4c+2] * V +
  *    m[4c+3], with Y, U, V the raw 8-bit values.
- * 4. Output, video: packed RGB formats store CLAMP (round (v), 0, 255) per
- *    channel in the format's byte order (the x byte of RGBx/BGRx is 255);
+ * 4. Output, video: packed RGB formats store CLAMP (floor (v + 0.5), 0,
+ *    255) per channel in the format's byte order (the x byte of RGBx/BGRx is 255);
  *    NV12 and I420 store, per pixel, Y = rgb_to_yuv row 0 applied to
  *    (R, G, B, 1), and per 2x2 block U and V = rows 1 and 2 applied to the
  *    mean of the block's four RGB values (clipped to the image at odd
  *    sizes), each rounded and clamped to 0..255.
  * 5. Output, tensor: channel k of the tensor is R, G, B for RGB order, or
  *    B, G, R when bgr is set; the stored value is q * mul[k] + add[k] (a
- *    float multiply, then a float add), with q = CLAMP (round (v), 0, 255):
- *    the CPU path packs the tensor from an 8-bit RGB picture, so the kernels
+ *    float multiply, then a float add), with q = CLAMP (floor (v + 0.5), 0,
+ *    255): the CPU path packs the tensor from an 8-bit RGB picture, so the kernels
  *    round to the same grid and clamp as GstVideoConverter does. Stored as
  *    uint8 (rounded half to even, clamped to 0..255), float16 (round to
  *    nearest even) or float32, at the tensor layout's offset (NCHW:
@@ -111,8 +111,11 @@ void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
  * parameter (taps, matrices, normalisation). Per frame only the planes'
  * pointers and strides change. @params' in_data/out_data/strides are
  * ignored here. NULL, with the reason logged, for a conversion the kernels
- * do not do. A plan holds no device memory (plan_free never waits on the
- * device) and borrows @kernels: free it before them. */
+ * do not do. A plan's taps are worked out here, once, into a table in
+ * device memory that @kernels keeps in arenas (one allocation for many
+ * plans; a plan of the same taps as a live one shares its table).
+ * plan_free waits for the device only when it frees a full arena's last
+ * plan. A plan borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
 G_GNUC_INTERNAL

@@ -38,8 +38,10 @@ G_GNUC_INTERNAL extern const gsize gst_cuda_cache_kernels_fatbin_len;
 /* shared memory a block may use without asking the driver for more */
 #define MAX_SHARED_BYTES (48 * 1024)
 
-/* fewer tiles of 16 rows than this: tiles of 8 */
-#define MIN_TILED_BLOCKS 2048
+/* the tallest tile, in output rows; a shorter one where the taller would
+ * make fewer blocks than this (two per SM of an H100) */
+#define MAX_TILE_H 32
+#define MIN_TILED_BLOCKS 264
 
 G_STATIC_ASSERT (sizeof (ConvertParams) == CONVERT_PARAMS_SIZE);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) ==
@@ -74,12 +76,40 @@ static const gchar *out_kind_names[N_OUT_KINDS] = { "packed", "yuv420",
   "tensor"
 };
 
+/* The plans' tap tables live in arenas of device memory, appended to and
+ * never rewritten: a table a launched kernel may still read stays as it
+ * is. A plan whose table is already in the current arena (the caps
+ * switching back and forth) shares it. A full arena is retired and freed
+ * once its last plan is: cuMemFree () waits for the device, so for every
+ * kernel that read it; a caps change costs no allocation until the arena
+ * fills. */
+typedef struct
+{
+  CUdeviceptr base;
+  gsize size;                   /* bytes */
+  gsize used;
+  guint plans;                  /* live plans whose table lies here */
+  gboolean retired;
+  GPtrArray *tables;            /* TapTable, in the arena while current */
+} TapArena;
+
+typedef struct
+{
+  guint32 *values;
+  gsize n_values;
+  gsize offset;                 /* bytes into the arena */
+} TapTable;
+
+/* at least this many bytes per arena */
+#define TAP_ARENA_MIN_BYTES (1024 * 1024)
+
 struct _GstCudaCacheKernels
 {
   GstCudaContext *context;
   CUmodule module;
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
+  TapArena *arena;              /* the current one */
 };
 
 struct _GstCudaCacheKernelPlan
@@ -93,6 +123,7 @@ struct _GstCudaCacheKernelPlan
   guint block_w;
   guint block_h;
   guint shared_bytes;
+  TapArena *arena;              /* where params.taps points */
 };
 
 #endif /* HAVE_CUDA_KERNELS */
@@ -163,29 +194,6 @@ packed_layout (gint format, gint * r, gint * g, gint * b, gint * bytes)
   *bytes = format == CONVERT_FORMAT_RGB || format == CONVERT_FORMAT_BGR ? 3 : 4;
 }
 
-/* The first tap of output index @j along one axis, shifted inside the
- * input, as convert.cu's fold_taps () works it out: GstVideoResampler's
- * double arithmetic, operation by operation, or GstVideoScaler's 2-tap
- * fixed-point step @inc. */
-static gint
-tap_start (gint j, gint in_size, gint out_size, gint n_taps, gboolean lq,
-    gint inc)
-{
-  gint first;
-
-  if (lq) {
-    first = (j * inc) >> 16;
-  } else {
-    gdouble x = (0.5 + (gdouble) j) / out_size * in_size +
-        (n_taps > 1 ? -0.5 : 0.0);
-
-    x = CLAMP (x, 0.0, (gdouble) (in_size - 1));
-    first = (gint) floor (x) - (n_taps - 1) / 2;
-  }
-
-  return CLAMP (first, 0, in_size - n_taps);
-}
-
 /* convert.cu's chroma_index (): the chroma row or column below luma
  * index @i */
 static gint
@@ -196,11 +204,13 @@ chroma_index (gint i, gboolean cosited)
   return i >= 1 ? (i - 1) / 2 : -1;
 }
 
-/* convert.cu's chroma_taps () */
+/* The chroma samples that one output index's @n_taps luma taps read,
+ * with the linear upsampling, along an axis of @in_size luma samples: at
+ * most n_taps / 2 + 3, and at most the chroma samples there are. */
 static gint
-chroma_taps (gint n_taps)
+chroma_taps (gint n_taps, gint in_size)
 {
-  return n_taps / 2 + 3;
+  return MIN (n_taps / 2 + 3, (in_size + 1) / 2);
 }
 
 static gboolean
@@ -209,14 +219,276 @@ is_yuv_format (gint format)
   return format == CONVERT_FORMAT_NV12 || format == CONVERT_FORMAT_I420;
 }
 
+/* One axis of a conversion, for its taps. */
+typedef struct
+{
+  gint in_size;
+  gint out_size;                /* the picture's */
+  gint n_taps;
+  gfloat fx;
+  /* GstVideoScaler's 2-tap fixed-point path: position j * inc in 1/65536
+   * of an input pixel, weights in 1/256 */
+  gboolean lq;
+  gint inc;
+  /* 4:2:0 input: the chroma samples' taps too */
+  gboolean chroma;
+  gboolean cosited;
+  gboolean interpolate;
+} TapAxis;
+
+/* convert.cu's chroma_frac () */
+static gfloat
+chroma_frac (gint i, gboolean cosited, gboolean interpolate)
+{
+  if (cosited)
+    return interpolate && (i & 1) ? 0.5f : 0.0f;
+  return (i & 1) ? 0.25f : 0.75f;
+}
+
+/* The LINEAR weight of source index @i for position @x, in the float
+ * operations (one fused multiply-add) the kernels used to make it with. */
+static gfloat
+tap_weight (gfloat x, gint i, gfloat fx)
+{
+  return MAX (0.0f, fmaf (-fabsf (x - (gfloat) i), fx, 1.0f));
+}
+
+/* Output index @j's unfolded taps: the first source index (before
+ * clamping), the source position and the reciprocal of the weights' sum.
+ * The position is worked out in double, operation by operation as
+ * GstVideoResampler does (volatile: no contraction), so that the first tap
+ * is the CPU path's even where the position is a whole number. */
+static void
+axis_tap (const TapAxis * a, gint j, gint32 * first, gfloat * x, gfloat * norm)
+{
+  volatile gdouble d;
+  gfloat sum = 0.0f;
+  gint l;
+
+  if (a->lq) {
+    gint pos = j * a->inc;
+
+    *first = pos >> 16;
+    *x = (gfloat) * first + (gfloat) ((pos >> 8) & 0xff) * (1.0f / 256.0f);
+    *norm = 1.0f;
+    return;
+  }
+
+  d = (0.5 + (gdouble) j) / (gdouble) a->out_size;
+  d = d * (gdouble) a->in_size;
+  d = d + (a->n_taps > 1 ? -0.5 : 0.0);
+  d = CLAMP (d, 0.0, (gdouble) (a->in_size - 1));
+  *first = (gint32) floor (d) - (a->n_taps - 1) / 2;
+  *x = (gfloat) d;
+  for (l = 0; l < a->n_taps; l++)
+    sum += tap_weight (*x, *first + l, a->fx);
+  *norm = 1.0f / sum;
+}
+
+/* Output index @j's taps folded inside the input (convert-params.h's
+ * START, W, CSTART, CW): shifted at the edges as GstVideoResampler does,
+ * the clamped taps' weights added to the edge pixel's; for 4:2:0 input the
+ * chroma samples they read, with the upsampling's weights, folded the same
+ * way. */
+static void
+fold_taps (const TapAxis * a, gint j, gint32 * start, gfloat * w,
+    gint32 * cstart, gfloat * cw)
+{
+  gint csize = (a->in_size + 1) / 2, nc = chroma_taps (a->n_taps, a->in_size);
+  gint32 first, s, cs;
+  gfloat x, norm;
+  gint l;
+
+  axis_tap (a, j, &first, &x, &norm);
+  s = CLAMP (first, 0, a->in_size - a->n_taps);
+  /* the chroma window inside the plane too: no tap of it reads past the
+   * plane's edge, so the kernels read every sample unclamped */
+  cs = CLAMP (chroma_index (s, a->cosited), 0, csize - nc);
+
+  for (l = 0; l < a->n_taps; l++)
+    w[l] = 0.0f;
+  for (l = 0; a->chroma && l < nc; l++)
+    cw[l] = 0.0f;
+
+  for (l = 0; l < a->n_taps; l++) {
+    gfloat weight = tap_weight (x, first + l, a->fx) * norm;
+    gint i = CLAMP (first + l, 0, a->in_size - 1);
+
+    w[i - s] += weight;
+    if (a->chroma) {
+      gint c = chroma_index (i, a->cosited);
+      gfloat f = chroma_frac (i, a->cosited, a->interpolate);
+      gint k0 = CLAMP (c, 0, csize - 1) - cs, k1 = CLAMP (c + 1, 0,
+          csize - 1) - cs;
+
+      cw[k0] = fmaf (weight, 1.0f - f, cw[k0]);
+      cw[k1] = fmaf (weight, f, cw[k1]);
+    }
+  }
+  *start = s;
+  *cstart = cs;
+}
+
+/* @n weights as CONVERT_FIXED_TAPS 16-bit values in 1/CONVERT_FIXED_ONE,
+ * paired into words (the first of a pair in the low half), summing to
+ * exactly CONVERT_FIXED_ONE: the rounding's remainder goes to the largest
+ * weight, so that a flat input stays flat. */
+static void
+fixed_taps (const gfloat * w, gint n, guint32 * q)
+{
+  gint v[CONVERT_FIXED_TAPS] = { 0, };
+  gint l, sum = 0, largest = 0;
+
+  for (l = 0; l < n; l++) {
+    v[l] = (gint) lrintf (w[l] * CONVERT_FIXED_ONE);
+    sum += v[l];
+    if (v[l] > v[largest])
+      largest = l;
+  }
+  v[largest] += CONVERT_FIXED_ONE - sum;
+  for (l = 0; l < CONVERT_FIXED_TAPS / 2; l++)
+    q[l] = (guint32) v[2 * l] | ((guint32) v[2 * l + 1] << 16);
+}
+
+/* Appends one axis's arrays to @table, their offsets to tab[]: @base is
+ * TAB_X_START or TAB_Y_START, the arrays following in
+ * convert-params.h's order. */
+static void
+build_axis_table (const TapAxis * a, gboolean fixed, GArray * table,
+    gint tab[TAB_N], gint base)
+{
+  gint n = a->n_taps, nc = a->chroma ? chroma_taps (n, a->in_size) : 0;
+  gint size = a->out_size, j;
+  gint32 *start, *cstart, *tap;
+  gfloat *w, *cw;
+  guint32 *q = NULL, *cq = NULL;
+  guint at;
+
+  at = table->len;
+  tab[base + TAB_X_START - TAB_X_START] = at;
+  tab[base + TAB_X_W - TAB_X_START] = at + size;
+  tab[base + TAB_X_CSTART - TAB_X_START] = at + size + size * n;
+  tab[base + TAB_X_CW - TAB_X_START] = at + 2 * size + size * n;
+  tab[base + TAB_X_TAP - TAB_X_START] = at + 2 * size + size * (n + nc);
+  g_array_set_size (table, at + 5 * size + size * (n + nc));
+  if (fixed) {
+    g_array_set_size (table, GST_ROUND_UP_4 (table->len));
+    tab[TAB_X_Q] = table->len;
+    tab[TAB_X_CQ] = table->len + size * (CONVERT_FIXED_TAPS / 2);
+    g_array_set_size (table, table->len + size * CONVERT_FIXED_TAPS);
+    q = &g_array_index (table, guint32, tab[TAB_X_Q]);
+    cq = &g_array_index (table, guint32, tab[TAB_X_CQ]);
+  }
+
+  start = (gint32 *) & g_array_index (table, guint32, at);
+  w = (gfloat *) (start + size);
+  cstart = (gint32 *) (w + size * n);
+  cw = (gfloat *) (cstart + size);
+  tap = (gint32 *) (cw + size * nc);
+
+  for (j = 0; j < size; j++) {
+    gfloat x, norm;
+
+    fold_taps (a, j, &start[j], w + j * n, &cstart[j], cw + j * nc);
+    axis_tap (a, j, &tap[3 * j], &x, &norm);
+    memcpy (&tap[3 * j + 1], &x, sizeof (x));
+    memcpy (&tap[3 * j + 2], &norm, sizeof (norm));
+    if (fixed) {
+      fixed_taps (w + j * n, n, q + j * (CONVERT_FIXED_TAPS / 2));
+      fixed_taps (cw + j * nc, nc, cq + j * (CONVERT_FIXED_TAPS / 2));
+    }
+  }
+}
+
+/* The whole table of @p's taps (convert-params.h), its offsets into
+ * p->tab[]. */
+static GArray *
+build_table (ConvertParams * p, gboolean lq, gint inc)
+{
+  GArray *table = g_array_new (FALSE, TRUE, sizeof (guint32));
+  gboolean yuv = is_yuv_format (p->in_format);
+  TapAxis x = { p->in_width, p->dest_width, p->x_taps, p->x_fx, lq, inc,
+    yuv, (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0, TRUE
+  };
+  TapAxis y = { p->in_height, p->dest_height, p->y_taps, p->y_fx, FALSE, 0,
+    yuv, (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0, FALSE
+  };
+
+  p->x_ctaps = yuv ? chroma_taps (p->x_taps, p->in_width) : 0;
+  p->y_ctaps = yuv ? chroma_taps (p->y_taps, p->in_height) : 0;
+  p->x_fixed = yuv && !p->convert_first && p->x_taps <= CONVERT_FIXED_TAPS &&
+      p->x_ctaps <= CONVERT_FIXED_TAPS;
+  p->y_padded = p->y_taps <= 8 && p->y_ctaps <= 8;
+  build_axis_table (&x, p->x_fixed, table, p->tab, TAB_X_START);
+  build_axis_table (&y, FALSE, table, p->tab, TAB_Y_START);
+
+  return table;
+}
+
+/* The first folded tap of picture index @j of one axis, from the table. */
+static gint
+table_start (const GArray * table, const ConvertParams * p, gint t, gint j)
+{
+  return (gint) g_array_index (table, guint32, p->tab[t] + j);
+}
+
+/* Appends the tiled kernel's per-block input ranges (TILE_X, TILE_Y) to
+ * @table, as convert_tile () reads them, once tile_h is chosen. */
+static void
+build_tile_table (ConvertParams * p, GArray * table)
+{
+  gboolean yuv = is_yuv_format (p->in_format);
+  gint nx = p->x_taps, ny = p->y_taps;
+  gint ncx = p->x_ctaps, ncy = p->y_ctaps;
+  gint cw = (p->in_width + 1) / 2, ch = (p->in_height + 1) / 2;
+  gint bw = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+  gint bh = (p->out_height + p->tile_h - 1) / p->tile_h;
+  gint32 *v;
+  gint b;
+
+  g_array_set_size (table, GST_ROUND_UP_4 (table->len));
+  p->tab[TAB_TILE_X] = table->len;
+  p->tab[TAB_TILE_Y] = table->len + 4 * bw;
+  g_array_set_size (table, table->len + 4 * (bw + bh));
+  v = (gint32 *) & g_array_index (table, guint32, p->tab[TAB_TILE_X]);
+  for (b = 0; b < bw; b++, v += 4) {
+    gint pc0 = MAX (b * CONVERT_TILE_W, p->dest_x);
+    gint pc1 = MIN ((b + 1) * CONVERT_TILE_W, p->dest_x + p->dest_width);
+
+    if (pc0 >= pc1)
+      continue;
+    v[0] = table_start (table, p, TAB_X_START, pc0 - p->dest_x);
+    v[1] = table_start (table, p, TAB_X_START, pc1 - 1 - p->dest_x) + nx - 1;
+    if (yuv) {
+      v[2] = table_start (table, p, TAB_X_CSTART, pc0 - p->dest_x);
+      v[3] = MIN (cw - 1, table_start (table, p, TAB_X_CSTART,
+              pc1 - 1 - p->dest_x) + ncx - 1);
+    }
+  }
+  v = (gint32 *) & g_array_index (table, guint32, p->tab[TAB_TILE_Y]);
+  for (b = 0; b < bh; b++, v += 4) {
+    gint pr0 = MAX (b * p->tile_h, p->dest_y);
+    gint pr1 = MIN ((b + 1) * p->tile_h, p->dest_y + p->dest_height);
+
+    if (pr0 >= pr1)
+      continue;
+    v[0] = table_start (table, p, TAB_Y_START, pr0 - p->dest_y);
+    v[1] = table_start (table, p, TAB_Y_START, pr1 - 1 - p->dest_y) + ny - v[0];
+    if (yuv) {
+      v[2] = table_start (table, p, TAB_Y_CSTART, pr0 - p->dest_y);
+      v[3] = MIN (ch - 1, table_start (table, p, TAB_Y_CSTART,
+              pr1 - 1 - p->dest_y) + ncy - 1) - v[2] + 1;
+    }
+  }
+}
+
 /* The input rows (luma rows for YUV) and chroma rows one tile of a block
  * row reads, at most, as convert.cu's convert_tile () finds them. */
 static void
-tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
-    gint * chroma_rows)
+tile_rows (const ConvertParams * p, const GArray * table, gint tile_h,
+    gint * rows, gint * chroma_rows)
 {
-  gboolean cosited = (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
-  gint ch = (p->in_height + 1) / 2, ncy = chroma_taps (p->y_taps);
+  gint ch = (p->in_height + 1) / 2, ncy = p->y_ctaps;
   gint oy0;
 
   *rows = 1;
@@ -228,14 +500,13 @@ tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
 
     if (pr0 >= pr1)
       continue;
-    s0 = tap_start (pr0 - p->dest_y, p->in_height, p->dest_height,
-        p->y_taps, FALSE, 0);
-    s1 = tap_start (pr1 - 1 - p->dest_y, p->in_height, p->dest_height,
-        p->y_taps, FALSE, 0);
+    s0 = table_start (table, p, TAB_Y_START, pr0 - p->dest_y);
+    s1 = table_start (table, p, TAB_Y_START, pr1 - 1 - p->dest_y);
     *rows = MAX (*rows, s1 + p->y_taps - s0);
     if (is_yuv_format (p->in_format)) {
-      gint c0 = MAX (0, chroma_index (s0, cosited));
-      gint c1 = MIN (ch - 1, MAX (0, chroma_index (s1, cosited)) + ncy - 1);
+      gint c0 = table_start (table, p, TAB_Y_CSTART, pr0 - p->dest_y);
+      gint c1 = MIN (ch - 1, table_start (table, p, TAB_Y_CSTART,
+              pr1 - 1 - p->dest_y) + ncy - 1);
 
       *chroma_rows = MAX (*chroma_rows, c1 - c0 + 1);
     }
@@ -246,10 +517,10 @@ tile_rows (const ConvertParams * p, gint tile_h, gint * rows,
  * in shared memory: the widest range of bytes a tile reads, plus the slack
  * of copying whole aligned 16-byte words. */
 static void
-tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
+tile_pitches (const ConvertParams * p, const GArray * table, gint * pitch,
+    gint * chroma_pitch)
 {
-  gboolean cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
-  gint cw = (p->in_width + 1) / 2, ncx = chroma_taps (p->x_taps);
+  gint cw = (p->in_width + 1) / 2, ncx = p->x_ctaps;
   gint bytes = 1, chroma_bytes = 1;
   gint ox0;
 
@@ -260,13 +531,12 @@ tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
 
     if (pc0 >= pc1)
       continue;
-    s0 = tap_start (pc0 - p->dest_x, p->in_width, p->dest_width, p->x_taps,
-        p->x_lq, p->x_inc);
-    s1 = tap_start (pc1 - 1 - p->dest_x, p->in_width, p->dest_width,
-        p->x_taps, p->x_lq, p->x_inc);
+    s0 = table_start (table, p, TAB_X_START, pc0 - p->dest_x);
+    s1 = table_start (table, p, TAB_X_START, pc1 - 1 - p->dest_x);
     if (is_yuv_format (p->in_format)) {
-      gint c0 = MAX (0, chroma_index (s0, cosited));
-      gint c1 = MIN (cw - 1, MAX (0, chroma_index (s1, cosited)) + ncx - 1);
+      gint c0 = table_start (table, p, TAB_X_CSTART, pc0 - p->dest_x);
+      gint c1 = MIN (cw - 1, table_start (table, p, TAB_X_CSTART,
+              pc1 - 1 - p->dest_x) + ncx - 1);
 
       bytes = MAX (bytes, s1 + p->x_taps - s0);
       chroma_bytes = MAX (chroma_bytes, (c1 - c0 + 1) *
@@ -280,6 +550,20 @@ tile_pitches (const ConvertParams * p, gint * pitch, gint * chroma_pitch)
   *chroma_pitch = GST_ROUND_UP_16 (chroma_bytes + 30);
 }
 
+/* The log2 of the power of two of 16-byte words, at least those of a row
+ * of @pitch bytes, at most the block's threads, that convert.cu's
+ * stage_tile () lays a block's threads over. */
+static gint
+stage_shift (gint pitch)
+{
+  gint shift = 0;
+
+  while ((1 << shift) < pitch / 16 &&
+      (1 << shift) < CONVERT_TILE_W * CONVERT_TILE_THREADS_Y)
+    shift++;
+  return shift;
+}
+
 /* Shared memory of one block of the tiled kernel, as convert_tile () lays
  * it out. */
 static guint64
@@ -288,13 +572,15 @@ tile_shared_bytes (const ConvertParams * p)
   gboolean yuv = is_yuv_format (p->in_format);
   gboolean yuv_out = is_yuv_format (p->out_format);
   guint64 tw = CONVERT_TILE_W, th = p->tile_h;
-  guint64 ncx = yuv ? chroma_taps (p->x_taps) : 0;
-  guint64 ncy = yuv ? chroma_taps (p->y_taps) : 0;
+  guint64 ncx = p->x_ctaps, ncy = p->y_ctaps;
+  guint64 pad = p->y_padded ? 8 : 0;
   guint64 floats, bytes;
 
-  floats = 2 * tw + (p->x_taps + ncx) * tw + 2 * th + th * (p->y_taps + ncy);
+  floats = 2 * tw + (p->x_taps + ncx) * tw + 2 * th;
+  floats += th * (p->y_padded ? 16 : p->y_taps + ncy);
   floats += tw * (yuv && !p->convert_first ?
       p->tile_rows + 2 * p->tile_chroma_rows : 3 * p->tile_rows);
+  floats += 3 * tw * pad;
   if (yuv_out)
     floats += 3 * tw * th;
   bytes = GST_ROUND_UP_4 (floats) * sizeof (gfloat) +
@@ -304,6 +590,9 @@ tile_shared_bytes (const ConvertParams * p)
         (p->in_format == CONVERT_FORMAT_I420 ? 2 : 1);
   if (yuv && p->convert_first)
     bytes += (guint64) p->tile_rows * p->tile_pitch * 4;
+  /* the fixed-point pass reads whole words up to 20 bytes past a row's
+   * taps (their weights 0) */
+  bytes += 32;
 
   return bytes;
 }
@@ -336,6 +625,112 @@ out_kind (gint format)
     default:
       return OUT_KIND_PACKED;
   }
+}
+
+static void
+tap_table_free (TapTable * t)
+{
+  g_free (t->values);
+  g_free (t);
+}
+
+/* Frees @arena's device memory (waiting for the device: every kernel that
+ * may read it). The context is pushed. */
+static void
+tap_arena_free (TapArena * arena)
+{
+  if (arena->base)
+    gst_cuda_result (CuMemFree (arena->base));
+  g_ptr_array_unref (arena->tables);
+  g_free (arena);
+}
+
+/* Puts @table in the current arena, or finds it there, and points *taps
+ * at it; a full arena is retired (freed with its last plan) for a new
+ * one. */
+static gboolean
+place_table (GstCudaCacheKernels * kernels, GArray * table,
+    TapArena ** arena, unsigned long long *taps)
+{
+  gsize bytes = table->len * sizeof (guint32);
+  TapArena *a = kernels->arena;
+  TapTable *t = NULL;
+  CUDA_MEMCPY2D copy = { 0, };
+  gboolean ok = TRUE;
+  guint i;
+
+  for (i = 0; a && i < a->tables->len; i++) {
+    TapTable *e = g_ptr_array_index (a->tables, i);
+
+    if (e->n_values == table->len &&
+        memcmp (e->values, table->data, bytes) == 0) {
+      t = e;
+      break;
+    }
+  }
+
+  if (!t) {
+    if (!gst_cuda_context_push (kernels->context)) {
+      GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
+      return FALSE;
+    }
+    if (a && a->used + bytes > a->size) {
+      /* retired: freed with its last plan */
+      a->retired = TRUE;
+      if (a->plans == 0)
+        tap_arena_free (a);
+      a = kernels->arena = NULL;
+    }
+    if (!a) {
+      a = g_new0 (TapArena, 1);
+      a->size = MAX (TAP_ARENA_MIN_BYTES, GST_ROUND_UP_N (2 * bytes, 4096));
+      a->tables = g_ptr_array_new_with_free_func ((GDestroyNotify)
+          tap_table_free);
+      ok = gst_cuda_result (CuMemAlloc (&a->base, a->size));
+      if (!ok) {
+        GST_ERROR_OBJECT (kernels->context, "could not allocate %"
+            G_GSIZE_FORMAT " bytes of device memory for the taps' tables",
+            a->size);
+        a->base = 0;
+        tap_arena_free (a);
+        a = NULL;
+      }
+      kernels->arena = a;
+    }
+    if (ok) {
+      t = g_new0 (TapTable, 1);
+      t->values = g_memdup2 (table->data, bytes);
+      t->n_values = table->len;
+      t->offset = a->used;
+      /* a synchronous copy into bytes no kernel reads yet */
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = t->values;
+      copy.srcPitch = bytes;
+      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.dstDevice = a->base + t->offset;
+      copy.dstPitch = bytes;
+      copy.WidthInBytes = bytes;
+      copy.Height = 1;
+      ok = gst_cuda_result (CuMemcpy2D (&copy));
+      if (ok) {
+        a->used += GST_ROUND_UP_16 (bytes);
+        g_ptr_array_add (a->tables, t);
+      } else {
+        GST_ERROR_OBJECT (kernels->context, "could not copy the taps' "
+            "table to the device");
+        tap_table_free (t);
+      }
+    }
+    gst_cuda_context_pop (NULL);
+    if (!ok)
+      return FALSE;
+  }
+
+  a->plans++;
+  *arena = a;
+  *taps = a->base + t->offset;
+
+  return TRUE;
 }
 
 #endif /* HAVE_CUDA_KERNELS */
@@ -479,12 +874,15 @@ gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
   if (!kernels)
     return;
 
+  /* its plans are freed before it: the current arena has none left */
   if (gst_cuda_context_push (kernels->context)) {
+    if (kernels->arena)
+      tap_arena_free (kernels->arena);
     gst_cuda_result (CuModuleUnload (kernels->module));
     gst_cuda_context_pop (NULL);
   } else {
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context: "
-        "leaking the kernels' module");
+        "leaking the kernels' module and tables");
   }
   gst_object_unref (kernels->context);
   g_free (kernels);
@@ -498,7 +896,9 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelPlan *plan;
   ConvertParams p = { 0, };
-  gint out, cpu_out, max_tile_h;
+  gint out, cpu_out, max_tile_h, inc = 0;
+  gboolean lq = FALSE;
+  GArray *table;
   guint i;
 
   g_return_val_if_fail (kernels != NULL, NULL);
@@ -542,9 +942,17 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       in_kind (p.in_format) == IN_KIND_RGB4)
     packed_layout (p.in_format, &p.in_r, &p.in_g, &p.in_b, &p.in_pixel_bytes);
   out = out_kind (p.out_format);
-  if (out == OUT_KIND_PACKED)
+  if (out == OUT_KIND_PACKED) {
+    gint sel[4];
+
     packed_layout (p.out_format, &p.out_r, &p.out_g, &p.out_b,
         &p.out_pixel_bytes);
+    sel[p.out_r] = 0;
+    sel[p.out_g] = 1;
+    sel[p.out_b] = 2;
+    sel[p.out_pixel_bytes == 4 ? 6 - p.out_r - p.out_g - p.out_b : 3] = 3;
+    p.out_perm = sel[0] | (sel[1] << 4) | (sel[2] << 8) | (sel[3] << 12);
+  }
   p.in_width = params->in_width;
   p.in_height = params->in_height;
   p.out_width = params->out_width;
@@ -576,8 +984,8 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   if (p.x_taps == 2 && p.in_width != p.dest_width &&
       !(p.in_format == cpu_out && (cpu_out == CONVERT_FORMAT_RGB ||
               cpu_out == CONVERT_FORMAT_BGR))) {
-    p.x_lq = 1;
-    p.x_inc = p.dest_width == 1 ? 0 :
+    lq = TRUE;
+    inc = p.dest_width == 1 ? 0 :
         ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;
     p.x_fx = 1.0f;
   }
@@ -593,6 +1001,8 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
       CONVERT_CHROMA_V_COSITED : 0);
 
+  table = build_table (&p, lq, inc);
+
   plan = g_new0 (GstCudaCacheKernelPlan, 1);
   plan->kernels = kernels;
   plan->in_kind = in_kind (p.in_format);
@@ -602,13 +1012,16 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
    * of input rows per output row). Tiles of 8 rows where 16 would make too
    * few blocks to keep every SM busy (an H100 holds about 1,600 of them at
    * once; 1080p to 640x640 made 800, its SMs a third occupied). */
-  tile_pitches (&p, &p.tile_pitch, &p.tile_chroma_pitch);
-  max_tile_h = (guint64) ((p.out_width + CONVERT_TILE_W - 1) /
-      CONVERT_TILE_W) * ((p.out_height + 15) / 16) < MIN_TILED_BLOCKS ? 8 : 16;
+  tile_pitches (&p, table, &p.tile_pitch, &p.tile_chroma_pitch);
+  for (max_tile_h = MAX_TILE_H; max_tile_h > 8; max_tile_h /= 2) {
+    if ((guint64) ((p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W) *
+        ((p.out_height + max_tile_h - 1) / max_tile_h) >= MIN_TILED_BLOCKS)
+      break;
+  }
   for (p.tile_h = max_tile_h; p.tile_h >= 2; p.tile_h /= 2) {
     guint64 bytes;
 
-    tile_rows (&p, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
+    tile_rows (&p, table, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
     bytes = tile_shared_bytes (&p);
     if (bytes <= MAX_SHARED_BYTES) {
       plan->shared_bytes = bytes;
@@ -617,6 +1030,9 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   }
 
   if (p.tile_h >= 2) {
+    p.stage_shift = stage_shift (p.tile_pitch);
+    p.stage_chroma_shift = stage_shift (p.tile_chroma_pitch);
+    build_tile_table (&p, table);
     plan->function = kernels->tile[plan->in_kind][out];
     plan->block_w = CONVERT_TILE_W;
     plan->block_h = CONVERT_TILE_THREADS_Y;
@@ -638,6 +1054,12 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->grid_h = p.out_height;
     }
   }
+  if (!place_table (kernels, table, &plan->arena, &p.taps)) {
+    g_array_unref (table);
+    g_free (plan);
+    return NULL;
+  }
+  g_array_unref (table);
   plan->params = p;
 
   GST_DEBUG ("%dx%d %s to %dx%d %s, picture at %d,%d %dx%d, %dx%d taps: "
@@ -710,5 +1132,24 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 void
 gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
 {
+#ifdef HAVE_CUDA_KERNELS
+  TapArena *arena;
+
+  if (!plan)
+    return;
+
+  arena = plan->arena;
+  arena->plans--;
+  if (arena->retired && arena->plans == 0) {
+    if (gst_cuda_context_push (plan->kernels->context)) {
+      tap_arena_free (arena);
+      gst_cuda_context_pop (NULL);
+    } else {
+      GST_ERROR_OBJECT (plan->kernels->context, "could not push the CUDA "
+          "context: leaking %" G_GSIZE_FORMAT " bytes of taps' tables",
+          arena->size);
+    }
+  }
+#endif
   g_free (plan);
 }

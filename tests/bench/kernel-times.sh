@@ -50,6 +50,9 @@ tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1"
 time_one "1080p NV12 -> 640x640 RGBA" \
   $src ! video/x-raw,format=NV12,width=1920,height=1080 ! $up ! \
   cudacacheconvert ! "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640" ! fakesink
+time_one "1080p NV12 -> 640x640 RGBA letterbox" \
+  $src ! video/x-raw,format=NV12,width=1920,height=1080 ! $up ! \
+  cudacacheconvert letterbox=true ! "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1" ! fakesink
 time_one "1080p NV12 -> 640x640 float32 NCHW letterbox" \
   $src ! video/x-raw,format=NV12,width=1920,height=1080 ! $up ! \
   cudacacheconvert letterbox=true fill-value=114 scale=0.00392156862745098 ! \

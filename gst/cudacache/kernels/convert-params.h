@@ -45,7 +45,54 @@ enum
 /* The tiled kernels: a block of CONVERT_TILE_THREADS_Y rows of
  * CONVERT_TILE_W threads makes CONVERT_TILE_W x tile_h output pixels. */
 #define CONVERT_TILE_W 32
-#define CONVERT_TILE_THREADS_Y 4
+#define CONVERT_TILE_THREADS_Y 8
+
+/* The taps of both axes, worked out once per plan on the host (FP64 where
+ * GstVideoResampler uses it) into one table of 4-byte values in device
+ * memory; ConvertParams.tab[] holds each array's offset in it, in values.
+ * Per output index j of the picture (0 <= j < dest_width or dest_height):
+ *
+ * - START: the first input index of the folded taps (int), shifted inside
+ *   the input as GstVideoResampler does; the taps clamped at the edges
+ *   have their weights added to the edge pixel's.
+ * - W: x_taps (y_taps) folded weights, normalised (float), at j * n + l.
+ * - CSTART, CW: for 4:2:0 input, the chroma samples those taps read with
+ *   the chroma upsampling's weights folded in: x_ctaps (y_ctaps) of them,
+ *   all inside the chroma plane.
+ * - TAP: the unfolded taps' first index (int, before clamping), position
+ *   (float) and the reciprocal of their weights' sum (float), at 3 * j.
+ * - Q, CQ (x only, where x_fixed): W and CW in 1/32768 as 16-bit pairs,
+ *   CONVERT_FIXED_TAPS / 2 words per j, zero past the last tap; they sum
+ *   to exactly 32768. 16-byte aligned.
+ *
+ * And per block of the tiled kernels (16-byte aligned, 4 ints each):
+ * - TILE_X, per block column: the first and last luma column (pixel) its
+ *   taps read, the first and last chroma sample (4:2:0 input).
+ * - TILE_Y, per block row: the first input row (luma row) its taps read,
+ *   how many, the first chroma row, how many. */
+enum
+{
+  TAB_X_START,
+  TAB_X_W,
+  TAB_X_CSTART,
+  TAB_X_CW,
+  TAB_X_TAP,
+  TAB_X_Q,
+  TAB_X_CQ,
+  TAB_Y_START,
+  TAB_Y_W,
+  TAB_Y_CSTART,
+  TAB_Y_CW,
+  TAB_Y_TAP,
+  TAB_TILE_X,
+  TAB_TILE_Y,
+  TAB_N
+};
+
+/* the fixed-point horizontal pass: at most this many taps of luma and of
+ * chroma per output column */
+#define CONVERT_FIXED_TAPS 8
+#define CONVERT_FIXED_ONE 32768
 
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */
@@ -53,6 +100,7 @@ typedef struct
 {
   unsigned long long in_data[3];        /* device pointers, per plane */
   unsigned long long out_data[3];
+  unsigned long long taps;      /* device pointer to the taps' table */
 
   int in_format;                /* CONVERT_FORMAT_*, not TENSOR */
   int in_width;
@@ -74,6 +122,9 @@ typedef struct
   int out_g;
   int out_b;
   int out_pixel_bytes;          /* packed RGB output: 3 or 4 */
+  /* packed RGB output: the __byte_perm () selector that takes R, G, B, 255
+   * (bytes 0 to 3) to the format's byte order */
+  int out_perm;
   int out_aligned;              /* packed 4-byte output: rows 4-byte aligned */
 
   int dest_x;
@@ -82,15 +133,21 @@ typedef struct
   int dest_height;
 
   /* scaling, per axis, as the host works it out from the sizes:
-   * n_taps (clamped to the input size) and the filter's fx */
+   * n_taps (clamped to the input size) and the filter's fx; the taps
+   * themselves are in the table at taps, each array at tab[TAB_*] */
   int x_taps;
   int y_taps;
-  /* x_lq: GstVideoScaler scales horizontally with its 2-tap fixed-point
-   * path (8-bit pixels, 2 taps, sizes differ): the source position of
-   * output x is x * x_inc in 1/65536 of an input pixel (corners aligned),
-   * weights in 1/256 */
-  int x_lq;
-  int x_inc;
+  /* 4:2:0 input: the chroma samples (CW) per output index, else 0 */
+  int x_ctaps;
+  int y_ctaps;
+  int tab[TAB_N];
+  /* 4:2:0 input filtered as Y, U, V with at most CONVERT_FIXED_TAPS taps
+   * per column: the horizontal pass takes the fixed-point weights Q, CQ */
+  int x_fixed;
+  /* at most 8 taps per output row, of luma and of chroma: the tiled
+   * kernels keep 8 (zero-padded) weights per row and 8 zeroed rows after
+   * the filtered ones, and sum 8 taps unrolled */
+  int y_padded;
 
   /* the tiled kernels: output rows per block, the most input rows (luma
    * rows for YUV) and chroma rows one block reads, and the bytes of one
@@ -100,6 +157,11 @@ typedef struct
   int tile_chroma_rows;
   int tile_pitch;
   int tile_chroma_pitch;
+  /* log2 of the 16-byte words of a staged row (luma, chroma) that a
+   * block's threads are laid over: a power of two, at least the words of
+   * tile_pitch (tile_chroma_pitch), at most the block's threads */
+  int stage_shift;
+  int stage_chroma_shift;
 
   int dtype;                    /* CONVERT_DTYPE_* */
   int layout;                   /* CONVERT_LAYOUT_* */
@@ -108,7 +170,6 @@ typedef struct
   /* YUV input to RGB: convert each input pixel to 8-bit RGB (clamped)
    * before scaling, as GstVideoConverter does when the picture grows */
   int convert_first;
-  int reserved;
 
   float x_fx;
   float y_fx;
@@ -120,8 +181,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 352
-#define CONVERT_PARAMS_IN_FORMAT_OFFSET 48
-#define CONVERT_PARAMS_X_FX_OFFSET 212
+#define CONVERT_PARAMS_SIZE 432
+#define CONVERT_PARAMS_IN_FORMAT_OFFSET 56
+#define CONVERT_PARAMS_X_FX_OFFSET 292
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

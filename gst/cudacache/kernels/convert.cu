@@ -31,6 +31,7 @@ static_assert (offsetof (ConvertParams, in_format) ==
     CONVERT_PARAMS_IN_FORMAT_OFFSET, "ConvertParams layout");
 static_assert (offsetof (ConvertParams, x_fx) == CONVERT_PARAMS_X_FX_OFFSET,
     "ConvertParams layout");
+static_assert (CONVERT_FIXED_TAPS == 8, "fixed_sum () takes 8 taps");
 
 /* input kinds: the tiled kernels are built once per kind */
 enum
@@ -71,47 +72,38 @@ tap_weight (float x, int i, float fx)
   return fmaxf (0.0f, 1.0f - fabsf (x - (float) i) * fx);
 }
 
-/* Once per output row or column of a block (or pixel, generic kernels):
- * the position is worked out in double, operation by operation as
- * GstVideoResampler does, so that the first tap is the same as the CPU
- * path's even where the position is a whole number. The taps themselves
- * are FP32. With @lq, GstVideoScaler's 2-tap horizontal path instead:
- * position j * inc in 1/65536 of a pixel, weights in 1/256. */
-__device__ static Tap
-axis_tap (int j, int in_size, int out_size, int n_taps, float fx, bool lq,
-    int inc)
+/* The taps' table (convert-params.h): array @t's values. */
+__device__ static __forceinline__ const int *
+tab_int (const ConvertParams & p, int t)
 {
-  Tap t;
-  double x;
-  float sum = 0.0f;
-  int l;
+  return (const int *) p.taps + p.tab[t];
+}
 
-  if (lq) {
-    int pos = j * inc;
+__device__ static __forceinline__ const float *
+tab_float (const ConvertParams & p, int t)
+{
+  return (const float *) p.taps + p.tab[t];
+}
 
-    t.first = pos >> 16;
-    t.x = (float) t.first + (float) ((pos >> 8) & 0xff) * (1.0f / 256.0f);
-    t.norm = 1.0f;
-    return t;
-  }
+/* Picture index @j's unfolded taps along one axis (TAB_X_TAP or
+ * TAB_Y_TAP). */
+__device__ static __forceinline__ Tap
+load_tap (const ConvertParams & p, int t, int j)
+{
+  const int *e = tab_int (p, t) + 3 * j;
+  Tap r;
 
-  x = __dadd_rn (__dmul_rn (__ddiv_rn (0.5 + (double) j, (double) out_size),
-          (double) in_size), n_taps > 1 ? -0.5 : 0.0);
-  x = fmin (fmax (x, 0.0), (double) (in_size - 1));
-
-  t.first = (int) floor (x) - (n_taps - 1) / 2;
-  t.x = (float) x;
-  for (l = 0; l < n_taps; l++)
-    sum += tap_weight (t.x, t.first + l, fx);
-  t.norm = 1.0f / sum;
-
-  return t;
+  r.first = __ldg (e);
+  r.x = __int_as_float (__ldg (e + 1));
+  r.norm = __int_as_float (__ldg (e + 2));
+  return r;
 }
 
 __device__ static __forceinline__ unsigned int
 to_u8 (float v)
 {
-  return (unsigned int) fminf (fmaxf (roundf (v), 0.0f), 255.0f);
+  /* rounded half up, clamped: GstVideoConverter's integer rounding */
+  return (unsigned int) min (max (__float2int_rd (v + 0.5f), 0), 255);
 }
 
 __device__ static __forceinline__ float3
@@ -227,14 +219,12 @@ store_packed (const ConvertParams & p, int x, int y, float3 c)
 {
   unsigned char *row = (unsigned char *) p.out_data[0] +
       (long long) y * p.out_stride[0];
-  unsigned int r = to_u8 (c.x), g = to_u8 (c.y), b = to_u8 (c.z);
+  /* R, G, B, 255 in memory order, then the format's order in one byte
+   * permutation (the fourth byte, alpha or padding, is 255) */
+  unsigned int v = __byte_perm (to_u8 (c.x) | (to_u8 (c.y) << 8) |
+      (to_u8 (c.z) << 16) | 0xff000000u, 0, p.out_perm);
 
   if (p.out_pixel_bytes == 4) {
-    /* the fourth byte (alpha or padding) is 255 */
-    int a = 6 - p.out_r - p.out_g - p.out_b;
-    unsigned int v = (r << (8 * p.out_r)) | (g << (8 * p.out_g)) |
-        (b << (8 * p.out_b)) | (255u << (8 * a));
-
     if (p.out_aligned) {
       ((unsigned int *) row)[x] = v;
     } else {
@@ -245,9 +235,9 @@ store_packed (const ConvertParams & p, int x, int y, float3 c)
     }
   } else {
     row += 3 * x;
-    row[p.out_r] = r;
-    row[p.out_g] = g;
-    row[p.out_b] = b;
+    row[0] = v & 0xff;
+    row[1] = (v >> 8) & 0xff;
+    row[2] = (v >> 16) & 0xff;
   }
 }
 
@@ -397,10 +387,8 @@ sample_generic (const ConvertParams & p, int x, int y)
   if (!in_picture_x (p, x) || !in_picture_y (p, y))
     return make_float3 (p.fill[0], p.fill[1], p.fill[2]);
 
-  tx = axis_tap (x - p.dest_x, p.in_width, p.dest_width, p.x_taps, p.x_fx,
-      p.x_lq, p.x_inc);
-  ty = axis_tap (y - p.dest_y, p.in_height, p.dest_height, p.y_taps,
-      p.y_fx, false, 0);
+  tx = load_tap (p, TAB_X_TAP, x - p.dest_x);
+  ty = load_tap (p, TAB_Y_TAP, y - p.dest_y);
 
   for (i = threadIdx.x; i < n; i += GENERIC_THREADS) {
     int l = i / p.x_taps, m = i % p.x_taps;
@@ -479,80 +467,88 @@ convert_generic (const ConvertParams & p)
 
 /* ---- tiled kernels ------------------------------------------------------ */
 
-/* The chroma taps one row or column of 4:2:0 input folds its n_taps luma
- * taps into. */
-__device__ static __forceinline__ int
-chroma_taps (int n_taps)
-{
-  return n_taps / 2 + 3;
-}
-
-/* One tile row's or column's taps along one axis, folded: they start at
- * *start, all inside the input (shifted at the edges, as GstVideoResampler
- * does, the clamped taps' weights added to the edge pixel's), and their
- * normalised weights go to w[l * w_stride]. For 4:2:0 input, the chroma
- * rows or columns they read, with the chroma upsampling's weights, are
- * folded the same way from *cstart into cw[k * w_stride]. */
+/* Picture index @j's folded taps along one axis (@t: TAB_X_START or
+ * TAB_Y_START), from the table: the first input index to *start, the
+ * normalised weights to w[l * w_stride]; for 4:2:0 input the chroma
+ * samples' likewise to *cstart and cw[k * w_stride]. */
 __device__ static void
-fold_taps (int j, int in_size, int out_size, int n_taps, float fx, bool lq,
-    int inc, bool chroma, bool cosited, bool interpolate, int *start,
-    float *w, int *cstart, float *cw, int w_stride)
+load_taps (const ConvertParams & p, int t, int j, int n, int nc,
+    int *start, float *w, int *cstart, float *cw, int w_stride)
 {
-  Tap t = axis_tap (j, in_size, out_size, n_taps, fx, lq, inc);
-  int s = clamp_int (t.first, 0, in_size - n_taps);
-  int csize = (in_size + 1) >> 1;
-  int cs = max (0, chroma_index (s, cosited));
+  const float *tw = tab_float (p, t + TAB_X_W - TAB_X_START) + j * n;
+  const float *tcw = tab_float (p, t + TAB_X_CW - TAB_X_START) + j * nc;
   int l;
 
-  for (l = 0; l < n_taps; l++)
-    w[l * w_stride] = 0.0f;
-  if (chroma) {
-    for (l = 0; l < chroma_taps (n_taps); l++)
-      cw[l * w_stride] = 0.0f;
+  *start = __ldg (tab_int (p, t) + j);
+  for (l = 0; l < n; l++)
+    w[l * w_stride] = __ldg (tw + l);
+  if (nc > 0) {
+    *cstart = __ldg (tab_int (p, t + TAB_X_CSTART - TAB_X_START) + j);
+    for (l = 0; l < nc; l++)
+      cw[l * w_stride] = __ldg (tcw + l);
   }
+}
 
-  for (l = 0; l < n_taps; l++) {
-    float weight = tap_weight (t.x, t.first + l, fx) * t.norm;
-    int i = clamp_int (t.first + l, 0, in_size - 1);
+/* The fixed-point horizontal pass: the weighted sum of the
+ * CONVERT_FIXED_TAPS bytes at @off of @raw (16-byte aligned, in shared
+ * memory) with the 16-bit
+ * weights @q (1/CONVERT_FIXED_ONE, paired), exact in integers and in the
+ * float it returns. Reads the aligned words around them: up to 11 bytes
+ * past the taps. */
+__device__ static __forceinline__ float
+fixed_sum (const unsigned char *raw, int off, const unsigned int *q)
+{
+  const unsigned int *w = (const unsigned int *) (raw + (off & ~3));
+  unsigned int sh = (off & 3) * 8;
+  unsigned int b0 = __funnelshift_r (w[0], w[1], sh);
+  unsigned int b1 = __funnelshift_r (w[1], w[2], sh);
+  unsigned int acc = __dp2a_lo (q[0], b0, 0u);
 
-    w[(i - s) * w_stride] += weight;
-    if (chroma) {
-      int c = chroma_index (i, cosited);
-      float f = chroma_frac (i, cosited, interpolate);
+  acc = __dp2a_hi (q[1], b0, acc);
+  acc = __dp2a_lo (q[2], b1, acc);
+  acc = __dp2a_hi (q[3], b1, acc);
+  return (float) acc * (1.0f / CONVERT_FIXED_ONE);
+}
 
-      cw[(clamp_int (c, 0, csize - 1) - cs) * w_stride] +=
-          weight * (1.0f - f);
-      cw[(clamp_int (c + 1, 0, csize - 1) - cs) * w_stride] += weight * f;
-    }
-  }
-  *start = s;
-  *cstart = cs;
+/* fixed_sum () of NV12's interleaved chroma: U and V of the
+ * CONVERT_FIXED_TAPS samples at @off of @raw (an even byte). Reads up
+ * to 19 bytes past them. */
+__device__ static __forceinline__ float2
+fixed_sum_uv (const unsigned char *raw, int off, const unsigned int *q)
+{
+  const unsigned int *w = (const unsigned int *) (raw + (off & ~3));
+  unsigned int sh = (off & 3) * 8;
+  unsigned int w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4];
+  unsigned int a0 = __funnelshift_r (w0, w1, sh);
+  unsigned int a1 = __funnelshift_r (w1, w2, sh);
+  unsigned int a2 = __funnelshift_r (w2, w3, sh);
+  unsigned int a3 = __funnelshift_r (w3, w4, sh);
+  /* UVUV UVUV -> UUUU, VVVV */
+  unsigned int u0 = __byte_perm (a0, a1, 0x6420);
+  unsigned int v0 = __byte_perm (a0, a1, 0x7531);
+  unsigned int u1 = __byte_perm (a2, a3, 0x6420);
+  unsigned int v1 = __byte_perm (a2, a3, 0x7531);
+  unsigned int u = __dp2a_lo (q[0], u0, 0u);
+  unsigned int v = __dp2a_lo (q[0], v0, 0u);
+
+  u = __dp2a_hi (q[1], u0, u);
+  v = __dp2a_hi (q[1], v0, v);
+  u = __dp2a_lo (q[2], u1, u);
+  v = __dp2a_lo (q[2], v1, v);
+  u = __dp2a_hi (q[3], u1, u);
+  v = __dp2a_hi (q[3], v1, v);
+  return make_float2 ((float) u * (1.0f / CONVERT_FIXED_ONE),
+      (float) v * (1.0f / CONVERT_FIXED_ONE));
 }
 
 /* Copies bytes [b0, b1) of @n rows of a plane from row @y0 into shared
- * memory at @dst, @pitch bytes a row. Aligned 16-byte words where the
- * planes allow (reading at most 15 bytes either side, inside the row's
- * stride), bytes otherwise; every load of the block in flight at once.
- * Returns the byte of the row that the copy starts at. */
+ * memory at @dst, @pitch bytes a row, a byte at a time (rows not 16-byte
+ * aligned). Returns the byte of the row that the copy starts at. */
 __device__ static int
-stage_rows (const ConvertParams & p, int plane, int y0, int n, int b0,
+stage_rows_bytes (const ConvertParams & p, int plane, int y0, int n, int b0,
     int b1, unsigned char *dst, int pitch)
 {
   int r, i;
-
-  if (p.in_aligned) {
-    int w0 = b0 >> 4, nw = ((b1 + 15) >> 4) - w0;
-
-#pragma unroll 2
-    for (r = threadIdx.y; r < n; r += CONVERT_TILE_THREADS_Y) {
-      const uint4 *src = (const uint4 *) in_row (p, plane, y0 + r) + w0;
-      uint4 *d = (uint4 *) (dst + r * pitch);
-
-      for (i = threadIdx.x; i < nw; i += CONVERT_TILE_W)
-        d[i] = __ldg (src + i);
-    }
-    return w0 << 4;
-  }
 
   for (r = threadIdx.y; r < n; r += CONVERT_TILE_THREADS_Y) {
     const unsigned char *src = in_row (p, plane, y0 + r) + b0;
@@ -561,6 +557,166 @@ stage_rows (const ConvertParams & p, int plane, int y0, int n, int b0,
       dst[r * pitch + i] = __ldg (src + i);
   }
   return b0;
+}
+
+#define TILE_THREADS (CONVERT_TILE_W * CONVERT_TILE_THREADS_Y)
+
+/* blocks of the tiled kernels an SM should hold at once: registers
+ * enough for 8 (64 a thread) */
+#define TILE_MIN_BLOCKS (1024 / TILE_THREADS)
+
+/* One plane's 16-byte words for stage_tile (): @n rows of @nw words from
+ * @src (@stride_w words a row) to @dst (@pitch_w words a row). This
+ * thread's share (a column, every rstep-th row) is worked out once; its
+ * first B rows are loaded into @v by load and stored by store, so that the
+ * caller has every plane's loads in flight before it stores any. */
+template < int B > struct StagePlane
+{
+  const uint4 *src;
+  uint4 *dst;
+  int stride_w;
+  int pitch_w;
+  int n;
+  int nw;
+  int r0;
+  int rstep;
+  bool wide;
+  uint4 v[B];
+
+  /* @shift: log2 of the words of a row that the block's threads are laid
+   * over (the host's power of two of at least the widest tile's row, at
+   * most TILE_THREADS) */
+  __device__ __forceinline__ void
+  init (const unsigned char *data, int stride, int y0, int w0, int rows,
+      int words, unsigned char *to, int pitch, int shift, int tid)
+  {
+    int col = tid & ((1 << shift) - 1);
+
+    n = rows;
+    nw = words;
+    stride_w = stride >> 4;
+    pitch_w = pitch >> 4;
+    if (nw > (1 << shift)) {
+      /* rows wider than the block: rest () copies them */
+      wide = true;
+      r0 = 0;
+      rstep = 1;
+      src = (const uint4 *) (data + (long long) y0 * stride) + w0;
+      dst = (uint4 *) to;
+      return;
+    }
+    wide = false;
+    rstep = TILE_THREADS >> shift;
+    r0 = col < nw ? tid >> shift : n;   /* past the row: idle */
+    src = (const uint4 *) (data + (long long) (y0 + r0) * stride) + w0 + col;
+    dst = (uint4 *) to + r0 * pitch_w + col;
+  }
+
+  __device__ __forceinline__ void
+  load ()
+  {
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+      if (!wide && r0 + k * rstep < n)
+        v[k] = __ldg (src + (long long) k * rstep * stride_w);
+    }
+  }
+
+  __device__ __forceinline__ void
+  store ()
+  {
+#pragma unroll
+    for (int k = 0; k < B; k++) {
+      if (!wide && r0 + k * rstep < n)
+        dst[k * rstep * pitch_w] = v[k];
+    }
+  }
+
+  /* the rows after the first B, and rows wider than the block */
+  __device__ __forceinline__ void
+  rest (int tid)
+  {
+    int r, i;
+
+    if (wide) {
+      for (r = 0; r < n; r++) {
+        for (i = tid; i < nw; i += TILE_THREADS)
+          dst[r * pitch_w + i] = __ldg (src + (long long) r * stride_w + i);
+      }
+      return;
+    }
+    for (r = r0 + B * rstep; r < n; r += rstep)
+      dst[(r - r0) * pitch_w] = __ldg (src + (long long) (r - r0) * stride_w);
+  }
+};
+
+/* Copies a tile's input into shared memory: @n rows from row @y0 of plane
+ * 0, bytes [b0, b1), to @dst (tile_pitch bytes a row); for 4:2:0 input
+ * @cn rows from chroma row @cy0, bytes [cb0, cb1), of plane 1 to @dst_u
+ * and, for I420, of plane 2 to @dst_v (tile_chroma_pitch bytes a row).
+ * With aligned planes, whole 16-byte words (reading at most 15 bytes
+ * either side, inside the rows' stride), every plane's loads in flight
+ * before any store, so that a block waits for memory about once. *base
+ * and *cbase: the byte of a row that the copies start at. */
+template < int IN > __device__ static void
+stage_tile (const ConvertParams & p, int y0, int n, int b0, int b1,
+    unsigned char *dst, int cy0, int cn, int cb0, int cb1,
+    unsigned char *dst_u, unsigned char *dst_v, int *base, int *cbase)
+{
+  const bool yuv = IN == IN_NV12 || IN == IN_I420;
+  int tid = threadIdx.y * CONVERT_TILE_W + threadIdx.x;
+  int w0, cw0;
+  StagePlane < 4 > y;
+  StagePlane < 2 > u, v;
+
+  if (!p.in_aligned) {
+    *base = stage_rows_bytes (p, 0, y0, n, b0, b1, dst, p.tile_pitch);
+    if (dst_u)
+      *cbase = stage_rows_bytes (p, 1, cy0, cn, cb0, cb1, dst_u,
+          p.tile_chroma_pitch);
+    if (dst_v)
+      stage_rows_bytes (p, 2, cy0, cn, cb0, cb1, dst_v, p.tile_chroma_pitch);
+    return;
+  }
+
+  w0 = b0 >> 4;
+  cw0 = cb0 >> 4;
+  *base = w0 << 4;
+  *cbase = cw0 << 4;
+  y.init ((const unsigned char *) p.in_data[0], p.in_stride[0], y0, w0, n,
+      ((b1 + 15) >> 4) - w0, dst, p.tile_pitch, p.stage_shift, tid);
+  if (yuv)
+    u.init ((const unsigned char *) p.in_data[1], p.in_stride[1], cy0, cw0,
+        cn, ((cb1 + 15) >> 4) - cw0, dst_u, p.tile_chroma_pitch,
+        p.stage_chroma_shift, tid);
+  if (IN == IN_I420)
+    v.init ((const unsigned char *) p.in_data[2], p.in_stride[2], cy0, cw0,
+        cn, ((cb1 + 15) >> 4) - cw0, dst_v, p.tile_chroma_pitch,
+        p.stage_chroma_shift, tid);
+  y.load ();
+  if (yuv)
+    u.load ();
+  if (IN == IN_I420)
+    v.load ();
+  y.store ();
+  if (yuv)
+    u.store ();
+  if (IN == IN_I420)
+    v.store ();
+  y.rest (tid);
+  if (yuv)
+    u.rest (tid);
+  if (IN == IN_I420)
+    v.rest (tid);
+}
+
+/* The vertical sum of 8 taps: weights @a, @b, values @h[m * @pitch]. */
+__device__ static __forceinline__ float
+vsum8 (float4 a, float4 b, const float *h, int pitch)
+{
+  return a.x * h[0] + a.y * h[pitch] + a.z * h[2 * pitch] +
+      a.w * h[3 * pitch] + b.x * h[4 * pitch] + b.y * h[5 * pitch] +
+      b.z * h[6 * pitch] + b.w * h[7 * pitch];
 }
 
 template < int IN, int OUT > __device__ static void
@@ -576,7 +732,7 @@ convert_tile (const ConvertParams & p)
   const bool cf = yuv && p.convert_first;
   const bool yuv_h = yuv && !cf;
   int th = p.tile_h, nx = p.x_taps, ny = p.y_taps;
-  int ncx = yuv ? chroma_taps (nx) : 0, ncy = yuv ? chroma_taps (ny) : 0;
+  int ncx = p.x_ctaps, ncy = p.y_ctaps;
   int cw = (p.in_width + 1) >> 1, ch = (p.in_height + 1) >> 1;
   int tx = threadIdx.x, ty = threadIdx.y, tid = ty * tw + tx;
   int ox0 = blockIdx.x * tw, oy0 = blockIdx.y * th;
@@ -591,12 +747,15 @@ convert_tile (const ConvertParams & p)
   float *col_cw = col_w + nx * tw;
   int *row_start = (int *) (col_cw + ncx * tw);
   int *row_cstart = row_start + th;
+  /* y_padded: 8 weights a row, and 8 zeroed rows after each channel's */
+  const bool vp = p.y_padded;
+  const int wsy = vp ? 8 : ny, wsc = vp ? 8 : ncy, pad = vp ? 8 : 0;
   float *row_w = (float *) (row_cstart + th);
-  float *row_cw = row_w + th * ny;
-  float *h0 = row_cw + th * ncy;
-  float *h1 = h0 + p.tile_rows * tw;
-  float *h2 = h1 + (yuv_h ? p.tile_chroma_rows : p.tile_rows) * tw;
-  float *rgb = h2 + (yuv_h ? p.tile_chroma_rows : p.tile_rows) * tw;
+  float *row_cw = row_w + th * wsy;
+  float *h0 = row_cw + th * wsc;
+  float *h1 = h0 + (p.tile_rows + pad) * tw;
+  float *h2 = h1 + ((yuv_h ? p.tile_chroma_rows : p.tile_rows) + pad) * tw;
+  float *rgb = h2 + ((yuv_h ? p.tile_chroma_rows : p.tile_rows) + pad) * tw;
   int floats = (int) (rgb - smem) + (OUT == OUT_YUV420 ? 3 * th * tw : 0);
   unsigned char *raw = (unsigned char *) (smem + ((floats + 3) & ~3));
   unsigned char *raw_u = raw + p.tile_rows * p.tile_pitch;
@@ -610,55 +769,109 @@ convert_tile (const ConvertParams & p)
   int pr1 = min (oy0 + th, p.dest_y + p.dest_height);
   bool picture = pc0 < pc1 && pr0 < pr1;
   int ry0 = 0, nrows = 0, cr0 = 0, ncrows = 0;
+  unsigned int q[CONVERT_FIXED_TAPS / 2], cq[CONVERT_FIXED_TAPS / 2];
   int o;
 
+  /* a tile of the border only: the fill colour, without the taps */
+  if (!picture && OUT != OUT_YUV420) {
+    float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
+
+    for (o = ty; o < th; o += CONVERT_TILE_THREADS_Y) {
+      int ox = ox0 + tx, oy = oy0 + o;
+
+      if (ox >= p.out_width || oy >= p.out_height)
+        break;
+      if (OUT == OUT_PACKED)
+        store_packed (p, ox, oy, fill);
+      else
+        store_tensor (p, ox, oy, fill);
+    }
+    return;
+  }
+
   if (picture) {
-    int cx0, cx1, base = 0, cbase = 0;
+    int cx0, cx1_tile, base = 0, cbase = 0;
 
     if (tid < tw) {
       if (in_picture_x (p, ox0 + tid))
-        fold_taps (ox0 + tid - p.dest_x, p.in_width, p.dest_width, nx,
-            p.x_fx, p.x_lq, p.x_inc, yuv, h_cosited, true, &col_start[tid],
-            col_w + tid, &col_cstart[tid], col_cw + tid, tw);
+        load_taps (p, TAB_X_START, ox0 + tid - p.dest_x, nx, ncx,
+            &col_start[tid], col_w + tid, &col_cstart[tid], col_cw + tid, tw);
     } else if (tid < tw + th) {
       o = tid - tw;
-      if (in_picture_y (p, oy0 + o))
-        fold_taps (oy0 + o - p.dest_y, p.in_height, p.dest_height, ny,
-            p.y_fx, false, 0, yuv, v_cosited, false, &row_start[o],
-            row_w + o * ny,
-            &row_cstart[o], row_cw + o * ncy, 1);
+      if (in_picture_y (p, oy0 + o)) {
+        int l;
+
+        load_taps (p, TAB_Y_START, oy0 + o - p.dest_y, ny, ncy,
+            &row_start[o], row_w + o * wsy, &row_cstart[o],
+            row_cw + o * wsc, 1);
+        for (l = ny; l < wsy; l++)
+          row_w[o * wsy + l] = 0.0f;
+        for (l = ncy; l < wsc; l++)
+          row_cw[o * wsc + l] = 0.0f;
+      }
     }
-    __syncthreads ();
+    /* the fixed-point weights of this lane's column, kept in registers */
+    if (yuv_h && p.x_fixed && in_picture_x (p, ox0 + tx)) {
+      const uint4 *tq = (const uint4 *) tab_int (p, TAB_X_Q) +
+          (ox0 + tx - p.dest_x);
+      const uint4 *tcq = (const uint4 *) tab_int (p, TAB_X_CQ) +
+          (ox0 + tx - p.dest_x);
+      uint4 a = __ldg (tq), b = __ldg (tcq);
 
-    /* the input this tile reads: rows ry0.., columns cx0..cx1; the host
-     * sized the shared memory for the largest such ranges, the min ()s
-     * only guard against a mistake */
-    ry0 = row_start[pr0 - oy0];
-    nrows = min (row_start[pr1 - 1 - oy0] + ny - ry0, p.tile_rows);
-    cx0 = col_start[pc0 - ox0];
-    cx1 = col_start[pc1 - 1 - ox0] + nx - 1;
+      q[0] = a.x;
+      q[1] = a.y;
+      q[2] = a.z;
+      q[3] = a.w;
+      cq[0] = b.x;
+      cq[1] = b.y;
+      cq[2] = b.z;
+      cq[3] = b.w;
+    }
 
-    if (yuv) {
-      int c0 = col_cstart[pc0 - ox0];
-      int c1 = min (cw - 1, col_cstart[pc1 - 1 - ox0] + ncx - 1);
-      int bpc = IN == IN_NV12 ? 2 : 1;  /* bytes per chroma sample */
+    /* the input this tile reads, from the table: rows ry0.., columns
+     * cx0..cx1 (luma), chroma rows cr0.., samples c0..c1; the host sized
+     * the shared memory for the largest such ranges, the min ()s only
+     * guard against a mistake. Copied while the taps load. */
+    {
+      int4 xr = __ldg ((const int4 *) tab_int (p, TAB_TILE_X) + blockIdx.x);
+      int4 yr = __ldg ((const int4 *) tab_int (p, TAB_TILE_Y) + blockIdx.y);
+      int cx1, c0, c1;
 
-      cr0 = row_cstart[pr0 - oy0];
-      ncrows = min (min (ch - 1, row_cstart[pr1 - 1 - oy0] + ncy - 1) -
-          cr0 + 1, p.tile_chroma_rows);
-      base = stage_rows (p, 0, ry0, nrows, cx0, min (cx1 + 1,
-              cx0 + p.tile_pitch - 30), raw, p.tile_pitch);
-      cbase = stage_rows (p, 1, cr0, ncrows, c0 * bpc, min ((c1 + 1) * bpc,
-              c0 * bpc + p.tile_chroma_pitch - 30), raw_u,
-          p.tile_chroma_pitch);
-      if (IN == IN_I420)
-        stage_rows (p, 2, cr0, ncrows, c0, min (c1 + 1,
-                c0 + p.tile_chroma_pitch - 30), raw_v, p.tile_chroma_pitch);
-    } else {
-      int bpp = IN == IN_RGB4 ? 4 : 3;
+      cx0 = xr.x;
+      cx1 = xr.y;
+      c0 = xr.z;
+      c1 = xr.w;
+      ry0 = yr.x;
+      nrows = min (yr.y, p.tile_rows);
+      cr0 = yr.z;
+      ncrows = min (yr.w, p.tile_chroma_rows);
 
-      base = stage_rows (p, 0, ry0, nrows, cx0 * bpp, min ((cx1 + 1) * bpp,
-              cx0 * bpp + p.tile_pitch - 30), raw, p.tile_pitch);
+      if (yuv) {
+        int bpc = IN == IN_NV12 ? 2 : 1;        /* bytes per chroma sample */
+
+        stage_tile < IN > (p, ry0, nrows, cx0, min (cx1 + 1,
+                cx0 + p.tile_pitch - 30), raw, cr0, ncrows, c0 * bpc,
+            min ((c1 + 1) * bpc, c0 * bpc + p.tile_chroma_pitch - 30), raw_u,
+            IN == IN_I420 ? raw_v : NULL, &base, &cbase);
+      } else {
+        int bpp = IN == IN_RGB4 ? 4 : 3;
+
+        stage_tile < IN > (p, ry0, nrows, cx0 * bpp, min ((cx1 + 1) * bpp,
+                cx0 * bpp + p.tile_pitch - 30), raw, 0, 0, 0, 0, NULL, NULL,
+            &base, &cbase);
+      }
+      cx1_tile = cx1;
+    }
+    /* the padding rows that the unrolled vertical sums read, weighted 0:
+     * zeros, not whatever the shared memory held */
+    if (vp) {
+      int i, hr = yuv_h ? ncrows : nrows;
+
+      for (i = tid; i < 8 * tw; i += TILE_THREADS) {
+        h0[nrows * tw + i] = 0.0f;
+        h1[hr * tw + i] = 0.0f;
+        h2[hr * tw + i] = 0.0f;
+      }
     }
     __syncthreads ();
 
@@ -677,7 +890,7 @@ convert_tile (const ConvertParams & p)
         const unsigned char *va = raw_v + ra * p.tile_chroma_pitch - cbase;
         const unsigned char *vb = raw_v + rb * p.tile_chroma_pitch - cbase;
 
-        for (i = tx; i <= cx1 - cx0; i += tw) {
+        for (i = tx; i <= cx1_tile - cx0; i += tw) {
           int x = cx0 + i;
           int cx = chroma_index (x, h_cosited);
           float fu = chroma_frac (x, h_cosited, true);
@@ -727,73 +940,105 @@ convert_tile (const ConvertParams & p)
       int s = col_start[tx], cs = col_cstart[tx];
       int r, l;
 
-      for (r = ty; r < nrows + ncrows; r += CONVERT_TILE_THREADS_Y) {
-        if (r < nrows) {
-          const unsigned char *row = raw + r * p.tile_pitch - base;
+      if (yuv_h && p.x_fixed) {
+        int off = ty * p.tile_pitch + s - base;
+        float *dst = h0 + ty * tw + tx;
 
-          if (yuv_h) {
-            float acc = 0.0f;
+        for (r = ty; r < nrows; r += CONVERT_TILE_THREADS_Y) {
+          *dst = fixed_sum (raw, off, q);
+          off += CONVERT_TILE_THREADS_Y * p.tile_pitch;
+          dst += CONVERT_TILE_THREADS_Y * tw;
+        }
+        /* the chroma rows, from the warp after the one that made the last
+         * luma row */
+        r = (ty - nrows % CONVERT_TILE_THREADS_Y + CONVERT_TILE_THREADS_Y) %
+            CONVERT_TILE_THREADS_Y;
+        off = r * p.tile_chroma_pitch - cbase + (IN == IN_NV12 ? 2 * cs : cs);
+        dst = h1 + r * tw + tx;
+        for (; r < ncrows; r += CONVERT_TILE_THREADS_Y) {
+          float2 uv;
 
-#pragma unroll 4
-            for (l = 0; l < nx; l++)
-              acc += col_w[l * tw + tx] * row[s + l];
-            h0[r * tw + tx] = acc;
+          if (IN == IN_NV12) {
+            uv = fixed_sum_uv (raw_u, off, cq);
           } else {
-            float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
-
-            for (l = 0; l < nx; l++) {
-              float w = col_w[l * tw + tx];
-              float3 c;
-
-              if (cf) {
-                unsigned int v = conv[r * p.tile_pitch + s + l - cx0];
-
-                c = make_float3 ((float) (v & 0xff), (float) ((v >> 8) & 0xff),
-                    (float) (v >> 16));
-              } else if (IN == IN_RGB4) {
-                unsigned int v = *(const unsigned int *) (row + 4 * (s + l));
-
-                c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
-                    (float) ((v >> (8 * p.in_g)) & 0xff),
-                    (float) ((v >> (8 * p.in_b)) & 0xff));
-              } else {
-                const unsigned char *px = row + 3 * (s + l);
-
-                c = make_float3 (px[p.in_r], px[p.in_g], px[p.in_b]);
-              }
-              acc.x += w * c.x;
-              acc.y += w * c.y;
-              acc.z += w * c.z;
-            }
-            h0[r * tw + tx] = acc.x;
-            h1[r * tw + tx] = acc.y;
-            h2[r * tw + tx] = acc.z;
+            uv = make_float2 (fixed_sum (raw_u, off, cq),
+                fixed_sum (raw_v, off, cq));
           }
-        } else {
-          int cr = r - nrows;
-          const unsigned char *row_u = raw_u + cr * p.tile_chroma_pitch -
-              cbase;
-          const unsigned char *row_v = raw_v + cr * p.tile_chroma_pitch -
-              cbase;
-          float2 acc = make_float2 (0.0f, 0.0f);
+          dst[0] = uv.x;
+          dst[h2 - h1] = uv.y;
+          off += CONVERT_TILE_THREADS_Y * p.tile_chroma_pitch;
+          dst += CONVERT_TILE_THREADS_Y * tw;
+        }
+      } else {
+        for (r = ty; r < nrows + ncrows; r += CONVERT_TILE_THREADS_Y) {
+          if (r < nrows) {
+            const unsigned char *row = raw + r * p.tile_pitch - base;
+
+            if (yuv_h) {
+              float acc = 0.0f;
 
 #pragma unroll 4
-          for (l = 0; l < ncx; l++) {
-            float w = col_cw[l * tw + tx];
-            int c = min (cs + l, cw - 1);
-
-            if (IN == IN_NV12) {
-              unsigned int uv = *(const unsigned short *) (row_u + 2 * c);
-
-              acc.x += w * (float) (uv & 0xff);
-              acc.y += w * (float) (uv >> 8);
+              for (l = 0; l < nx; l++)
+                acc += col_w[l * tw + tx] * row[s + l];
+              h0[r * tw + tx] = acc;
             } else {
-              acc.x += w * row_u[c];
-              acc.y += w * row_v[c];
+              float3 acc = make_float3 (0.0f, 0.0f, 0.0f);
+
+              for (l = 0; l < nx; l++) {
+                float w = col_w[l * tw + tx];
+                float3 c;
+
+                if (cf) {
+                  unsigned int v = conv[r * p.tile_pitch + s + l - cx0];
+
+                  c = make_float3 ((float) (v & 0xff),
+                      (float) ((v >> 8) & 0xff), (float) (v >> 16));
+                } else if (IN == IN_RGB4) {
+                  unsigned int v =
+                      *(const unsigned int *) (row + 4 * (s + l));
+
+                  c = make_float3 ((float) ((v >> (8 * p.in_r)) & 0xff),
+                      (float) ((v >> (8 * p.in_g)) & 0xff),
+                      (float) ((v >> (8 * p.in_b)) & 0xff));
+                } else {
+                  const unsigned char *px = row + 3 * (s + l);
+
+                  c = make_float3 (px[p.in_r], px[p.in_g], px[p.in_b]);
+                }
+                acc.x += w * c.x;
+                acc.y += w * c.y;
+                acc.z += w * c.z;
+              }
+              h0[r * tw + tx] = acc.x;
+              h1[r * tw + tx] = acc.y;
+              h2[r * tw + tx] = acc.z;
             }
+          } else {
+            int cr = r - nrows;
+            const unsigned char *row_u = raw_u + cr * p.tile_chroma_pitch -
+                cbase;
+            const unsigned char *row_v = raw_v + cr * p.tile_chroma_pitch -
+                cbase;
+            float2 acc = make_float2 (0.0f, 0.0f);
+
+#pragma unroll 4
+            for (l = 0; l < ncx; l++) {
+              float w = col_cw[l * tw + tx];
+              int c = cs + l;
+
+              if (IN == IN_NV12) {
+                unsigned int uv = *(const unsigned short *) (row_u + 2 * c);
+
+                acc.x += w * (float) (uv & 0xff);
+                acc.y += w * (float) (uv >> 8);
+              } else {
+                acc.x += w * row_u[c];
+                acc.y += w * row_v[c];
+              }
+            }
+            h1[cr * tw + tx] = acc.x;
+            h2[cr * tw + tx] = acc.y;
           }
-          h1[cr * tw + tx] = acc.x;
-          h2[cr * tw + tx] = acc.y;
         }
       }
     }
@@ -808,7 +1053,26 @@ convert_tile (const ConvertParams & p)
     if (ox >= p.out_width || oy >= p.out_height)
       continue;
 
-    if (picture && in_picture_x (p, ox) && in_picture_y (p, oy)) {
+    if (picture && in_picture_x (p, ox) && in_picture_y (p, oy) && vp) {
+      const float4 *w = (const float4 *) (row_w + o * 8);
+      float4 wa = w[0], wb = w[1];
+      const float *h = h0 + (row_start[o] - ry0) * tw + tx;
+      float y = vsum8 (wa, wb, h, tw);
+
+      if (yuv_h) {
+        const float4 *wc = (const float4 *) (row_cw + o * 8);
+        float4 ca = wc[0], cb = wc[1];
+        int i = (row_cstart[o] - cr0) * tw + tx;
+
+        c = yuv_to_rgb (p, y, vsum8 (ca, cb, h1 + i, tw),
+            vsum8 (ca, cb, h2 + i, tw));
+      } else {
+        int i = (row_start[o] - ry0) * tw + tx;
+
+        c = make_float3 (y, vsum8 (wa, wb, h1 + i, tw),
+            vsum8 (wa, wb, h2 + i, tw));
+      }
+    } else if (picture && in_picture_x (p, ox) && in_picture_y (p, oy)) {
       const float *w = row_w + o * ny;
       int rs = row_start[o] - ry0;
       int m;
@@ -818,15 +1082,17 @@ convert_tile (const ConvertParams & p)
         int crs = row_cstart[o];
         float y = 0.0f, u = 0.0f, v = 0.0f;
 
+        const float *hy = h0 + rs * tw + tx;
+        const float *hu = h1 + (crs - cr0) * tw + tx;
+        const float *hv = h2 + (crs - cr0) * tw + tx;
+
 #pragma unroll 4
         for (m = 0; m < ny; m++)
-          y += w[m] * h0[(rs + m) * tw + tx];
+          y += w[m] * hy[m * tw];
 #pragma unroll 4
         for (m = 0; m < ncy; m++) {
-          int i = (min (crs + m, ch - 1) - cr0) * tw + tx;
-
-          u += wc[m] * h1[i];
-          v += wc[m] * h2[i];
+          u += wc[m] * hu[m * tw];
+          v += wc[m] * hv[m * tw];
         }
         c = yuv_to_rgb (p, y, u, v);
       } else {
@@ -879,7 +1145,7 @@ convert_tile (const ConvertParams & p)
  * in nv12, i420, rgb4, rgb3; out packed, yuv420, tensor. */
 #define CONVERT_KERNELS(in_name, IN, out_name, OUT) \
 extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
-    CONVERT_TILE_THREADS_Y) \
+    CONVERT_TILE_THREADS_Y, TILE_MIN_BLOCKS) \
 gst_cuda_cache_convert_tile_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_tile < IN, OUT > (p); \
