@@ -113,9 +113,11 @@ void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
  * ignored here. NULL, with the reason logged, for a conversion the kernels
  * do not do. A plan's taps are worked out here, once, into a table in
  * device memory that @kernels keeps in arenas (one allocation for many
- * plans; a plan of the same taps as a live one shares its table).
- * plan_free waits for the device only when it frees a full arena's last
- * plan. A plan borrows @kernels: free it before them. */
+ * plans; a plan of the same taps as an earlier one shares its table).
+ * @kernels keeps its last few plans: caps that switch back and forth get
+ * theirs again, made once. plan_free waits for the device only when it
+ * frees a full arena's last plan. A plan borrows @kernels: free it before
+ * them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
 G_GNUC_INTERNAL

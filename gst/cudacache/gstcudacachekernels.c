@@ -110,7 +110,12 @@ struct _GstCudaCacheKernels
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
   TapArena *arena;              /* the current one */
+  /* the last RECENT_PLANS plans made, newest first, each with a reference:
+   * caps that switch back and forth find theirs made */
+  GQueue recent;
 };
+
+#define RECENT_PLANS 8
 
 struct _GstCudaCacheKernelPlan
 {
@@ -124,6 +129,12 @@ struct _GstCudaCacheKernelPlan
   guint block_h;
   guint shared_bytes;
   TapArena *arena;              /* where params.taps points */
+  /* what the plan was made from: ConvertParams before its taps, the
+   * 2-tap step */
+  ConvertParams key;
+  gboolean key_lq;
+  gint key_inc;
+  gint ref_count;               /* its users and the kernels' recent plans */
 };
 
 #endif /* HAVE_CUDA_KERNELS */
@@ -285,21 +296,19 @@ axis_tap (const TapAxis * a, gint j, gint32 * first, gfloat * x, gfloat * norm)
   *norm = 1.0f / sum;
 }
 
-/* Output index @j's taps folded inside the input (convert-params.h's
+/* The taps of axis_tap () folded inside the input (convert-params.h's
  * START, W, CSTART, CW): shifted at the edges as GstVideoResampler does,
  * the clamped taps' weights added to the edge pixel's; for 4:2:0 input the
  * chroma samples they read, with the upsampling's weights, folded the same
  * way. */
 static void
-fold_taps (const TapAxis * a, gint j, gint32 * start, gfloat * w,
-    gint32 * cstart, gfloat * cw)
+fold_taps (const TapAxis * a, gint32 first, gfloat x, gfloat norm,
+    gint32 * start, gfloat * w, gint32 * cstart, gfloat * cw)
 {
   gint csize = (a->in_size + 1) / 2, nc = chroma_taps (a->n_taps, a->in_size);
-  gint32 first, s, cs;
-  gfloat x, norm;
+  gint32 s, cs;
   gint l;
 
-  axis_tap (a, j, &first, &x, &norm);
   s = CLAMP (first, 0, a->in_size - a->n_taps);
   /* the chroma window inside the plane too: no tap of it reads past the
    * plane's edge, so the kernels read every sample unclamped */
@@ -389,8 +398,9 @@ build_axis_table (const TapAxis * a, gboolean fixed, GArray * table,
   for (j = 0; j < size; j++) {
     gfloat x, norm;
 
-    fold_taps (a, j, &start[j], w + j * n, &cstart[j], cw + j * nc);
     axis_tap (a, j, &tap[3 * j], &x, &norm);
+    fold_taps (a, tap[3 * j], x, norm, &start[j], w + j * n, &cstart[j],
+        cw + j * nc);
     memcpy (&tap[3 * j + 1], &x, sizeof (x));
     memcpy (&tap[3 * j + 2], &norm, sizeof (norm));
     if (fixed) {
@@ -874,7 +884,10 @@ gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
   if (!kernels)
     return;
 
-  /* its plans are freed before it: the current arena has none left */
+  /* the recent plans' references; the callers' plans are freed before
+   * the kernels: the current arena then has none left */
+  g_queue_clear_full (&kernels->recent, (GDestroyNotify)
+      gst_cuda_cache_kernel_plan_free);
   if (gst_cuda_context_push (kernels->context)) {
     if (kernels->arena)
       tap_arena_free (kernels->arena);
@@ -898,7 +911,9 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   ConvertParams p = { 0, };
   gint out, cpu_out, max_tile_h, inc = 0;
   gboolean lq = FALSE;
+  ConvertParams key;
   GArray *table;
+  GList *l;
   guint i;
 
   g_return_val_if_fail (kernels != NULL, NULL);
@@ -1001,10 +1016,28 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
       CONVERT_CHROMA_V_COSITED : 0);
 
+  /* a plan made from the same parameters, kept */
+  for (l = kernels->recent.head; l; l = l->next) {
+    GstCudaCacheKernelPlan *recent = l->data;
+
+    if (recent->key_lq == lq && recent->key_inc == inc &&
+        memcmp (&recent->key, &p, sizeof (p)) == 0) {
+      g_queue_unlink (&kernels->recent, l);
+      g_queue_push_head_link (&kernels->recent, l);
+      recent->ref_count++;
+      return recent;
+    }
+  }
+  key = p;
+
   table = build_table (&p, lq, inc);
 
   plan = g_new0 (GstCudaCacheKernelPlan, 1);
   plan->kernels = kernels;
+  plan->key = key;
+  plan->key_lq = lq;
+  plan->key_inc = inc;
+  plan->ref_count = 1;
   plan->in_kind = in_kind (p.in_format);
 
   /* the tiled kernel with the tallest tile whose input rows fit in shared
@@ -1073,6 +1106,12 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->block_w, plan->block_h, p.tile_h, p.tile_rows, p.tile_pitch,
       p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes);
 
+  /* kept among the recent ones: the oldest goes */
+  plan->ref_count++;
+  g_queue_push_head (&kernels->recent, plan);
+  if (kernels->recent.length > RECENT_PLANS)
+    gst_cuda_cache_kernel_plan_free (g_queue_pop_tail (&kernels->recent));
+
   return plan;
 #else
   g_return_val_if_reached (NULL);
@@ -1136,6 +1175,8 @@ gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
   TapArena *arena;
 
   if (!plan)
+    return;
+  if (--plan->ref_count > 0)
     return;
 
   arena = plan->arena;
