@@ -12,7 +12,9 @@
 # kernels are not built there (no nvcc in the root). Needs root (chroot).
 #
 # Writes build-debian13/meson-logs/testlog.json in the checkout, for
-# scripts/summarize-tests.py, and exits non-zero when a step fails.
+# scripts/summarize-tests.py, and exits non-zero when a step fails. With
+# DEBIAN13_ROOT_ONLY=1 it only makes (or checks) the root, as
+# scripts/gpu-bundle-debian13.sh does first.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -24,7 +26,8 @@ mirror=http://deb.debian.org/debian
 PACKAGES="build-essential pkg-config meson ninja-build python3
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-gstreamer1.0-plugins-good gstreamer1.0-plugins-bad check libdlpack-dev"
+gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
+check libdlpack-dev"
 packages=$(echo $PACKAGES)
 
 if [ "$(id -u)" != 0 ]; then
@@ -57,6 +60,8 @@ if [ "$(cat "$root/.gst-cuda-cache-packages" 2>/dev/null)" != "$packages" ]; the
   mv "$root.new" "$root"
   rm -f "$top/debian13-debootstrap.log" "$top/debian13-apt.log"
 fi
+# DEBIAN13_ROOT_ONLY=1: the root made or checked, nothing run
+[ "${DEBIAN13_ROOT_ONLY:-0}" = 1 ] && exit 0
 
 # the toolkit's headers, from the toolkit this checkout is configured with
 cuda_root=$(python3 -c 'import json, sys

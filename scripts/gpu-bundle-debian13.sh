@@ -32,9 +32,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # the root, as scripts/debian13.sh makes it (it also checks the CPU suites)
-if [ ! -f "$root/.gst-cuda-cache-packages" ]; then
-  ./scripts/debian13.sh
-fi
+# the root, remade where it is missing or its packages changed
+DEBIAN13_ROOT_ONLY=1 ./scripts/debian13.sh
 
 # nvcc and the whole toolkit, where the root's meson looks for them; the
 # root's gcc is one the toolkit accepts (checked by meson's nvcc run)
@@ -79,7 +78,7 @@ rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/plugins"
 plugdir=/usr/lib/x86_64-linux-gnu/gstreamer-1.0
 for p in coreelements videotestsrc videoconvertscale videorate app nvcodec \
-    debug videoparsersbad videofilter; do
+    debug videoparsersbad videofilter x264; do
   if [ -f "$root$plugdir/libgst$p.so" ]; then
     cp -L "$root$plugdir/libgst$p.so" "$bundle/plugins/"
   fi

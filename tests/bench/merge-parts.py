@@ -68,7 +68,8 @@ def main():
         offset += reps
 
         text = open(os.path.join(part, "machine.txt")).read().strip()
-        machine.append("part %s:\n%s" % (letter, text))
+        machine.append("- part %s:\n%s" % (letter, "\n".join(
+            "  " + line for line in text.splitlines())))
         if os.path.exists(os.path.join(part, "bench.log")):
             log.append("==== part %s\n%s" % (letter,
                        open(os.path.join(part, "bench.log")).read()))

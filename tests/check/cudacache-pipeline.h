@@ -34,6 +34,9 @@ cudacache_run_pipeline (GstElement * pipeline, GstCudaContext * context)
     gchar *debug = NULL;
 
     gst_message_parse_error (msg, &err, &debug);
+    /* stopped first: a test that fails with streaming threads alive may
+     * never exit */
+    gst_element_set_state (pipeline, GST_STATE_NULL);
     fail ("pipeline error from %s: %s (%s)", GST_OBJECT_NAME (msg->src),
         err->message, GST_STR_NULL (debug));
   }
