@@ -239,6 +239,10 @@ static const Geometry geometries[] = {
   {3840, 2160, 3, 3, FALSE, FALSE},     /* extreme downscale */
   {1283, 721, 7, 5, FALSE, FALSE},
   {2001, 1999, 33, 1, TRUE, FALSE},     /* tall factors, one row */
+  /* 6.4x down: more than 8 taps per row and column, still tiled */
+  {1920, 1080, 300, 170, FALSE, FALSE},
+  /* 40x across, 1.07x down: a tile's packed RGB rows wider than the block */
+  {2560, 64, 64, 60, FALSE, FALSE},
   {1, 1, 5, 3, FALSE, FALSE},
 };
 
