@@ -14,6 +14,9 @@
 # made by tests/bench/make-stream.sh; made there if x264enc is bundled).
 # REPS (default 5) alternating repetitions; NCU_FRAMES (default 8) frames per
 # Nsight Compute run; BENCH_COMMIT, the commit measured, for machine.txt.
+# ONLY: a spot check of some scenarios (cudacache-bench --only, e.g.
+# ONLY=convert,renegotiation), without Nsight Compute unless it lists
+# kernels; not a run the report's method accepts.
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-bench.sh OUT}
@@ -65,9 +68,11 @@ if [ -s "$media/seg-1920x1080.h264" ]; then
   stream_args="--stream $stream --segment-frames $(cat "$media/segment-frames")"
 fi
 
+only_args=
+[ -n "${ONLY:-}" ] && only_args="--only $(echo "$ONLY" | sed 's/,*kernels//; s/^,//')"
 # shellcheck disable=SC2086
 "./$build/tests/bench/cudacache-bench" --out "$out" --reps "$reps" \
-  $stream_args 2>&1 | tee "$out/bench.log"
+  $stream_args $only_args 2>&1 | tee "$out/bench.log"
 
 # 4. kernel time per conversion: Nsight Compute around gst-launch-1.0, 1080p
 # NV12 in, 640x640 out; ours and stock alternating in every repetition
@@ -84,7 +89,9 @@ profile() {
     gst-launch-1.0 -q $2 > "$out/ncu/$1.csv" 2> "$out/ncu/$1.log" ||
     echo "ncu: $1 failed (see ncu/$1.log)"
 }
-if [ -x "$ncu" ]; then
+if [ -n "${ONLY:-}" ] && ! echo "$ONLY" | grep -q kernels; then
+  echo "ONLY=$ONLY: kernel times not measured" | tee -a "$out/bench.log"
+elif [ -x "$ncu" ]; then
   r=1
   while [ "$r" -le "$reps" ]; do
     profile "rgba-ours-$r" "$src ! cudacacheconvert letterbox=true ! $rgba ! fakesink"
@@ -106,7 +113,7 @@ fi
   echo "- CPU: $(nproc) cores; kernel $(uname -r)"
   echo "- stock converter: cudaconvertscale with NVRTC from $(basename "${whl:-none}")"
   echo "- commit: ${BENCH_COMMIT:-not given (BENCH_COMMIT)}"
-  echo "- script: REPS=$reps NCU_FRAMES=$ncu_frames scripts/gpu-bench.sh OUT"
+  echo "- script: REPS=$reps NCU_FRAMES=$ncu_frames${ONLY:+ ONLY=$ONLY} scripts/gpu-bench.sh OUT"
   echo "- decode stream: ${stream_args:-none}"
   echo "- wall time: $(($(date +%s) - start)) s"
 } >> "$out/machine.txt"
