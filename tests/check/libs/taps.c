@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The host side of the CUDA kernels, without a device: the taps' table a
+ * plan uploads (kernels/convert-params.h) against a double-precision
+ * reference of GstVideoResampler's LINEAR taps, and the tiles' ranges
+ * against the shared memory the host sizes. The kernels read the table
+ * without a bound check, so every index in it must be inside the input and
+ * inside what a tile stages.
+ *
+ * White-box: the loader's source is compiled into this test (its table
+ * functions are static), with HAVE_CUDA_KERNELS and an empty fatbin; no
+ * CUDA call is made. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "../cudacache-check.h"
+
+#undef HAVE_CUDA_KERNELS
+#define HAVE_CUDA_KERNELS 1
+#undef GST_CAT_DEFAULT
+#include "../../../gst/cudacache/gstcudacachekernels.c"
+
+const unsigned char gst_cuda_cache_kernels_fatbin[1] = { 0 };
+const gsize gst_cuda_cache_kernels_fatbin_len = 0;
+
+/* every pair of these, crossed (larger sizes: the common conversions) */
+static const gint sizes[] = { 1, 2, 3, 5, 7, 16, 33, 97, 321, 643 };
+
+/* A plan's parameters for @in_format @in_w x @in_h to @out_w x @out_h
+ * (picture @dw x @dh at @dx, @dy), as plan_new () sets the ones the taps
+ * depend on. */
+static void
+params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
+    gint out_w, gint out_h, gint dx, gint dy, gint dw, gint dh, gint site)
+{
+  memset (p, 0, sizeof (*p));
+  p->in_format = in_format;
+  p->out_format = CONVERT_FORMAT_RGBA;
+  p->in_width = in_w;
+  p->in_height = in_h;
+  p->out_width = out_w;
+  p->out_height = out_h;
+  p->dest_x = dx;
+  p->dest_y = dy;
+  p->dest_width = dw;
+  p->dest_height = dh;
+  p->chroma_site = site;
+  if (in_format == CONVERT_FORMAT_RGBA)
+    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b,
+        &p->in_pixel_bytes);
+  else if (in_format == CONVERT_FORMAT_RGB)
+    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b,
+        &p->in_pixel_bytes);
+  axis_taps (in_w, dw, &p->x_taps, &p->x_fx);
+  axis_taps (in_h, dh, &p->y_taps, &p->y_fx);
+  if (is_yuv_format (in_format) && (gint64) dw * dh > (gint64) in_w * in_h)
+    p->convert_first = 1;
+}
+
+static gint32
+tab_int (const GArray * table, gint offset)
+{
+  return (gint32) g_array_index (table, guint32, offset);
+}
+
+static gfloat
+tab_float (const GArray * table, gint offset)
+{
+  gfloat v;
+
+  memcpy (&v, &g_array_index (table, guint32, offset), sizeof (v));
+  return v;
+}
+
+/* GstVideoResampler's LINEAR taps of output @j in double, folded inside
+ * the input: ref[i - start] for source index i. */
+static void
+reference_taps (gint in_size, gint out_size, gint n, gdouble fx, gint j,
+    gint start, gdouble * ref)
+{
+  gdouble x = (0.5 + j) / out_size * in_size + (n > 1 ? -0.5 : 0.0);
+  gdouble sum = 0.0, w[MAX_TAPS];
+  gint first, l;
+
+  x = CLAMP (x, 0.0, in_size - 1.0);
+  first = (gint) floor (x) - (n - 1) / 2;
+  for (l = 0; l < n; l++) {
+    w[l] = MAX (0.0, 1.0 - fabs (x - (first + l)) * fx);
+    sum += w[l];
+  }
+  for (l = 0; l < n; l++)
+    ref[l] = 0.0;
+  for (l = 0; l < n; l++)
+    ref[CLAMP (first + l, 0, in_size - 1) - start] += w[l] / sum;
+}
+
+/* Every picture index of one axis of @table (TAB_X_START or TAB_Y_START),
+ * for an input of @in_size and a picture of @out_size. */
+static void
+check_axis (const ConvertParams * p, const GArray * table, gint t,
+    gint in_size, gint out_size, gint n, gint nc, gfloat fx, gboolean lq,
+    gboolean fixed, const gchar * what)
+{
+  gint csize = (in_size + 1) / 2, j, l;
+
+  for (j = 0; j < out_size; j++) {
+    gint start = tab_int (table, p->tab[t] + j);
+    gdouble ref[MAX_TAPS], sum = 0.0;
+
+    fail_unless (start >= 0 && start + n <= in_size,
+        "%s %d: taps from %d, %d of them, past an input of %d", what, j,
+        start, n, in_size);
+    if (!lq) {
+      /* not GstVideoScaler's 2-tap path: GstVideoResampler's taps, within
+       * what the float position (as the CPU path's float taps) allows */
+      gdouble tol = 1e-5 + in_size * 2.0 / (1 << 24);
+
+      reference_taps (in_size, out_size, n, fx, j, start, ref);
+      for (l = 0; l < n; l++) {
+        gfloat w = tab_float (table, p->tab[t + TAB_X_W - TAB_X_START] +
+            j * n + l);
+
+        fail_unless (fabs (w - ref[l]) < tol, "%s %d tap %d: %g, not %g",
+            what, j, l, w, ref[l]);
+      }
+    }
+    for (l = 0; l < n; l++) {
+      gfloat w = tab_float (table, p->tab[t + TAB_X_W - TAB_X_START] +
+          j * n + l);
+
+      fail_unless (w >= 0.0f, "%s %d tap %d: %g", what, j, l, w);
+      sum += w;
+    }
+    fail_unless (fabs (sum - 1.0) < 1e-5, "%s %d: weights sum to %g", what,
+        j, sum);
+
+    if (nc > 0) {
+      gint cstart = tab_int (table, p->tab[t + TAB_X_CSTART - TAB_X_START] +
+          j);
+
+      fail_unless (cstart >= 0 && cstart + nc <= csize,
+          "%s %d: chroma taps from %d, %d of them, past %d samples", what, j,
+          cstart, nc, csize);
+      sum = 0.0;
+      for (l = 0; l < nc; l++) {
+        gfloat w = tab_float (table, p->tab[t + TAB_X_CW - TAB_X_START] +
+            j * nc + l);
+
+        fail_unless (w >= 0.0f, "%s %d chroma tap %d: %g", what, j, l, w);
+        sum += w;
+      }
+      fail_unless (fabs (sum - 1.0) < 1e-5, "%s %d: chroma weights sum to "
+          "%g", what, j, sum);
+    }
+
+    if (fixed) {
+      gint k, q_sum = 0, cq_sum = 0;
+
+      fail_unless (p->tab[TAB_X_Q] % 4 == 0 && p->tab[TAB_X_CQ] % 4 == 0,
+          "fixed-point weights not 16-byte aligned");
+      for (k = 0; k < CONVERT_FIXED_TAPS; k++) {
+        guint32 q = g_array_index (table, guint32, p->tab[TAB_X_Q] +
+            j * (CONVERT_FIXED_TAPS / 2) + k / 2);
+        guint32 cq = g_array_index (table, guint32, p->tab[TAB_X_CQ] +
+            j * (CONVERT_FIXED_TAPS / 2) + k / 2);
+        gint v = (k & 1) ? q >> 16 : q & 0xffff;
+        gint cv = (k & 1) ? cq >> 16 : cq & 0xffff;
+
+        if (k >= n) {
+          fail_unless_equals_int (v, 0);
+        } else {
+          fail_unless (abs (v - (gint) lrintf (tab_float (table,
+                          p->tab[TAB_X_W] + j * n + k) * CONVERT_FIXED_ONE))
+              <= n, "%s %d fixed tap %d: %d", what, j, k, v);
+        }
+        if (k >= nc) {
+          fail_unless_equals_int (cv, 0);
+        }
+        q_sum += v;
+        cq_sum += cv;
+      }
+      fail_unless_equals_int (q_sum, CONVERT_FIXED_ONE);
+      fail_unless_equals_int (cq_sum, CONVERT_FIXED_ONE);
+    }
+  }
+}
+
+/* The tiled kernel's ranges: every tile's taps inside the rows and bytes
+ * it stages, and those inside the shared memory the host sized. */
+static void
+check_tiles (const ConvertParams * p, const GArray * table)
+{
+  gboolean yuv = is_yuv_format (p->in_format);
+  gint bw = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+  gint bh = (p->out_height + p->tile_h - 1) / p->tile_h;
+  gint bpp = yuv ? 1 : p->in_pixel_bytes;
+  gint b, j;
+
+  fail_unless (tile_shared_bytes (p) <= MAX_SHARED_BYTES);
+  fail_unless (p->tab[TAB_TILE_X] % 4 == 0 && p->tab[TAB_TILE_Y] % 4 == 0);
+  for (b = 0; b < bw; b++) {
+    const gint32 *v = (const gint32 *) &g_array_index (table, guint32,
+        p->tab[TAB_TILE_X] + 4 * b);
+    gint pc0 = MAX (b * CONVERT_TILE_W, p->dest_x);
+    gint pc1 = MIN ((b + 1) * CONVERT_TILE_W, p->dest_x + p->dest_width);
+
+    if (pc0 >= pc1)
+      continue;
+    /* the bytes staged: convert_tile () stages at most tile_pitch - 30 */
+    fail_unless ((v[1] + 1 - v[0]) * bpp <= p->tile_pitch - 30,
+        "tile column %d: columns %d..%d do not fit %d bytes", b, v[0], v[1],
+        p->tile_pitch);
+    for (j = pc0; j < pc1; j++) {
+      gint s = tab_int (table, p->tab[TAB_X_START] + j - p->dest_x);
+
+      fail_unless (s >= v[0] && s + p->x_taps - 1 <= v[1]);
+      if (yuv) {
+        gint cs = tab_int (table, p->tab[TAB_X_CSTART] + j - p->dest_x);
+
+        fail_unless (cs >= v[2] && cs + p->x_ctaps - 1 <= v[3]);
+      }
+    }
+    if (yuv) {
+      gint bpc = p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1;
+
+      fail_unless ((v[3] + 1 - v[2]) * bpc <= p->tile_chroma_pitch - 30,
+          "tile column %d: chroma %d..%d do not fit %d bytes", b, v[2], v[3],
+          p->tile_chroma_pitch);
+    }
+  }
+  for (b = 0; b < bh; b++) {
+    const gint32 *v = (const gint32 *) &g_array_index (table, guint32,
+        p->tab[TAB_TILE_Y] + 4 * b);
+    gint pr0 = MAX (b * p->tile_h, p->dest_y);
+    gint pr1 = MIN ((b + 1) * p->tile_h, p->dest_y + p->dest_height);
+
+    if (pr0 >= pr1)
+      continue;
+    fail_unless (v[1] <= p->tile_rows, "tile row %d: %d rows, %d staged", b,
+        v[1], p->tile_rows);
+    fail_unless (v[0] >= 0 && v[0] + v[1] <= p->in_height);
+    for (j = pr0; j < pr1; j++) {
+      gint s = tab_int (table, p->tab[TAB_Y_START] + j - p->dest_y);
+
+      fail_unless (s >= v[0] && s + p->y_taps <= v[0] + v[1]);
+      if (yuv) {
+        gint cs = tab_int (table, p->tab[TAB_Y_CSTART] + j - p->dest_y);
+
+        fail_unless (v[3] <= p->tile_chroma_rows);
+        fail_unless (cs >= v[2] && cs + p->y_ctaps <= v[2] + v[3],
+            "tile row %d, row %d: chroma rows %d.. (%d) outside %d..%d", b,
+            j, cs, p->y_ctaps, v[2], v[2] + v[3] - 1);
+      }
+    }
+  }
+}
+
+/* One conversion: the table as plan_new () builds it, checked. */
+static void
+check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
+    gint out_h, gboolean letterbox, gint site)
+{
+  ConvertParams p;
+  GArray *table;
+  gint dx = 0, dy = 0, dw = out_w, dh = out_h;
+  gboolean lq = FALSE;
+  gint inc = 0;
+  gchar *what;
+
+  if (letterbox) {
+    if ((gint64) in_w * out_h > (gint64) in_h * out_w)
+      dh = MAX (1, (gint) ((gint64) out_w * in_h / in_w));
+    else
+      dw = MAX (1, (gint) ((gint64) out_h * in_w / in_h));
+    dx = (out_w - dw) / 2;
+    dy = (out_h - dh) / 2;
+  }
+  params_init (&p, in_format, in_w, in_h, out_w, out_h, dx, dy, dw, dh,
+      site);
+  /* GstVideoScaler's 2-tap horizontal path, as plan_new () picks it */
+  if (p.x_taps == 2 && p.in_width != p.dest_width &&
+      in_format != CONVERT_FORMAT_RGB) {
+    lq = TRUE;
+    inc = p.dest_width == 1 ? 0 :
+        ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;
+    p.x_fx = 1.0f;
+  }
+  what = g_strdup_printf ("%d %dx%d to %dx%d (picture %dx%d)", in_format,
+      in_w, in_h, out_w, out_h, dw, dh);
+
+  table = build_table (&p, lq, inc);
+  check_axis (&p, table, TAB_X_START, in_w, dw, p.x_taps, p.x_ctaps,
+      p.x_fx, lq, p.x_fixed, what);
+  check_axis (&p, table, TAB_Y_START, in_h, dh, p.y_taps, p.y_ctaps,
+      p.y_fx, FALSE, FALSE, what);
+
+  tile_pitches (&p, table, &p.tile_pitch, &p.tile_chroma_pitch);
+  for (p.tile_h = MAX_TILE_H; p.tile_h >= 2; p.tile_h /= 2) {
+    tile_rows (&p, table, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
+    if (tile_shared_bytes (&p) <= MAX_SHARED_BYTES)
+      break;
+  }
+  if (p.tile_h >= 2) {
+    p.stage_shift = stage_shift (p.tile_pitch);
+    p.stage_chroma_shift = stage_shift (p.tile_chroma_pitch);
+    build_tile_table (&p, table);
+    check_tiles (&p, table);
+  }
+
+  g_array_unref (table);
+  g_free (what);
+}
+
+GST_START_TEST (test_taps_inside_input)
+{
+  static const gint formats[] = { CONVERT_FORMAT_NV12, CONVERT_FORMAT_I420,
+    CONVERT_FORMAT_RGBA, CONVERT_FORMAT_RGB
+  };
+  guint f, i, o;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+      for (o = 0; o < G_N_ELEMENTS (sizes); o++) {
+        gint in_w = sizes[i], in_h = sizes[(i + 3) % G_N_ELEMENTS (sizes)];
+        gint out_w = sizes[o], out_h = sizes[(o + 5) % G_N_ELEMENTS (sizes)];
+
+        /* stretched or letterboxed, chroma centred or cosited, in turn */
+        if ((i + o + f) % 2)
+          check_conversion (formats[f], in_w, in_h, out_w, out_h, FALSE, 0);
+        else
+          check_conversion (formats[f], in_w, in_h, out_w, out_h, TRUE,
+              CONVERT_CHROMA_H_COSITED);
+      }
+    }
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_taps_of_common_conversions)
+{
+  static const gint cases[][4] = {
+    {1920, 1080, 640, 640}, {3840, 2160, 640, 640}, {1920, 1080, 300, 170},
+    {2560, 64, 64, 60}, {321, 241, 199, 147}, {7, 5, 1283, 721},
+    {1920, 1080, 1280, 720},
+  };
+  static const gint sites[] = { 0, CONVERT_CHROMA_H_COSITED,
+    CONVERT_CHROMA_H_COSITED | CONVERT_CHROMA_V_COSITED
+  };
+  guint c, s;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    for (s = 0; s < G_N_ELEMENTS (sites); s++) {
+      check_conversion (s == 1 ? CONVERT_FORMAT_I420 : CONVERT_FORMAT_NV12,
+          cases[c][0], cases[c][1], cases[c][2], cases[c][3], s != 1,
+          sites[s]);
+    }
+    check_conversion (CONVERT_FORMAT_RGBA, cases[c][0], cases[c][1],
+        cases[c][2], cases[c][3], TRUE, 0);
+  }
+}
+
+GST_END_TEST;
+
+/* GstVideoResampler's double arithmetic where the position is a whole
+ * number: 1920 to 640 puts output 1's centre at input 4.0 exactly. */
+GST_START_TEST (test_taps_first_at_whole_positions)
+{
+  ConvertParams p;
+  GArray *table;
+
+  params_init (&p, CONVERT_FORMAT_RGBA, 1920, 3, 640, 3, 0, 0, 640, 3, 0);
+  table = build_table (&p, FALSE, 0);
+  /* 6 taps from 2: 1 - |4 - i| / 3 for i = 2..7 is 1/3, 2/3, 1, 2/3, 1/3,
+   * 0, which sum to 3 */
+  fail_unless_equals_int (tab_int (table, p.tab[TAB_X_START] + 1), 2);
+  fail_unless (fabs (tab_float (table, p.tab[TAB_X_W] + 6 + 2) - 1.0 / 3.0)
+      < 1e-6);
+  fail_unless (fabs (tab_float (table, p.tab[TAB_X_W] + 6 + 0) - 1.0 / 9.0)
+      < 1e-6);
+  fail_unless (tab_float (table, p.tab[TAB_X_W] + 6 + 5) == 0.0f);
+  g_array_unref (table);
+}
+
+GST_END_TEST;
+
+static Suite *
+taps_suite (void)
+{
+  Suite *s = suite_create ("taps");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_taps_inside_input);
+  tcase_add_test (tc, test_taps_of_common_conversions);
+  tcase_add_test (tc, test_taps_first_at_whole_positions);
+
+  return s;
+}
+
+GST_CHECK_MAIN (taps);
