@@ -23,6 +23,7 @@
 #include "../../../gst/cudacache/gstcudacachekernels.c"
 
 const unsigned char gst_cuda_cache_kernels_fatbin[1] = { 0 };
+
 const gsize gst_cuda_cache_kernels_fatbin_len = 0;
 
 /* every pair of these, crossed (larger sizes: the common conversions) */
@@ -48,11 +49,9 @@ params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
   p->dest_height = dh;
   p->chroma_site = site;
   if (in_format == CONVERT_FORMAT_RGBA)
-    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b,
-        &p->in_pixel_bytes);
+    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b, &p->in_pixel_bytes);
   else if (in_format == CONVERT_FORMAT_RGB)
-    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b,
-        &p->in_pixel_bytes);
+    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b, &p->in_pixel_bytes);
   axis_taps (in_w, dw, &p->x_taps, &p->x_fx);
   axis_taps (in_h, dh, &p->y_taps, &p->y_fx);
   if (is_yuv_format (in_format) && (gint64) dw * dh > (gint64) in_w * in_h)
@@ -137,8 +136,7 @@ check_axis (const ConvertParams * p, const GArray * table, gint t,
         j, sum);
 
     if (nc > 0) {
-      gint cstart = tab_int (table, p->tab[t + TAB_X_CSTART - TAB_X_START] +
-          j);
+      gint cstart = tab_int (table, p->tab[t + TAB_X_CSTART - TAB_X_START] + j);
 
       fail_unless (cstart >= 0 && cstart + nc <= csize,
           "%s %d: chroma taps from %d, %d of them, past %d samples", what, j,
@@ -277,8 +275,7 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
     dx = (out_w - dw) / 2;
     dy = (out_h - dh) / 2;
   }
-  params_init (&p, in_format, in_w, in_h, out_w, out_h, dx, dy, dw, dh,
-      site);
+  params_init (&p, in_format, in_w, in_h, out_w, out_h, dx, dy, dw, dh, site);
   /* GstVideoScaler's 2-tap horizontal path, as plan_new () picks it */
   if (p.x_taps == 2 && p.in_width != p.dest_width &&
       in_format != CONVERT_FORMAT_RGB) {
@@ -354,8 +351,7 @@ GST_START_TEST (test_taps_of_common_conversions)
   for (c = 0; c < G_N_ELEMENTS (cases); c++) {
     for (s = 0; s < G_N_ELEMENTS (sites); s++) {
       check_conversion (s == 1 ? CONVERT_FORMAT_I420 : CONVERT_FORMAT_NV12,
-          cases[c][0], cases[c][1], cases[c][2], cases[c][3], s != 1,
-          sites[s]);
+          cases[c][0], cases[c][1], cases[c][2], cases[c][3], s != 1, sites[s]);
     }
     check_conversion (CONVERT_FORMAT_RGBA, cases[c][0], cases[c][1],
         cases[c][2], cases[c][3], TRUE, 0);
