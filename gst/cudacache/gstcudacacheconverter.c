@@ -28,6 +28,10 @@
  * until a reader of another stream, or the CPU, needs the pixels. Input
  * written on another stream and not yet waited for is waited for first.
  *
+ * Like #GstVideoConverter, a converter is used by one thread at a time:
+ * its calls are not serialised against each other. Threads that convert
+ * at once each make their own.
+ *
  * `cudacacheconvert` is this object behind a #GstBaseTransform; an
  * application converts without a pipeline the same way:
  * |[<!-- language="C" -->
