@@ -442,15 +442,44 @@ table_start (const GArray * table, const ConvertParams * p, gint t, gint j)
   return (gint) g_array_index (table, guint32, p->tab[t] + j);
 }
 
+/* The input one tile of an axis reads: for tile @b of @tile output
+ * indices (TAB_X_START: columns, TAB_Y_START: rows), the first and last
+ * input index (pixel or luma row) its taps read and, for 4:2:0 input, the
+ * first and last chroma sample, into v[0..3]. FALSE for a tile outside the
+ * picture, which reads nothing. */
+static gboolean
+tile_range (const ConvertParams * p, const GArray * table, gint t, gint b,
+    gint tile, gint32 v[4])
+{
+  gboolean x = t == TAB_X_START;
+  gint dest = x ? p->dest_x : p->dest_y;
+  gint p0 = MAX (b * tile, dest);
+  gint p1 = MIN ((b + 1) * tile, dest + (x ? p->dest_width : p->dest_height));
+  gint csize = ((x ? p->in_width : p->in_height) + 1) / 2;
+
+  if (p0 >= p1)
+    return FALSE;
+  v[0] = table_start (table, p, t, p0 - dest);
+  v[1] = table_start (table, p, t, p1 - 1 - dest) + (x ? p->x_taps :
+      p->y_taps) - 1;
+  v[2] = v[3] = 0;
+  if (is_yuv_format (p->in_format)) {
+    gint ct = t + TAB_X_CSTART - TAB_X_START;
+
+    v[2] = table_start (table, p, ct, p0 - dest);
+    v[3] = MIN (csize - 1, table_start (table, p, ct, p1 - 1 - dest) +
+        (x ? p->x_ctaps : p->y_ctaps) - 1);
+  }
+  return TRUE;
+}
+
 /* Appends the tiled kernel's per-block input ranges (TILE_X, TILE_Y) to
- * @table, as convert_tile () reads them, once tile_h is chosen. */
+ * @table, as convert_tile () reads them, once tile_h is chosen: per block
+ * column tile_range () as it is, per block row the first row, how many,
+ * the first chroma row, how many. */
 static void
 build_tile_table (ConvertParams * p, GArray * table)
 {
-  gboolean yuv = is_yuv_format (p->in_format);
-  gint nx = p->x_taps, ny = p->y_taps;
-  gint ncx = p->x_ctaps, ncy = p->y_ctaps;
-  gint cw = (p->in_width + 1) / 2, ch = (p->in_height + 1) / 2;
   gint bw = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
   gint bh = (p->out_height + p->tile_h - 1) / p->tile_h;
   gint32 *v;
@@ -461,34 +490,15 @@ build_tile_table (ConvertParams * p, GArray * table)
   p->tab[TAB_TILE_Y] = table->len + 4 * bw;
   g_array_set_size (table, table->len + 4 * (bw + bh));
   v = (gint32 *) & g_array_index (table, guint32, p->tab[TAB_TILE_X]);
-  for (b = 0; b < bw; b++, v += 4) {
-    gint pc0 = MAX (b * CONVERT_TILE_W, p->dest_x);
-    gint pc1 = MIN ((b + 1) * CONVERT_TILE_W, p->dest_x + p->dest_width);
-
-    if (pc0 >= pc1)
-      continue;
-    v[0] = table_start (table, p, TAB_X_START, pc0 - p->dest_x);
-    v[1] = table_start (table, p, TAB_X_START, pc1 - 1 - p->dest_x) + nx - 1;
-    if (yuv) {
-      v[2] = table_start (table, p, TAB_X_CSTART, pc0 - p->dest_x);
-      v[3] = MIN (cw - 1, table_start (table, p, TAB_X_CSTART,
-              pc1 - 1 - p->dest_x) + ncx - 1);
-    }
-  }
+  for (b = 0; b < bw; b++, v += 4)
+    tile_range (p, table, TAB_X_START, b, CONVERT_TILE_W, v);
   v = (gint32 *) & g_array_index (table, guint32, p->tab[TAB_TILE_Y]);
   for (b = 0; b < bh; b++, v += 4) {
-    gint pr0 = MAX (b * p->tile_h, p->dest_y);
-    gint pr1 = MIN ((b + 1) * p->tile_h, p->dest_y + p->dest_height);
-
-    if (pr0 >= pr1)
+    if (!tile_range (p, table, TAB_Y_START, b, p->tile_h, v))
       continue;
-    v[0] = table_start (table, p, TAB_Y_START, pr0 - p->dest_y);
-    v[1] = table_start (table, p, TAB_Y_START, pr1 - 1 - p->dest_y) + ny - v[0];
-    if (yuv) {
-      v[2] = table_start (table, p, TAB_Y_CSTART, pr0 - p->dest_y);
-      v[3] = MIN (ch - 1, table_start (table, p, TAB_Y_CSTART,
-              pr1 - 1 - p->dest_y) + ncy - 1) - v[2] + 1;
-    }
+    v[1] = v[1] - v[0] + 1;
+    if (is_yuv_format (p->in_format))
+      v[3] = v[3] - v[2] + 1;
   }
 }
 
@@ -498,28 +508,17 @@ static void
 tile_rows (const ConvertParams * p, const GArray * table, gint tile_h,
     gint * rows, gint * chroma_rows)
 {
-  gint ch = (p->in_height + 1) / 2, ncy = p->y_ctaps;
-  gint oy0;
+  gint32 v[4];
+  gint b;
 
   *rows = 1;
   *chroma_rows = 1;
-  for (oy0 = 0; oy0 < p->out_height; oy0 += tile_h) {
-    gint pr0 = MAX (oy0, p->dest_y);
-    gint pr1 = MIN (oy0 + tile_h, p->dest_y + p->dest_height);
-    gint s0, s1;
-
-    if (pr0 >= pr1)
+  for (b = 0; b * tile_h < p->out_height; b++) {
+    if (!tile_range (p, table, TAB_Y_START, b, tile_h, v))
       continue;
-    s0 = table_start (table, p, TAB_Y_START, pr0 - p->dest_y);
-    s1 = table_start (table, p, TAB_Y_START, pr1 - 1 - p->dest_y);
-    *rows = MAX (*rows, s1 + p->y_taps - s0);
-    if (is_yuv_format (p->in_format)) {
-      gint c0 = table_start (table, p, TAB_Y_CSTART, pr0 - p->dest_y);
-      gint c1 = MIN (ch - 1, table_start (table, p, TAB_Y_CSTART,
-              pr1 - 1 - p->dest_y) + ncy - 1);
-
-      *chroma_rows = MAX (*chroma_rows, c1 - c0 + 1);
-    }
+    *rows = MAX (*rows, v[1] - v[0] + 1);
+    if (is_yuv_format (p->in_format))
+      *chroma_rows = MAX (*chroma_rows, v[3] - v[2] + 1);
   }
 }
 
@@ -530,30 +529,19 @@ static void
 tile_pitches (const ConvertParams * p, const GArray * table, gint * pitch,
     gint * chroma_pitch)
 {
-  gint cw = (p->in_width + 1) / 2, ncx = p->x_ctaps;
+  gboolean yuv = is_yuv_format (p->in_format);
+  gint bpp = yuv ? 1 : p->in_pixel_bytes;
+  gint bpc = p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1;
   gint bytes = 1, chroma_bytes = 1;
-  gint ox0;
+  gint32 v[4];
+  gint b;
 
-  for (ox0 = 0; ox0 < p->out_width; ox0 += CONVERT_TILE_W) {
-    gint pc0 = MAX (ox0, p->dest_x);
-    gint pc1 = MIN (ox0 + CONVERT_TILE_W, p->dest_x + p->dest_width);
-    gint s0, s1;
-
-    if (pc0 >= pc1)
+  for (b = 0; b * CONVERT_TILE_W < p->out_width; b++) {
+    if (!tile_range (p, table, TAB_X_START, b, CONVERT_TILE_W, v))
       continue;
-    s0 = table_start (table, p, TAB_X_START, pc0 - p->dest_x);
-    s1 = table_start (table, p, TAB_X_START, pc1 - 1 - p->dest_x);
-    if (is_yuv_format (p->in_format)) {
-      gint c0 = table_start (table, p, TAB_X_CSTART, pc0 - p->dest_x);
-      gint c1 = MIN (cw - 1, table_start (table, p, TAB_X_CSTART,
-              pc1 - 1 - p->dest_x) + ncx - 1);
-
-      bytes = MAX (bytes, s1 + p->x_taps - s0);
-      chroma_bytes = MAX (chroma_bytes, (c1 - c0 + 1) *
-          (p->in_format == CONVERT_FORMAT_NV12 ? 2 : 1));
-    } else {
-      bytes = MAX (bytes, (s1 + p->x_taps - s0) * p->in_pixel_bytes);
-    }
+    bytes = MAX (bytes, (v[1] - v[0] + 1) * bpp);
+    if (yuv)
+      chroma_bytes = MAX (chroma_bytes, (v[3] - v[2] + 1) * bpc);
   }
 
   *pitch = GST_ROUND_UP_16 (bytes + 30);
@@ -635,6 +623,79 @@ out_kind (gint format)
     default:
       return OUT_KIND_PACKED;
   }
+}
+
+/* The scaling of @p's axes, from its formats and sizes: taps and fx per
+ * axis, whether 4:2:0 input is converted before it is scaled, and in *lq
+ * and *inc whether and with which step x takes GstVideoScaler's 2-tap
+ * fixed-point path. */
+static void
+plan_axes (ConvertParams * p, gboolean * lq, gint * inc)
+{
+  gint out = out_kind (p->out_format);
+  gint cpu_out;
+
+  axis_taps (p->in_width, p->dest_width, &p->x_taps, &p->x_fx);
+  axis_taps (p->in_height, p->dest_height, &p->y_taps, &p->y_fx);
+  /* GStreamer converts 4:2:0 input to RGB before scaling when the picture
+   * grows, after it when it shrinks */
+  if (in_kind (p->in_format) <= IN_KIND_I420 && (out == OUT_KIND_PACKED ||
+          out == OUT_KIND_TENSOR) &&
+      (gint64) p->dest_width * p->dest_height >
+      (gint64) p->in_width * p->in_height)
+    p->convert_first = 1;
+  /* GstVideoScaler's horizontal 2-tap path (an upscale of 8-bit pixels:
+   * corners aligned, a fixed-point step): used on 8-bit lines of 1 or 4
+   * components, so not where GstVideoConverter scales RGB or BGR in place
+   * (same format in and out; tensors are made from RGB) */
+  cpu_out = out == OUT_KIND_TENSOR ? CONVERT_FORMAT_RGB : p->out_format;
+  *lq = FALSE;
+  *inc = 0;
+  if (p->x_taps == 2 && p->in_width != p->dest_width &&
+      !(p->in_format == cpu_out && (cpu_out == CONVERT_FORMAT_RGB ||
+              cpu_out == CONVERT_FORMAT_BGR))) {
+    *lq = TRUE;
+    *inc = p->dest_width == 1 ? 0 :
+        ((p->in_width - 1) << 16) / (p->dest_width - 1) - 1;
+    p->x_fx = 1.0f;
+  }
+}
+
+/* The tiled kernel's tiles for @p, once its taps are in @table: the
+ * tallest tile whose input rows fit in a block's shared memory, at most
+ * MAX_TILE_H rows, shorter where a taller one would make fewer than
+ * MIN_TILED_BLOCKS blocks; its pitches, staging shifts and per-block ranges
+ * (appended to @table) in @p. Returns a block's shared memory, or 0 (the
+ * tile fields 0) where not even tiles of 2 rows fit: thousands of input
+ * rows per output row, for the generic kernel. */
+static guint
+plan_tiles (ConvertParams * p, GArray * table)
+{
+  guint64 blocks_w = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+  gint max_tile_h;
+
+  tile_pitches (p, table, &p->tile_pitch, &p->tile_chroma_pitch);
+  for (max_tile_h = MAX_TILE_H; max_tile_h > 8; max_tile_h /= 2) {
+    if (blocks_w * ((p->out_height + max_tile_h - 1) / max_tile_h) >=
+        MIN_TILED_BLOCKS)
+      break;
+  }
+  for (p->tile_h = max_tile_h; p->tile_h >= 2; p->tile_h /= 2) {
+    guint64 bytes;
+
+    tile_rows (p, table, p->tile_h, &p->tile_rows, &p->tile_chroma_rows);
+    bytes = tile_shared_bytes (p);
+    if (bytes <= MAX_SHARED_BYTES) {
+      p->stage_shift = stage_shift (p->tile_pitch);
+      p->stage_chroma_shift = stage_shift (p->tile_chroma_pitch);
+      build_tile_table (p, table);
+      return bytes;
+    }
+  }
+
+  p->tile_h = p->tile_rows = p->tile_chroma_rows = 0;
+  p->tile_pitch = p->tile_chroma_pitch = 0;
+  return 0;
 }
 
 static void
@@ -909,8 +970,8 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelPlan *plan;
   ConvertParams p = { 0, };
-  gint out, cpu_out, max_tile_h, inc = 0;
-  gboolean lq = FALSE;
+  gint out, inc;
+  gboolean lq;
   ConvertParams key;
   GArray *table;
   GList *l;
@@ -982,28 +1043,7 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
     p.dest_x &= ~1;
     p.dest_y &= ~1;
   }
-  axis_taps (p.in_width, p.dest_width, &p.x_taps, &p.x_fx);
-  axis_taps (p.in_height, p.dest_height, &p.y_taps, &p.y_fx);
-  /* GstVideoScaler's horizontal 2-tap path (an upscale of 8-bit pixels):
-   * corners aligned, a fixed-point step */
-  /* GStreamer converts 4:2:0 input to RGB before scaling when the picture
-   * grows, after it when it shrinks */
-  if (in_kind (p.in_format) <= IN_KIND_I420 && (out == OUT_KIND_PACKED ||
-          out == OUT_KIND_TENSOR) &&
-      (gint64) p.dest_width * p.dest_height > (gint64) p.in_width * p.in_height)
-    p.convert_first = 1;
-  /* GstVideoScaler's horizontal 2-tap path: used on 8-bit lines of 1 or
-   * 4 components, so not where GstVideoConverter scales RGB or BGR in
-   * place (same format in and out; tensors are made from RGB) */
-  cpu_out = out == OUT_KIND_TENSOR ? CONVERT_FORMAT_RGB : p.out_format;
-  if (p.x_taps == 2 && p.in_width != p.dest_width &&
-      !(p.in_format == cpu_out && (cpu_out == CONVERT_FORMAT_RGB ||
-              cpu_out == CONVERT_FORMAT_BGR))) {
-    lq = TRUE;
-    inc = p.dest_width == 1 ? 0 :
-        ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;
-    p.x_fx = 1.0f;
-  }
+  plan_axes (&p, &lq, &inc);
   p.dtype = params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_U8 ? CONVERT_DTYPE_U8 :
       params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F16 ? CONVERT_DTYPE_F16 :
       CONVERT_DTYPE_F32;
@@ -1040,42 +1080,15 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   plan->ref_count = 1;
   plan->in_kind = in_kind (p.in_format);
 
-  /* the tiled kernel with the tallest tile whose input rows fit in shared
-   * memory; the generic one where not even two output rows' do (thousands
-   * of input rows per output row). Tiles of 8 rows where 16 would make too
-   * few blocks to keep every SM busy (an H100 holds about 1,600 of them at
-   * once; 1080p to 640x640 made 800, its SMs a third occupied). */
-  tile_pitches (&p, table, &p.tile_pitch, &p.tile_chroma_pitch);
-  for (max_tile_h = MAX_TILE_H; max_tile_h > 8; max_tile_h /= 2) {
-    if ((guint64) ((p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W) *
-        ((p.out_height + max_tile_h - 1) / max_tile_h) >= MIN_TILED_BLOCKS)
-      break;
-  }
-  for (p.tile_h = max_tile_h; p.tile_h >= 2; p.tile_h /= 2) {
-    guint64 bytes;
-
-    tile_rows (&p, table, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
-    bytes = tile_shared_bytes (&p);
-    if (bytes <= MAX_SHARED_BYTES) {
-      plan->shared_bytes = bytes;
-      break;
-    }
-  }
-
-  if (p.tile_h >= 2) {
-    p.stage_shift = stage_shift (p.tile_pitch);
-    p.stage_chroma_shift = stage_shift (p.tile_chroma_pitch);
-    build_tile_table (&p, table);
+  plan->shared_bytes = plan_tiles (&p, table);
+  if (plan->shared_bytes) {
     plan->function = kernels->tile[plan->in_kind][out];
     plan->block_w = CONVERT_TILE_W;
     plan->block_h = CONVERT_TILE_THREADS_Y;
     plan->grid_w = (p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
     plan->grid_h = (p.out_height + p.tile_h - 1) / p.tile_h;
   } else {
-    p.tile_h = p.tile_rows = p.tile_chroma_rows = 0;
-    p.tile_pitch = p.tile_chroma_pitch = 0;
     plan->function = kernels->generic[plan->in_kind][out];
-    plan->shared_bytes = 0;
     plan->block_w = GENERIC_THREADS;
     plan->block_h = 1;
     /* a block per output pixel, or per 2x2 block of a 4:2:0 output */

@@ -29,12 +29,13 @@ const gsize gst_cuda_cache_kernels_fatbin_len = 0;
 /* every pair of these, crossed (larger sizes: the common conversions) */
 static const gint sizes[] = { 1, 2, 3, 5, 7, 16, 33, 97, 321, 643 };
 
-/* A plan's parameters for @in_format @in_w x @in_h to @out_w x @out_h
+/* A plan's parameters for @in_format @in_w x @in_h to RGBA @out_w x @out_h
  * (picture @dw x @dh at @dx, @dy), as plan_new () sets the ones the taps
- * depend on. */
+ * depend on, and its axes' scaling (*lq, *inc: the 2-tap path). */
 static void
 params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
-    gint out_w, gint out_h, gint dx, gint dy, gint dw, gint dh, gint site)
+    gint out_w, gint out_h, gint dx, gint dy, gint dw, gint dh, gint site,
+    gboolean * lq, gint * inc)
 {
   memset (p, 0, sizeof (*p));
   p->in_format = in_format;
@@ -48,14 +49,9 @@ params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
   p->dest_width = dw;
   p->dest_height = dh;
   p->chroma_site = site;
-  if (in_format == CONVERT_FORMAT_RGBA)
+  if (!is_yuv_format (in_format))
     packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b, &p->in_pixel_bytes);
-  else if (in_format == CONVERT_FORMAT_RGB)
-    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b, &p->in_pixel_bytes);
-  axis_taps (in_w, dw, &p->x_taps, &p->x_fx);
-  axis_taps (in_h, dh, &p->y_taps, &p->y_fx);
-  if (is_yuv_format (in_format) && (gint64) dw * dh > (gint64) in_w * in_h)
-    p->convert_first = 1;
+  plan_axes (p, lq, inc);
 }
 
 static gint32
@@ -263,8 +259,8 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
   ConvertParams p;
   GArray *table;
   gint dx = 0, dy = 0, dw = out_w, dh = out_h;
-  gboolean lq = FALSE;
-  gint inc = 0;
+  gboolean lq;
+  gint inc;
   gchar *what;
 
   if (letterbox) {
@@ -275,15 +271,8 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
     dx = (out_w - dw) / 2;
     dy = (out_h - dh) / 2;
   }
-  params_init (&p, in_format, in_w, in_h, out_w, out_h, dx, dy, dw, dh, site);
-  /* GstVideoScaler's 2-tap horizontal path, as plan_new () picks it */
-  if (p.x_taps == 2 && p.in_width != p.dest_width &&
-      in_format != CONVERT_FORMAT_RGB) {
-    lq = TRUE;
-    inc = p.dest_width == 1 ? 0 :
-        ((p.in_width - 1) << 16) / (p.dest_width - 1) - 1;
-    p.x_fx = 1.0f;
-  }
+  params_init (&p, in_format, in_w, in_h, out_w, out_h, dx, dy, dw, dh,
+      site, &lq, &inc);
   what = g_strdup_printf ("%d %dx%d to %dx%d (picture %dx%d)", in_format,
       in_w, in_h, out_w, out_h, dw, dh);
 
@@ -293,18 +282,8 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
   check_axis (&p, table, TAB_Y_START, in_h, dh, p.y_taps, p.y_ctaps,
       p.y_fx, FALSE, FALSE, what);
 
-  tile_pitches (&p, table, &p.tile_pitch, &p.tile_chroma_pitch);
-  for (p.tile_h = MAX_TILE_H; p.tile_h >= 2; p.tile_h /= 2) {
-    tile_rows (&p, table, p.tile_h, &p.tile_rows, &p.tile_chroma_rows);
-    if (tile_shared_bytes (&p) <= MAX_SHARED_BYTES)
-      break;
-  }
-  if (p.tile_h >= 2) {
-    p.stage_shift = stage_shift (p.tile_pitch);
-    p.stage_chroma_shift = stage_shift (p.tile_chroma_pitch);
-    build_tile_table (&p, table);
+  if (plan_tiles (&p, table))
     check_tiles (&p, table);
-  }
 
   g_array_unref (table);
   g_free (what);
@@ -366,9 +345,12 @@ GST_START_TEST (test_taps_first_at_whole_positions)
 {
   ConvertParams p;
   GArray *table;
+  gboolean lq;
+  gint inc;
 
-  params_init (&p, CONVERT_FORMAT_RGBA, 1920, 3, 640, 3, 0, 0, 640, 3, 0);
-  table = build_table (&p, FALSE, 0);
+  params_init (&p, CONVERT_FORMAT_RGBA, 1920, 3, 640, 3, 0, 0, 640, 3, 0,
+      &lq, &inc);
+  table = build_table (&p, lq, inc);
   /* 6 taps from 2: 1 - |4 - i| / 3 for i = 2..7 is 1/3, 2/3, 1, 2/3, 1/3,
    * 0, which sum to 3 */
   fail_unless_equals_int (tab_int (table, p.tab[TAB_X_START] + 1), 2);
