@@ -109,6 +109,8 @@ struct _GstCudaCacheKernels
   CUmodule module;
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
+  /* NV12 and I420 to packed RGB and tensors only, else NULL */
+  CUfunction direct[N_IN_KINDS][N_OUT_KINDS];
   TapArena *arena;              /* the current one */
   /* the last RECENT_PLANS plans made, newest first, each with a reference:
    * caps that switch back and forth find theirs made */
@@ -128,6 +130,11 @@ struct _GstCudaCacheKernelPlan
   guint block_w;
   guint block_h;
   guint shared_bytes;
+  /* the direct kernel, where it applies and the rows allow it (else the
+   * tiled or generic one above) */
+  CUfunction direct;
+  guint direct_grid_w;
+  guint direct_grid_h;
   TapArena *arena;              /* where params.taps points */
   /* what the plan was made from: ConvertParams before its taps, the
    * 2-tap step */
@@ -698,6 +705,109 @@ plan_tiles (ConvertParams * p, GArray * table)
   return 0;
 }
 
+/* @q's CONVERT_FIXED_TAPS paired 16-bit weights moved @d taps along, into
+ * @out: the weights of the same pixels in a window starting @d pixels
+ * earlier. The weights moved out are 0 (the window still covers every
+ * tap). */
+static void
+shift_fixed (const guint32 * q, gint d, guint32 * out)
+{
+  guint32 v[CONVERT_FIXED_TAPS] = { 0, };
+  gint l;
+
+  for (l = 0; l + d < CONVERT_FIXED_TAPS; l++)
+    v[l + d] = (q[l / 2] >> (16 * (l & 1))) & 0xffff;
+  for (l = 0; l < CONVERT_FIXED_TAPS / 2; l++)
+    out[l] = v[2 * l] | (v[2 * l + 1] << 16);
+}
+
+/* The direct kernel's tables (convert-params.h's X_DIRECT, Y_GROUP),
+ * appended to @table, and its fields of @p, where it applies: 4:2:0 input
+ * to packed RGB or a tensor, the fixed-point horizontal pass (at most
+ * CONVERT_FIXED_TAPS taps per column, so no conversion before scaling),
+ * at most 8 taps per row, chroma at least CONVERT_FIXED_TAPS samples
+ * wide. */
+static gboolean
+plan_direct (ConvertParams * p, GArray * table)
+{
+  const gint G = CONVERT_DIRECT_ROWS, n = CONVERT_FIXED_TAPS;
+  gint csize = (p->in_width + 1) / 2;
+  gint n_groups = (p->dest_height + G - 1) / G;
+  gint rows = 0, crows = 0, j, k, l;
+  guint at;
+
+  if (in_kind (p->in_format) > IN_KIND_I420 ||
+      out_kind (p->out_format) == OUT_KIND_YUV420 || !p->x_fixed ||
+      !p->y_padded || csize < n)
+    return FALSE;
+
+  /* per column: the windows moved inside the rows */
+  g_array_set_size (table, GST_ROUND_UP_4 (table->len));
+  at = table->len;
+  g_array_set_size (table, at + 12 * p->dest_width);
+  for (j = 0; j < p->dest_width; j++) {
+    guint32 *v = &g_array_index (table, guint32, at + 12 * j);
+    gint s = table_start (table, p, TAB_X_START, j);
+    gint cs = table_start (table, p, TAB_X_CSTART, j);
+    gint s1 = MIN (s, p->in_width - n), cs1 = MIN (cs, csize - n);
+
+    v[0] = s1;
+    v[1] = cs1;
+    shift_fixed (&g_array_index (table, guint32, p->tab[TAB_X_Q] + 4 * j),
+        s - s1, v + 4);
+    shift_fixed (&g_array_index (table, guint32, p->tab[TAB_X_CQ] + 4 * j),
+        cs - cs1, v + 8);
+  }
+  p->tab[TAB_X_DIRECT] = at;
+
+  /* per group of rows: the rows its taps read, each row's weights (the
+   * starts grow with the row, so the group's first and last row bound
+   * them) */
+  for (k = 0; k < n_groups; k++) {
+    gint j0 = k * G, j1 = MIN (j0 + G, p->dest_height) - 1;
+
+    rows = MAX (rows, table_start (table, p, TAB_Y_START, j1) + p->y_taps -
+        table_start (table, p, TAB_Y_START, j0));
+    crows = MAX (crows, table_start (table, p, TAB_Y_CSTART, j1) +
+        p->y_ctaps - table_start (table, p, TAB_Y_CSTART, j0));
+  }
+  p->direct_rows = rows;
+  p->direct_chroma_rows = crows;
+  p->direct_group = GST_ROUND_UP_4 (4 + G * (rows + crows));
+  p->direct_k0 = -((p->dest_y + G - 1) / G);
+  at = table->len;
+  g_array_set_size (table, at + n_groups * p->direct_group);
+  p->tab[TAB_Y_GROUP] = at;
+  for (k = 0; k < n_groups; k++) {
+    guint32 *v = &g_array_index (table, guint32, at + k * p->direct_group);
+    gfloat *w = (gfloat *) (v + 4), *cw = w + G * rows;
+    gint j0 = k * G, j1 = MIN (j0 + G, p->dest_height) - 1;
+    gint s0 = table_start (table, p, TAB_Y_START, j0);
+    gint cs0 = table_start (table, p, TAB_Y_CSTART, j0);
+
+    v[0] = s0;
+    v[1] = table_start (table, p, TAB_Y_START, j1) + p->y_taps - s0;
+    v[2] = cs0;
+    v[3] = table_start (table, p, TAB_Y_CSTART, j1) + p->y_ctaps - cs0;
+    for (j = j0; j <= j1; j++) {
+      const gfloat *tw = (const gfloat *) &g_array_index (table, guint32,
+          p->tab[TAB_Y_W] + j * p->y_taps);
+      const gfloat *tcw = (const gfloat *) &g_array_index (table, guint32,
+          p->tab[TAB_Y_CW] + j * p->y_ctaps);
+      gint s = table_start (table, p, TAB_Y_START, j) - s0;
+      gint cs = table_start (table, p, TAB_Y_CSTART, j) - cs0;
+
+      /* in 1/CONVERT_FIXED_ONE: the rows' sums come unscaled */
+      for (l = 0; l < p->y_taps; l++)
+        w[(s + l) * G + j - j0] = tw[l] * (1.0f / CONVERT_FIXED_ONE);
+      for (l = 0; l < p->y_ctaps; l++)
+        cw[(cs + l) * G + j - j0] = tcw[l] * (1.0f / CONVERT_FIXED_ONE);
+    }
+  }
+
+  return TRUE;
+}
+
 static void
 tap_table_free (TapTable * t)
 {
@@ -823,6 +933,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
   GstCudaCacheKernels *self;
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
+  CUfunction direct[N_IN_KINDS][N_OUT_KINDS] = { {NULL,}, };
   CUmodule module = NULL;
   gboolean ok;
   guint i, o;
@@ -854,6 +965,16 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
         GST_ERROR ("the module lacks %s or %s", tile_name, generic_name);
       g_free (generic_name);
       g_free (tile_name);
+      if (ok && i <= IN_KIND_I420 && o != OUT_KIND_YUV420) {
+        gchar *name = g_strdup_printf ("gst_cuda_cache_convert_direct_%s_%s",
+            in_kind_names[i], out_kind_names[o]);
+
+        ok = gst_cuda_result (CuModuleGetFunction (&direct[i][o], module,
+                name));
+        if (!ok)
+          GST_ERROR ("the module lacks %s", name);
+        g_free (name);
+      }
     }
   }
   if (!ok && module)
@@ -873,6 +994,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
   self->module = module;
   memcpy (self->tile, tile, sizeof (tile));
   memcpy (self->generic, generic, sizeof (generic));
+  memcpy (self->direct, direct, sizeof (direct));
 
   GST_DEBUG_OBJECT (context, "loaded the kernels (a fatbin of %"
       G_GSIZE_FORMAT " bytes)", gst_cuda_cache_kernels_fatbin_len);
@@ -1100,6 +1222,16 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->grid_h = p.out_height;
     }
   }
+  if (plan_direct (&p, table)) {
+    gint G = CONVERT_DIRECT_ROWS;
+    gint groups = (p.dest_y + G - 1) / G +
+        (p.out_height - p.dest_y + G - 1) / G;
+
+    plan->direct = kernels->direct[plan->in_kind][out];
+    plan->direct_grid_w = (p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+    plan->direct_grid_h = (groups + CONVERT_DIRECT_WARPS - 1) /
+        CONVERT_DIRECT_WARPS;
+  }
   if (!place_table (kernels, table, &plan->arena, &p.taps)) {
     g_array_unref (table);
     g_free (plan);
@@ -1110,14 +1242,18 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 
   GST_DEBUG ("%dx%d %s to %dx%d %s, picture at %d,%d %dx%d, %dx%d taps: "
       "%s kernel, %ux%u blocks of %ux%u, tile of %d rows reading up to %d "
-      "rows of %d bytes (%d of chroma, of %d), %u bytes of shared memory",
+      "rows of %d bytes (%d of chroma, of %d), %u bytes of shared memory; "
+      "direct kernel: %s (groups of %d rows reading up to %d rows, %d of "
+      "chroma)",
       p.in_width, p.in_height, gst_video_format_to_string (params->in_format),
       p.out_width, p.out_height, p.out_format == CONVERT_FORMAT_TENSOR ?
       "tensor" : gst_video_format_to_string (params->out_format), p.dest_x,
       p.dest_y, p.dest_width, p.dest_height, p.x_taps, p.y_taps,
       p.tile_h ? "tiled" : "generic", plan->grid_w, plan->grid_h,
       plan->block_w, plan->block_h, p.tile_h, p.tile_rows, p.tile_pitch,
-      p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes);
+      p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes,
+      plan->direct ? "yes, where rows are 4-byte aligned" : "no",
+      CONVERT_DIRECT_ROWS, p.direct_rows, p.direct_chroma_rows);
 
   /* kept among the recent ones: the oldest goes */
   plan->ref_count++;
@@ -1139,7 +1275,7 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 #ifdef HAVE_CUDA_KERNELS
   ConvertParams p;
   void *args[] = { &p };
-  gboolean ok;
+  gboolean ok, words = TRUE;
   guint i;
 
   g_return_val_if_fail (plan != NULL, FALSE);
@@ -1159,6 +1295,8 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
           plan->in_kind == IN_KIND_NV12 ? 2 : 1); i++) {
     if (in_data[i] % 16 != 0 || in_stride[i] % 16 != 0)
       p.in_aligned = FALSE;
+    if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
+      words = FALSE;
   }
   if (p.out_pixel_bytes == 4)
     p.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
@@ -1169,9 +1307,16 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     return FALSE;
   }
 
-  ok = gst_cuda_result (CuLaunchKernel (plan->function, plan->grid_w,
-          plan->grid_h, 1, plan->block_w, plan->block_h, 1,
-          plan->shared_bytes, stream, args, NULL));
+  /* the direct kernel reads whole words of the input's rows */
+  if (plan->direct && words) {
+    ok = gst_cuda_result (CuLaunchKernel (plan->direct, plan->direct_grid_w,
+            plan->direct_grid_h, 1, CONVERT_TILE_W, CONVERT_DIRECT_WARPS, 1,
+            0, stream, args, NULL));
+  } else {
+    ok = gst_cuda_result (CuLaunchKernel (plan->function, plan->grid_w,
+            plan->grid_h, 1, plan->block_w, plan->block_h, 1,
+            plan->shared_bytes, stream, args, NULL));
+  }
 
   gst_cuda_context_pop (NULL);
 

@@ -69,7 +69,21 @@ enum
  * - TILE_X, per block column: the first and last luma column (pixel) its
  *   taps read, the first and last chroma sample (4:2:0 input).
  * - TILE_Y, per block row: the first input row (luma row) its taps read,
- *   how many, the first chroma row, how many. */
+ *   how many, the first chroma row, how many.
+ *
+ * And for the direct kernels (4:2:0 input, 16-byte aligned):
+ * - X_DIRECT, per picture column, 12 words: the first luma pixel and the
+ *   first chroma sample of a window of CONVERT_FIXED_TAPS of each that
+ *   lies inside its row (START and CSTART moved left at the right edge),
+ *   2 words unused, then Q and CQ moved along with them (4 words each).
+ * - Y_GROUP, per group of CONVERT_DIRECT_ROWS picture rows, direct_group
+ *   words: the first luma row the group's taps read, how many
+ *   (direct_rows at most), the first chroma row, how many
+ *   (direct_chroma_rows at most); then per luma row read, its weight in
+ *   each of the group's rows (CONVERT_DIRECT_ROWS floats, 0 where that row
+ *   does not read it; W / CONVERT_FIXED_ONE, as the fixed-point sums come
+ *   unscaled), direct_rows of them; then the chroma rows' alike,
+ *   direct_chroma_rows of them. */
 enum
 {
   TAB_X_START,
@@ -86,8 +100,16 @@ enum
   TAB_Y_TAP,
   TAB_TILE_X,
   TAB_TILE_Y,
+  TAB_X_DIRECT,
+  TAB_Y_GROUP,
   TAB_N
 };
+
+/* The direct kernels: a thread makes CONVERT_DIRECT_ROWS output pixels of
+ * one column, a block CONVERT_TILE_W columns of CONVERT_DIRECT_WARPS such
+ * groups of rows. */
+#define CONVERT_DIRECT_ROWS 2
+#define CONVERT_DIRECT_WARPS 4
 
 /* the fixed-point horizontal pass: at most this many taps of luma and of
  * chroma per output column */
@@ -163,6 +185,15 @@ typedef struct
   int stage_shift;
   int stage_chroma_shift;
 
+  /* the direct kernels: the group (of CONVERT_DIRECT_ROWS rows, counted
+   * from the picture's first row) of the grid's first block row, 0 or
+   * less; words of a Y_GROUP record; the most luma and chroma rows a group
+   * reads */
+  int direct_k0;
+  int direct_group;
+  int direct_rows;
+  int direct_chroma_rows;
+
   int dtype;                    /* CONVERT_DTYPE_* */
   int layout;                   /* CONVERT_LAYOUT_* */
   int bgr;                      /* 0 or 1 */
@@ -181,8 +212,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 432
+#define CONVERT_PARAMS_SIZE 456
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 56
-#define CONVERT_PARAMS_X_FX_OFFSET 292
+#define CONVERT_PARAMS_X_FX_OFFSET 316
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

@@ -16,6 +16,12 @@
  *   Every input pixel is read about twice (the LINEAR taps overlap by half)
  *   instead of n_taps_x * n_taps_y times. The host picks tile_h so that the
  *   rows fit in 48 KiB of shared memory.
+ * - direct (convert_direct): for 4:2:0 input to RGB or a tensor with at
+ *   most 8 taps per axis, the common case of inference pipelines, a
+ *   thread per CONVERT_DIRECT_ROWS output pixels of a column, reading
+ *   straight from global memory with no shared memory and no barrier;
+ *   every input row a thread reads is filtered horizontally once for all
+ *   its pixels, in 16-bit fixed point.
  * - generic (convert_generic*): one thread per output pixel (per 2x2 block
  *   for YUV 4:2:0 output), every 2D tap read and converted; for factors
  *   whose rows do not fit (thousands of input rows per output row). */
@@ -213,16 +219,23 @@ read_pixel (const ConvertParams & p, int x, int y)
   return rgb_at < IN > (p, in_row (p, 0, y), x);
 }
 
-/* Stores of one output pixel's RGB (unrounded, 0..255 scale). */
+/* One output pixel's RGB (unrounded, 0..255 scale) as the packed
+ * format's bytes, in memory order. */
+__device__ static __forceinline__ unsigned int
+packed_word (const ConvertParams & p, float3 c)
+{
+  /* R, G, B, 255 in memory order, then the format's order in one byte
+   * permutation (the fourth byte, alpha or padding, is 255) */
+  return __byte_perm (to_u8 (c.x) | (to_u8 (c.y) << 8) |
+      (to_u8 (c.z) << 16) | 0xff000000u, 0, p.out_perm);
+}
+
+/* Stores packed_word () @v of pixel (x, y). */
 __device__ static __forceinline__ void
-store_packed (const ConvertParams & p, int x, int y, float3 c)
+store_packed_word (const ConvertParams & p, int x, int y, unsigned int v)
 {
   unsigned char *row = (unsigned char *) p.out_data[0] +
       (long long) y * p.out_stride[0];
-  /* R, G, B, 255 in memory order, then the format's order in one byte
-   * permutation (the fourth byte, alpha or padding, is 255) */
-  unsigned int v = __byte_perm (to_u8 (c.x) | (to_u8 (c.y) << 8) |
-      (to_u8 (c.z) << 16) | 0xff000000u, 0, p.out_perm);
 
   if (p.out_pixel_bytes == 4) {
     if (p.out_aligned) {
@@ -239,6 +252,13 @@ store_packed (const ConvertParams & p, int x, int y, float3 c)
     row[1] = (v >> 8) & 0xff;
     row[2] = (v >> 16) & 0xff;
   }
+}
+
+/* Stores of one output pixel's RGB (unrounded, 0..255 scale). */
+__device__ static __forceinline__ void
+store_packed (const ConvertParams & p, int x, int y, float3 c)
+{
+  store_packed_word (p, x, y, packed_word (p, c));
 }
 
 __device__ static __forceinline__ void
@@ -270,25 +290,37 @@ normalise (const ConvertParams & p, float v, int k)
   return __fadd_rn (__fmul_rn ((float) to_u8 (v), p.mul[k]), p.add[k]);
 }
 
+/* One output pixel's RGB as the tensor's channels 0, 1, 2: R, G, B, or
+ * B, G, R, normalised. */
+__device__ static __forceinline__ float3
+tensor_values (const ConvertParams & p, float3 c)
+{
+  return make_float3 (normalise (p, p.bgr ? c.z : c.x, 0),
+      normalise (p, c.y, 1), normalise (p, p.bgr ? c.x : c.z, 2));
+}
+
+/* Stores tensor_values () @t of pixel (x, y). */
 __device__ static __forceinline__ void
-store_tensor (const ConvertParams & p, int x, int y, float3 c)
+store_tensor_values (const ConvertParams & p, int x, int y, float3 t)
 {
   unsigned long long plane = (unsigned long long) p.out_width * p.out_height;
   unsigned long long pixel = (unsigned long long) y * p.out_width + x;
-  /* channel k of the tensor: R, G, B, or B, G, R */
-  float v0 = normalise (p, p.bgr ? c.z : c.x, 0);
-  float v1 = normalise (p, c.y, 1);
-  float v2 = normalise (p, p.bgr ? c.x : c.z, 2);
 
   if (p.layout == CONVERT_LAYOUT_NCHW) {
-    store_tensor_value (p, pixel, v0);
-    store_tensor_value (p, plane + pixel, v1);
-    store_tensor_value (p, 2 * plane + pixel, v2);
+    store_tensor_value (p, pixel, t.x);
+    store_tensor_value (p, plane + pixel, t.y);
+    store_tensor_value (p, 2 * plane + pixel, t.z);
   } else {
-    store_tensor_value (p, pixel * 3, v0);
-    store_tensor_value (p, pixel * 3 + 1, v1);
-    store_tensor_value (p, pixel * 3 + 2, v2);
+    store_tensor_value (p, pixel * 3, t.x);
+    store_tensor_value (p, pixel * 3 + 1, t.y);
+    store_tensor_value (p, pixel * 3 + 2, t.z);
   }
+}
+
+__device__ static __forceinline__ void
+store_tensor (const ConvertParams & p, int x, int y, float3 c)
+{
+  store_tensor_values (p, x, y, tensor_values (p, c));
 }
 
 __device__ static __forceinline__ bool
@@ -489,56 +521,67 @@ load_taps (const ConvertParams & p, int t, int j, int n, int nc,
   }
 }
 
-/* The fixed-point horizontal pass: the weighted sum of the
- * CONVERT_FIXED_TAPS bytes at @off of @raw (16-byte aligned, in shared
- * memory) with the 16-bit
- * weights @q (1/CONVERT_FIXED_ONE, paired), exact in integers and in the
- * float it returns. Reads the aligned words around them: up to 11 bytes
- * past the taps. */
+/* The fixed-point horizontal pass: the weighted sum of CONVERT_FIXED_TAPS
+ * bytes (@b0: the first 4, @b1 the next) with the 16-bit weights @q
+ * (1/CONVERT_FIXED_ONE, paired), in 1/CONVERT_FIXED_ONE: exact, and exact
+ * as a float too (below 2^24). */
+__device__ static __forceinline__ unsigned int
+fixed_acc (unsigned int b0, unsigned int b1, const unsigned int *q)
+{
+  unsigned int acc = __dp2a_lo (q[0], b0, 0u);
+
+  acc = __dp2a_hi (q[1], b0, acc);
+  acc = __dp2a_lo (q[2], b1, acc);
+  return __dp2a_hi (q[3], b1, acc);
+}
+
+/* fixed_acc () of NV12's interleaved chroma: U and V of the
+ * CONVERT_FIXED_TAPS samples in the 16 bytes @a0.. @a3. */
+__device__ static __forceinline__ float2
+fixed_acc_uv (unsigned int a0, unsigned int a1, unsigned int a2,
+    unsigned int a3, const unsigned int *q)
+{
+  /* UVUV UVUV -> UUUU, VVVV */
+  return make_float2 ((float) fixed_acc (__byte_perm (a0, a1, 0x6420),
+          __byte_perm (a2, a3, 0x6420), q),
+      (float) fixed_acc (__byte_perm (a0, a1, 0x7531),
+          __byte_perm (a2, a3, 0x7531), q));
+}
+
+/* fixed_acc () as a value, 1 for CONVERT_FIXED_ONE */
+__device__ static __forceinline__ float
+fixed_dot (unsigned int b0, unsigned int b1, const unsigned int *q)
+{
+  return (float) fixed_acc (b0, b1, q) * (1.0f / CONVERT_FIXED_ONE);
+}
+
+/* fixed_dot () of the CONVERT_FIXED_TAPS bytes at @off of @raw (16-byte
+ * aligned, in shared memory). Reads the aligned words around them: up to
+ * 11 bytes past the taps. */
 __device__ static __forceinline__ float
 fixed_sum (const unsigned char *raw, int off, const unsigned int *q)
 {
   const unsigned int *w = (const unsigned int *) (raw + (off & ~3));
   unsigned int sh = (off & 3) * 8;
-  unsigned int b0 = __funnelshift_r (w[0], w[1], sh);
-  unsigned int b1 = __funnelshift_r (w[1], w[2], sh);
-  unsigned int acc = __dp2a_lo (q[0], b0, 0u);
 
-  acc = __dp2a_hi (q[1], b0, acc);
-  acc = __dp2a_lo (q[2], b1, acc);
-  acc = __dp2a_hi (q[3], b1, acc);
-  return (float) acc * (1.0f / CONVERT_FIXED_ONE);
+  return fixed_dot (__funnelshift_r (w[0], w[1], sh),
+      __funnelshift_r (w[1], w[2], sh), q);
 }
 
-/* fixed_sum () of NV12's interleaved chroma: U and V of the
- * CONVERT_FIXED_TAPS samples at @off of @raw (an even byte). Reads up
- * to 19 bytes past them. */
+/* fixed_acc_uv () as values, of the CONVERT_FIXED_TAPS samples at @off of @raw (an
+ * even byte). Reads up to 19 bytes past them. */
 __device__ static __forceinline__ float2
 fixed_sum_uv (const unsigned char *raw, int off, const unsigned int *q)
 {
   const unsigned int *w = (const unsigned int *) (raw + (off & ~3));
   unsigned int sh = (off & 3) * 8;
   unsigned int w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4];
-  unsigned int a0 = __funnelshift_r (w0, w1, sh);
-  unsigned int a1 = __funnelshift_r (w1, w2, sh);
-  unsigned int a2 = __funnelshift_r (w2, w3, sh);
-  unsigned int a3 = __funnelshift_r (w3, w4, sh);
-  /* UVUV UVUV -> UUUU, VVVV */
-  unsigned int u0 = __byte_perm (a0, a1, 0x6420);
-  unsigned int v0 = __byte_perm (a0, a1, 0x7531);
-  unsigned int u1 = __byte_perm (a2, a3, 0x6420);
-  unsigned int v1 = __byte_perm (a2, a3, 0x7531);
-  unsigned int u = __dp2a_lo (q[0], u0, 0u);
-  unsigned int v = __dp2a_lo (q[0], v0, 0u);
+  float2 uv = fixed_acc_uv (__funnelshift_r (w0, w1, sh),
+      __funnelshift_r (w1, w2, sh), __funnelshift_r (w2, w3, sh),
+      __funnelshift_r (w3, w4, sh), q);
 
-  u = __dp2a_hi (q[1], u0, u);
-  v = __dp2a_hi (q[1], v0, v);
-  u = __dp2a_lo (q[2], u1, u);
-  v = __dp2a_lo (q[2], v1, v);
-  u = __dp2a_hi (q[3], u1, u);
-  v = __dp2a_hi (q[3], v1, v);
-  return make_float2 ((float) u * (1.0f / CONVERT_FIXED_ONE),
-      (float) v * (1.0f / CONVERT_FIXED_ONE));
+  return make_float2 (uv.x * (1.0f / CONVERT_FIXED_ONE),
+      uv.y * (1.0f / CONVERT_FIXED_ONE));
 }
 
 /* Copies bytes [b0, b1) of @n rows of a plane from row @y0 into shared
@@ -1140,6 +1183,203 @@ convert_tile (const ConvertParams & p)
     }
   }
 }
+
+/* ---- direct kernels ----------------------------------------------------- */
+
+/* The CONVERT_FIXED_TAPS bytes at byte @sh / 8 of the words at @w, from
+ * the words that hold them only: nothing past the window is read. */
+__device__ static __forceinline__ uint2
+load_window (const unsigned int *w, unsigned int sh)
+{
+  unsigned int w0 = __ldg (w), w1 = __ldg (w + 1);
+  unsigned int w2 = sh ? __ldg (w + 2) : 0u;
+
+  return make_uint2 (__funnelshift_r (w0, w1, sh),
+      __funnelshift_r (w1, w2, sh));
+}
+
+/* load_window () of twice as many bytes: NV12's chroma samples */
+__device__ static __forceinline__ uint4
+load_window_uv (const unsigned int *w, unsigned int sh)
+{
+  unsigned int w0 = __ldg (w), w1 = __ldg (w + 1), w2 = __ldg (w + 2);
+  unsigned int w3 = __ldg (w + 3), w4 = sh ? __ldg (w + 4) : 0u;
+
+  return make_uint4 (__funnelshift_r (w0, w1, sh),
+      __funnelshift_r (w1, w2, sh), __funnelshift_r (w2, w3, sh),
+      __funnelshift_r (w3, w4, sh));
+}
+
+/* The words of plane @plane's row @y from byte @off on, 4-byte aligned,
+ * and in *sh the window's bit offset in them. */
+__device__ static __forceinline__ const unsigned int *
+row_words (const ConvertParams & p, int plane, int y, int off,
+    unsigned int *sh)
+{
+  *sh = (off & 3) * 8;
+  return (const unsigned int *) in_row (p, plane, y) + (off >> 2);
+}
+
+/* A group's weights of one input row (Y_GROUP): one per row of the
+ * group, in one load. */
+__device__ static __forceinline__ void
+load_group_weights (const float *w, float *out)
+{
+  if (CONVERT_DIRECT_ROWS == 4) {
+    float4 v = __ldg ((const float4 *) w);
+
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+    out[3] = v.w;
+  } else if (CONVERT_DIRECT_ROWS == 2) {
+    float2 v = __ldg ((const float2 *) w);
+
+    out[0] = v.x;
+    out[1] = v.y;
+  } else {
+    out[0] = __ldg (w);
+  }
+}
+
+/* blocks of the direct kernels an SM should hold at once */
+#ifndef DIRECT_MIN_BLOCKS
+#define DIRECT_MIN_BLOCKS 1
+#endif
+
+/* 4:2:0 input with at most CONVERT_FIXED_TAPS taps per column, to packed
+ * RGB or a tensor, rows 4-byte aligned: no shared memory and no barrier.
+ * A thread makes CONVERT_DIRECT_ROWS output pixels of one column: it
+ * filters each input row they read horizontally once, straight from
+ * global memory (the neighbouring threads' windows overlap, so the rows
+ * come through L1), and adds it into each pixel with that row's weight. */
+template < int IN, int OUT > __device__ static void
+convert_direct (const ConvertParams & p)
+{
+  const int G = CONVERT_DIRECT_ROWS;
+  int ox = blockIdx.x * CONVERT_TILE_W + threadIdx.x;
+  int k = p.direct_k0 + (int) (blockIdx.y * CONVERT_DIRECT_WARPS +
+      threadIdx.y);
+  int oy0 = p.dest_y + k * G;
+  /* the group's rows inside the picture: none for the border's groups */
+  int rows = k >= 0 ? min (G, p.dest_height - k * G) : 0;
+  float y[G], u[G], v[G], w[G];
+  int i, r;
+
+#pragma unroll
+  for (i = 0; i < G; i++)
+    y[i] = u[i] = v[i] = 0.0f;
+
+  if (ox >= p.out_width)
+    return;
+
+  /* the border: the fill, worked out once */
+  if (rows <= 0 || !in_picture_x (p, ox)) {
+    float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
+    float3 t = OUT == OUT_TENSOR ? tensor_values (p, fill) : fill;
+    unsigned int word = OUT == OUT_TENSOR ? 0u : packed_word (p, fill);
+
+#pragma unroll
+    for (i = 0; i < G; i++) {
+      int oy = oy0 + i;
+
+      if (oy < 0)
+        continue;
+      if (oy >= p.out_height)
+        break;
+      if (OUT == OUT_TENSOR)
+        store_tensor_values (p, ox, oy, t);
+      else
+        store_packed_word (p, ox, oy, word);
+    }
+    return;
+  }
+
+  {
+    const uint4 *xr = (const uint4 *) tab_int (p, TAB_X_DIRECT) +
+        3 * (ox - p.dest_x);
+    uint4 xs = __ldg (xr), qv = __ldg (xr + 1), cqv = __ldg (xr + 2);
+    unsigned int q[4] = { qv.x, qv.y, qv.z, qv.w };
+    unsigned int cq[4] = { cqv.x, cqv.y, cqv.z, cqv.w };
+    const int4 *g = (const int4 *) (tab_int (p, TAB_Y_GROUP) +
+        k * p.direct_group);
+    int4 gh = __ldg (g);
+    const float *gw = (const float *) (g + 1);
+    unsigned int sh, csh;
+    const unsigned int *row = row_words (p, 0, gh.x, (int) xs.x, &sh);
+    const unsigned int *row_u = row_words (p, 1, gh.z,
+        IN == IN_NV12 ? 2 * (int) xs.y : (int) xs.y, &csh);
+    const unsigned int *row_v = IN == IN_I420 ?
+        row_words (p, 2, gh.z, (int) xs.y, &csh) : NULL;
+
+    for (r = 0; r < gh.y; r++) {
+      uint2 b = load_window (row, sh);
+      float h = (float) fixed_acc (b.x, b.y, q);
+
+      load_group_weights (gw + r * G, w);
+#pragma unroll
+      for (i = 0; i < G; i++)
+        y[i] += w[i] * h;
+      row += p.in_stride[0] >> 2;
+    }
+
+    gw += p.direct_rows * G;
+    for (r = 0; r < gh.w; r++) {
+      float2 h;
+
+      if (IN == IN_NV12) {
+        uint4 b = load_window_uv (row_u, csh);
+
+        h = fixed_acc_uv (b.x, b.y, b.z, b.w, cq);
+      } else {
+        uint2 bu = load_window (row_u, csh), bv = load_window (row_v, csh);
+
+        h = make_float2 ((float) fixed_acc (bu.x, bu.y, cq),
+            (float) fixed_acc (bv.x, bv.y, cq));
+        row_v += p.in_stride[2] >> 2;
+      }
+      load_group_weights (gw + r * G, w);
+#pragma unroll
+      for (i = 0; i < G; i++) {
+        u[i] += w[i] * h.x;
+        v[i] += w[i] * h.y;
+      }
+      row_u += p.in_stride[1] >> 2;
+    }
+  }
+
+#pragma unroll
+  for (i = 0; i < G; i++) {
+    int oy = oy0 + i;
+    float3 c;
+
+    if (oy < 0)
+      continue;
+    if (oy >= p.out_height)
+      break;
+    if (i < rows)
+      c = yuv_to_rgb (p, y[i], u[i], v[i]);
+    else
+      c = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
+    if (OUT == OUT_TENSOR)
+      store_tensor (p, ox, oy, c);
+    else
+      store_packed (p, ox, oy, c);
+  }
+}
+
+#define DIRECT_KERNEL(in_name, IN, out_name, OUT) \
+extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
+    CONVERT_DIRECT_WARPS, DIRECT_MIN_BLOCKS) \
+gst_cuda_cache_convert_direct_ ## in_name ## _ ## out_name (const ConvertParams p) \
+{ \
+  convert_direct < IN, OUT > (p); \
+}
+
+DIRECT_KERNEL (nv12, IN_NV12, packed, OUT_PACKED)
+DIRECT_KERNEL (nv12, IN_NV12, tensor, OUT_TENSOR)
+DIRECT_KERNEL (i420, IN_I420, packed, OUT_PACKED)
+DIRECT_KERNEL (i420, IN_I420, tensor, OUT_TENSOR)
 
 /* The kernels, by name: gst_cuda_cache_convert_<tile|generic>_<in>_<out>,
  * in nv12, i420, rgb4, rgb3; out packed, yuv420, tensor. */

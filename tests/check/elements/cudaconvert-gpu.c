@@ -244,6 +244,15 @@ static const Geometry geometries[] = {
   /* 40x across, 1.07x down: a tile's packed RGB rows wider than the block */
   {2560, 64, 64, 60, FALSE, FALSE},
   {1, 1, 5, 3, FALSE, FALSE},
+  /* the direct kernel (4:2:0 input, at most 8 taps, 3x down): bars above
+   * and below an odd number of picture rows, bars left and right */
+  {1281, 723, 421, 317, TRUE, TRUE},
+  {723, 1281, 317, 421, TRUE, FALSE},
+  /* its narrowest inputs, 8 chroma samples: every window at both edges
+   * (15x11 is not scaled vertically: see docs/elements.md on small
+   * heights) */
+  {16, 9, 7, 5, FALSE, TRUE},
+  {15, 11, 6, 11, FALSE, FALSE},
 };
 
 static gchar *

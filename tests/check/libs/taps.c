@@ -2,8 +2,9 @@
 
 /* The host side of the CUDA kernels, without a device: the taps' table a
  * plan uploads (kernels/convert-params.h) against a double-precision
- * reference of GstVideoResampler's LINEAR taps, and the tiles' ranges
- * against the shared memory the host sizes. The kernels read the table
+ * reference of GStreamer's LINEAR taps, the tiles' ranges against the
+ * shared memory the host sizes, and the direct kernel's windows and row
+ * groups against the taps. The kernels read the table
  * without a bound check, so every index in it must be inside the input and
  * inside what a tile stages.
  *
@@ -251,6 +252,112 @@ check_tiles (const ConvertParams * p, const GArray * table)
   }
 }
 
+/* The effective 16-bit weight of tap @l of the paired weights @q. */
+static gint
+fixed_weight (const guint32 * q, gint l)
+{
+  return (q[l / 2] >> (16 * (l & 1))) & 0xffff;
+}
+
+/* One row's weights in a direct kernel's group (@i: the row's place in
+ * it, @row: the picture row or -1 past the picture): for each of the @n
+ * input rows from @first, the weight its @taps taps from @start give it
+ * (in the table at @tab_w, CONVERT_FIXED_ONE for 1), else 0. */
+static void
+check_group_weights (const GArray * table, gint tab_w, const gfloat * w,
+    gint first, gint n, gint i, gint row, gint start, gint taps,
+    const gchar * what)
+{
+  const gint G = CONVERT_DIRECT_ROWS;
+  gint l;
+
+  for (l = 0; l < n; l++) {
+    gint o = first + l - start;
+    gfloat want = row >= 0 && o >= 0 && o < taps ?
+        tab_float (table, tab_w + row * taps + o) / CONVERT_FIXED_ONE : 0.0f;
+
+    fail_unless (w[l * G + i] == want, "%s: row %d of a group, input row %d: "
+        "weight %g, not %g", what, i, first + l, w[l * G + i], want);
+  }
+}
+
+/* The direct kernel's tables: every window inside its row (the kernel
+ * reads the words that hold it, unchecked), each pixel weighted as by the
+ * tiled kernel's taps, and every group's rows inside the input with each
+ * of its rows' weights where that row's taps put them. */
+static void
+check_direct (const ConvertParams * p, const GArray * table, const gchar * what)
+{
+  const gint G = CONVERT_DIRECT_ROWS, n = CONVERT_FIXED_TAPS;
+  gint csize = (p->in_width + 1) / 2, ch = (p->in_height + 1) / 2;
+  gint n_groups = (p->dest_height + G - 1) / G;
+  gint j, k, l, i;
+
+  fail_unless (p->tab[TAB_X_DIRECT] % 4 == 0 && p->tab[TAB_Y_GROUP] % 4 == 0
+      && p->direct_group % 4 == 0, "%s: tables not 16-byte aligned", what);
+  fail_unless (p->direct_group >= 4 + G * (p->direct_rows +
+          p->direct_chroma_rows));
+  /* the grid's first group row holds output row 0 */
+  fail_unless (p->dest_y + p->direct_k0 * G <= 0 &&
+      p->dest_y + p->direct_k0 * G > -G);
+
+  for (j = 0; j < p->dest_width; j++) {
+    const guint32 *v = &g_array_index (table, guint32,
+        p->tab[TAB_X_DIRECT] + 12 * j);
+    const guint32 *q = &g_array_index (table, guint32, p->tab[TAB_X_Q] + 4 * j);
+    const guint32 *cq = &g_array_index (table, guint32, p->tab[TAB_X_CQ] +
+        4 * j);
+    gint s = tab_int (table, p->tab[TAB_X_START] + j);
+    gint cs = tab_int (table, p->tab[TAB_X_CSTART] + j);
+    gint s1 = (gint32) v[0], cs1 = (gint32) v[1], sum = 0, csum = 0;
+
+    fail_unless (s1 >= 0 && s1 + n <= p->in_width,
+        "%s: column %d's window %d.. outside %d pixels", what, j, s1,
+        p->in_width);
+    fail_unless (cs1 >= 0 && cs1 + n <= csize,
+        "%s: column %d's chroma window %d.. outside %d samples", what, j, cs1,
+        csize);
+    for (l = 0; l < n; l++) {
+      gint o = s1 + l - s, co = cs1 + l - cs;
+
+      fail_unless_equals_int (fixed_weight (v + 4, l), o >= 0 && o < n ?
+          fixed_weight (q, o) : 0);
+      fail_unless_equals_int (fixed_weight (v + 8, l), co >= 0 && co < n ?
+          fixed_weight (cq, co) : 0);
+      sum += fixed_weight (v + 4, l);
+      csum += fixed_weight (v + 8, l);
+    }
+    fail_unless_equals_int (sum, CONVERT_FIXED_ONE);
+    fail_unless_equals_int (csum, CONVERT_FIXED_ONE);
+  }
+
+  for (k = 0; k < n_groups; k++) {
+    const gint32 *v = (const gint32 *) &g_array_index (table, guint32,
+        p->tab[TAB_Y_GROUP] + k * p->direct_group);
+    const gfloat *w = (const gfloat *) (v + 4);
+    const gfloat *cw = w + G * p->direct_rows;
+
+    fail_unless (v[0] >= 0 && v[1] >= 1 && v[0] + v[1] <= p->in_height &&
+        v[1] <= p->direct_rows, "%s: group %d reads rows %d.. (%d)", what, k,
+        v[0], v[1]);
+    fail_unless (v[2] >= 0 && v[3] >= 1 && v[2] + v[3] <= ch &&
+        v[3] <= p->direct_chroma_rows, "%s: group %d reads chroma rows %d.. "
+        "(%d)", what, k, v[2], v[3]);
+    for (i = 0; i < G; i++) {
+      gint row = k * G + i;
+      gint s = row < p->dest_height ? tab_int (table, p->tab[TAB_Y_START] +
+          row) : 0;
+      gint cs = row < p->dest_height ? tab_int (table, p->tab[TAB_Y_CSTART] +
+          row) : 0;
+
+      check_group_weights (table, p->tab[TAB_Y_W], w, v[0], v[1], i,
+          row < p->dest_height ? row : -1, s, p->y_taps, what);
+      check_group_weights (table, p->tab[TAB_Y_CW], cw, v[2], v[3], i,
+          row < p->dest_height ? row : -1, cs, p->y_ctaps, what);
+    }
+  }
+}
+
 /* One conversion: the table as plan_new () builds it, checked. */
 static void
 check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
@@ -284,6 +391,11 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
 
   if (plan_tiles (&p, table))
     check_tiles (&p, table);
+  if (plan_direct (&p, table))
+    check_direct (&p, table, what);
+  else
+    fail_if (is_yuv_format (in_format) && p.x_fixed && p.y_padded &&
+        (in_w + 1) / 2 >= CONVERT_FIXED_TAPS, "%s: no direct kernel", what);
 
   g_array_unref (table);
   g_free (what);
@@ -320,7 +432,8 @@ GST_START_TEST (test_taps_of_common_conversions)
   static const gint cases[][4] = {
     {1920, 1080, 640, 640}, {3840, 2160, 640, 640}, {1920, 1080, 300, 170},
     {2560, 64, 64, 60}, {321, 241, 199, 147}, {7, 5, 1283, 721},
-    {1920, 1080, 1280, 720},
+    {1920, 1080, 1280, 720}, {1281, 723, 421, 317}, {16, 9, 7, 5},
+    {15, 11, 6, 4},
   };
   static const gint sites[] = { 0, CONVERT_CHROMA_H_COSITED,
     CONVERT_CHROMA_H_COSITED | CONVERT_CHROMA_V_COSITED
