@@ -516,15 +516,32 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
 /* CPU path */
 
 /* The CPU path is GstVideoConverter (LINEAR resampler and chroma
- * resampler, no dithering) from the input straight to the output, or to an
- * RGB frame of the output's size that the tensor is packed from. It is the
+ * resampler, no dithering) from the input to the output, or to an RGB
+ * frame of the output's size that the tensor is packed from. It is the
  * reference the kernels are held to, quirks included: GstVideoScaler
  * upscales lines of four bytes per pixel (RGBA, and its own unpacked
  * AYUV/ARGB lines) horizontally with a fixed-point two-tap path at
  * corner-aligned positions, and aligns the picture to the chroma grid of a
- * 4:2:0 output; the kernels do the same. */
+ * 4:2:0 output; the kernels do the same.
+ *
+ * 4:2:0 input whose picture shrinks, its rows too, takes two
+ * GstVideoConverters: one upsamples the chroma to AYUV at the input's
+ * size, the other scales and converts that. In one step, GStreamer 1.22's converter gets such a
+ * conversion wrong: with a few input rows per output row on a small
+ * picture (15x11 or 30x22 to a third) it reads the wrong upsampled rows
+ * for the first output rows (30 to 87 levels off), and with several
+ * threads it differs from itself on one thread (321x241 to 199x147: up to
+ * 45 levels). In two steps it does neither, and gives the one-step result
+ * wherever that one is right (1080p to 640x360, to the level). The
+ * upsampling runs on one thread: split over threads, 1.22 upsamples the
+ * rows at the slices' edges wrongly (1080p: up to 22 levels). Where the
+ * rows keep their number, one step is right and stays: the AYUV frame's
+ * extra rounding would cost a level there. */
 struct _CpuPath
 {
+  GstVideoConverter *upsample;  /* 4:2:0 input shrunk: to AYUV, else NULL */
+  GstVideoInfo ayuv;
+  GstBuffer *ayuv_buf;
   GstVideoConverter *conv;
   GstVideoInfo rgb;             /* tensor output: the frame packed from */
   GstBuffer *rgb_buf;
@@ -535,6 +552,8 @@ cpu_path_free (CpuPath * cpu)
 {
   if (!cpu)
     return;
+  g_clear_pointer (&cpu->upsample, gst_video_converter_free);
+  gst_clear_buffer (&cpu->ayuv_buf);
   g_clear_pointer (&cpu->conv, gst_video_converter_free);
   gst_clear_buffer (&cpu->rgb_buf);
   g_free (cpu);
@@ -561,6 +580,60 @@ cpu_options (const GstCudaCacheConvertParams * p)
       (0xffu << 24) | (fill << 16) | (fill << 8) | fill,
       GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
       MIN (g_get_num_processors (), 8), NULL);
+}
+
+/* 4:2:0 input whose picture shrinks, and its rows with it: upsampled
+ * first (see CpuPath) */
+static gboolean
+cpu_needs_upsample (const GstVideoInfo * in,
+    const GstCudaCacheConvertParams * p)
+{
+  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
+
+  return (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
+      p->dest_height < GST_VIDEO_INFO_HEIGHT (in) &&
+      (gint64) p->dest_width * p->dest_height <
+      (gint64) GST_VIDEO_INFO_WIDTH (in) * GST_VIDEO_INFO_HEIGHT (in);
+}
+
+/* The first of the two steps: @in to AYUV of its size and colorimetry,
+ * the chroma upsampled as in one step (LINEAR, no dithering), on one
+ * thread. */
+static gboolean
+cpu_setup_upsample (CpuPath * cpu, const GstVideoInfo * in, GError ** error)
+{
+  GstVideoInfo *ayuv = &cpu->ayuv;
+
+  gst_video_info_set_format (ayuv, GST_VIDEO_FORMAT_AYUV,
+      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+  ayuv->colorimetry = in->colorimetry;
+  GST_VIDEO_INFO_PAR_N (ayuv) = GST_VIDEO_INFO_PAR_N (in);
+  GST_VIDEO_INFO_PAR_D (ayuv) = GST_VIDEO_INFO_PAR_D (in);
+  GST_VIDEO_INFO_FPS_N (ayuv) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (ayuv) = GST_VIDEO_INFO_FPS_D (in);
+
+  cpu->ayuv_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (ayuv),
+      NULL);
+  if (!cpu->ayuv_buf) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "cannot allocate the %" G_GSIZE_FORMAT " bytes of the AYUV frame "
+        "the input's chroma is upsampled to", GST_VIDEO_INFO_SIZE (ayuv));
+    return FALSE;
+  }
+  cpu->upsample = gst_video_converter_new ((GstVideoInfo *) in, ayuv,
+      gst_structure_new ("options",
+          GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
+          GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+          GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
+          1, NULL));
+  if (!cpu->upsample) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "GstVideoConverter cannot convert %s to AYUV",
+        GST_VIDEO_INFO_NAME (in));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -594,6 +667,14 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
   /* GstVideoConverter converts pictures, not frame rates */
   GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
   GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
+
+  if (cpu_needs_upsample (in, p)) {
+    if (!cpu_setup_upsample (cpu, in, error)) {
+      cpu_path_free (cpu);
+      return FALSE;
+    }
+    in = &cpu->ayuv;
+  }
 
   cpu->conv = gst_video_converter_new ((GstVideoInfo *) in, &out,
       cpu_options (p));
@@ -719,7 +800,21 @@ gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
     gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
-  gst_video_converter_frame (self->cpu->conv, &in_frame, &out_frame);
+  if (self->cpu->upsample) {
+    GstVideoFrame ayuv_frame;
+
+    if (!gst_video_frame_map (&ayuv_frame, &self->cpu->ayuv,
+            self->cpu->ayuv_buf, GST_MAP_READWRITE)) {
+      gst_video_frame_unmap (&out_frame);
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    gst_video_converter_frame (self->cpu->upsample, &in_frame, &ayuv_frame);
+    gst_video_converter_frame (self->cpu->conv, &ayuv_frame, &out_frame);
+    gst_video_frame_unmap (&ayuv_frame);
+  } else {
+    gst_video_converter_frame (self->cpu->conv, &in_frame, &out_frame);
+  }
   gst_video_frame_unmap (&in_frame);
 
   if (self->caps.tensor_out) {

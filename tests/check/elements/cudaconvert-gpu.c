@@ -248,11 +248,13 @@ static const Geometry geometries[] = {
    * and below an odd number of picture rows, bars left and right */
   {1281, 723, 421, 317, TRUE, TRUE},
   {723, 1281, 317, 421, TRUE, FALSE},
-  /* its narrowest inputs, 8 chroma samples: every window at both edges
-   * (15x11 is not scaled vertically: see docs/elements.md on small
-   * heights) */
+  /* its narrowest inputs, 8 chroma samples: every window at both edges */
   {16, 9, 7, 5, FALSE, TRUE},
   {15, 11, 6, 11, FALSE, FALSE},
+  /* small pictures shrunk about 3x, where GstVideoConverter in one step
+   * takes the wrong chroma rows (the CPU path upsamples first) */
+  {15, 11, 6, 4, FALSE, TRUE},
+  {30, 22, 12, 8, FALSE, FALSE},
 };
 
 static gchar *
