@@ -1308,6 +1308,9 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
   }
 
   /* the direct kernel reads whole words of the input's rows */
+  GST_LOG ("launching the %s kernel%s", plan->direct && words ? "direct" :
+      plan->params.tile_h ? "tiled" : "generic", plan->direct && !words ?
+      " (input rows not 4-byte aligned)" : "");
   if (plan->direct && words) {
     ok = gst_cuda_result (CuLaunchKernel (plan->direct, plan->direct_grid_w,
             plan->direct_grid_h, 1, CONVERT_TILE_W, CONVERT_DIRECT_WARPS, 1,

@@ -110,36 +110,53 @@ copy_planes (const GstVideoInfo * info, guint8 * host,
   gst_cuda_context_pop (NULL);
 }
 
-/* The same frame in CUDA memory of the test's context. */
+/* The same frame in CUDA memory of the test's context, each plane @shift
+ * bytes past where the allocator lays it (room made with two more rows),
+ * so that a shift of 1 leaves no row 4-byte aligned. */
 static GstBuffer *
-upload (GstBuffer * sys, const GstVideoInfo * info)
+upload_shifted (GstBuffer * sys, const GstVideoInfo * info, gsize shift)
 {
   GstAllocator *allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  GstVideoInfo room = *info;
   GstMemory *mem;
   GstCudaMemory *cmem;
   GstBuffer *buf = gst_buffer_new ();
   GstMapInfo src, dst;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  guint p;
 
+  if (shift)
+    gst_video_info_set_format (&room, GST_VIDEO_INFO_FORMAT (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info) + 2);
   fail_unless (allocator != NULL);
   mem = gst_cuda_cache_compat_alloc (GST_CUDA_ALLOCATOR (allocator), context,
-      NULL, info);
+      NULL, &room);
   fail_unless (mem != NULL);
   gst_object_unref (allocator);
   cmem = GST_CUDA_MEMORY_CAST (mem);
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    offset[p] = cmem->info.offset[p] + shift;
 
   gst_buffer_append_memory (buf, mem);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-      cmem->info.offset, cmem->info.stride);
+      offset, cmem->info.stride);
   fail_unless (gst_buffer_map (sys, &src, GST_MAP_READ));
   fail_unless (gst_memory_map (mem, &dst, GST_MAP_WRITE | GST_MAP_CUDA));
   copy_planes (info, src.data, info->offset, info->stride,
-      (CUdeviceptr) dst.data, cmem->info.offset, cmem->info.stride, TRUE);
+      (CUdeviceptr) dst.data, offset, cmem->info.stride, TRUE);
   gst_memory_unmap (mem, &dst);
   gst_buffer_unmap (sys, &src);
 
   return buf;
+}
+
+/* The same frame in CUDA memory of the test's context. */
+static GstBuffer *
+upload (GstBuffer * sys, const GstVideoInfo * info)
+{
+  return upload_shifted (sys, info, 0);
 }
 
 /* A video frame of CUDA memory back in system memory, laid out as @info. */
@@ -717,6 +734,59 @@ GST_START_TEST (test_nvh264dec_takes_the_pool)
 
 GST_END_TEST;
 
+/* 4:2:0 input to RGB and tensors takes the direct kernel where the rows
+ * are 4-byte aligned, the tiled one (reading bytes) where they are not:
+ * the same frame both ways, every value within a level of each other (the
+ * same fixed-point sums and weights; the vertical sums rounded in another
+ * order). */
+GST_START_TEST (test_direct_and_tiled_kernels_agree)
+{
+  static const Geometry geos[] = {
+    {1920, 1080, 640, 640, TRUE, FALSE},
+    {321, 241, 199, 147, FALSE, FALSE},
+    {16, 9, 7, 5, FALSE, FALSE},
+  };
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420
+  };
+  /* RGBA, BGR, float32 NCHW normalised, uint8 NHWC */
+  static const guint outs[] = { 0, 5, N_VIDEO_OUTPUTS, N_VIDEO_OUTPUTS + 4 };
+  guint g, f, j;
+
+  for (g = 0; g < G_N_ELEMENTS (geos); g++) {
+    for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+      GstVideoInfo info;
+      GstBuffer *sys = make_input (formats[f], geos[g].in_w, geos[g].in_h,
+          &info);
+      GstBuffer *aligned = upload (sys, &info);
+      GstBuffer *shifted = upload_shifted (sys, &info, 1);
+      gchar *caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
+          "format=%s,width=%d,height=%d,framerate=30/1",
+          GST_VIDEO_INFO_NAME (&info), geos[g].in_w, geos[g].in_h);
+
+      for (j = 0; j < G_N_ELEMENTS (outs); j++) {
+        const Output *o = &outputs[outs[j]];
+        GstBuffer *a = convert (aligned, caps, o, &geos[g], TRUE);
+        GstBuffer *b = convert (shifted, caps, o, &geos[g], TRUE);
+        Difference d = compare (a, b, o, geos[g].out_w, geos[g].out_h, TRUE);
+
+        fail_unless (d.levels <= 1.0 + SLACK, "%dx%d %s -> %dx%d %s: the "
+            "kernels differ by %.3f levels at %s", geos[g].in_w,
+            geos[g].in_h, GST_VIDEO_INFO_NAME (&info), geos[g].out_w,
+            geos[g].out_h, o->format ? o->format : "tensor", d.levels, d.where);
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+      }
+      g_free (caps);
+      gst_buffer_unref (shifted);
+      gst_buffer_unref (aligned);
+      gst_buffer_unref (sys);
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -728,6 +798,7 @@ cudaconvert_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_kernels_match_cpu_reference);
+  tcase_add_test (tc, test_direct_and_tiled_kernels_agree);
   tcase_add_test (tc, test_yuv_closer_to_the_picture);
   tcase_add_test (tc, test_cuda_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);
