@@ -1312,6 +1312,9 @@ convert_direct (const ConvertParams & p)
     const unsigned int *row_v = IN == IN_I420 ?
         row_words (p, 2, gh.z, (int) xs.y, &csh) : NULL;
 
+    /* the group's luma rows, each filtered across once and added into each
+     * of the group's pixels with its weight there (0 where it is not a
+     * tap of that pixel) */
     for (r = 0; r < gh.y; r++) {
       uint2 b = load_window (row, sh);
       float h = (float) fixed_acc (b.x, b.y, q);
@@ -1323,6 +1326,7 @@ convert_direct (const ConvertParams & p)
       row += p.in_stride[0] >> 2;
     }
 
+    /* its chroma rows alike, U and V from the same words for NV12 */
     gw += p.direct_rows * G;
     for (r = 0; r < gh.w; r++) {
       float2 h;
@@ -1348,13 +1352,12 @@ convert_direct (const ConvertParams & p)
     }
   }
 
+  /* the group's pixels; a row past the picture's last is border */
 #pragma unroll
   for (i = 0; i < G; i++) {
     int oy = oy0 + i;
     float3 c;
 
-    if (oy < 0)
-      continue;
     if (oy >= p.out_height)
       break;
     if (i < rows)
