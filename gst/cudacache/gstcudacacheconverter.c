@@ -515,24 +515,24 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
 
 /* CPU path */
 
-/* The CPU path is GstVideoConverter (LINEAR resampler and chroma
- * resampler, no dithering) from the input to the output, or to an RGB
- * frame of the output's size that the tensor is packed from. It is the
- * reference the kernels are held to, quirks included: GstVideoScaler
- * upscales lines of four bytes per pixel (RGBA, and its own unpacked
- * AYUV/ARGB lines) horizontally with a fixed-point two-tap path at
- * corner-aligned positions, and aligns the picture to the chroma grid of a
- * 4:2:0 output; the kernels do the same.
+/* The CPU path is GstVideoConverter (LINEAR resampler and chroma resampler,
+ * no dithering) from the input to the output, or to an RGB frame of the
+ * output's size that the tensor is packed from. It is the reference the
+ * kernels are held to, quirks included: GstVideoScaler upscales lines of
+ * four bytes per pixel (RGBA, and its own unpacked AYUV/ARGB lines)
+ * horizontally with a fixed-point two-tap path at corner-aligned positions,
+ * and aligns the picture to the chroma grid of a 4:2:0 output; the kernels
+ * do the same.
  *
  * 4:2:0 input whose picture shrinks, its rows too, takes two
- * GstVideoConverters: one upsamples the chroma to AYUV at the input's
- * size, the other scales and converts that. In one step, GStreamer 1.22's converter gets such a
- * conversion wrong: with a few input rows per output row on a small
- * picture (15x11 or 30x22 to a third) it reads the wrong upsampled rows
- * for the first output rows (30 to 87 levels off), and with several
- * threads it differs from itself on one thread (321x241 to 199x147: up to
- * 45 levels). In two steps it does neither, and gives the one-step result
- * wherever that one is right (1080p to 640x360, to the level). The
+ * GstVideoConverters: one upsamples the chroma to AYUV at the input's size,
+ * the other scales and converts that. In one step, GStreamer 1.22's
+ * converter gets such a conversion wrong: with a few input rows per output
+ * row on a small picture (15x11 or 30x22 to a third) it reads the wrong
+ * upsampled rows for the first output rows (30 to 87 levels off), and with
+ * several threads it differs from itself on one thread (321x241 to 199x147:
+ * up to 45 levels). In two steps it does neither, and gives the one-step
+ * result wherever that one is right (1080p to 640x360, to the level). The
  * upsampling runs on one thread: split over threads, 1.22 upsamples the
  * rows at the slices' edges wrongly (1080p: up to 22 levels). Where the
  * rows keep their number, one step is right and stays: the AYUV frame's

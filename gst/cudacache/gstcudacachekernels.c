@@ -449,11 +449,32 @@ table_start (const GArray * table, const ConvertParams * p, gint t, gint j)
   return (gint) g_array_index (table, guint32, p->tab[t] + j);
 }
 
-/* The input one tile of an axis reads: for tile @b of @tile output
- * indices (TAB_X_START: columns, TAB_Y_START: rows), the first and last
- * input index (pixel or luma row) its taps read and, for 4:2:0 input, the
- * first and last chroma sample, into v[0..3]. FALSE for a tile outside the
- * picture, which reads nothing. */
+/* The input that picture indices [@j0, @j1) of one axis read
+ * (TAB_X_START: columns, TAB_Y_START: rows): the first and last input
+ * index (pixel or luma row) their taps read and, for 4:2:0 input, the
+ * first and last chroma sample, into v[0..3]. */
+static void
+picture_range (const ConvertParams * p, const GArray * table, gint t,
+    gint j0, gint j1, gint32 v[4])
+{
+  gboolean x = t == TAB_X_START;
+  gint csize = ((x ? p->in_width : p->in_height) + 1) / 2;
+
+  v[0] = table_start (table, p, t, j0);
+  v[1] = table_start (table, p, t, j1 - 1) + (x ? p->x_taps : p->y_taps) - 1;
+  v[2] = v[3] = 0;
+  if (is_yuv_format (p->in_format)) {
+    gint ct = t + TAB_X_CSTART - TAB_X_START;
+
+    v[2] = table_start (table, p, ct, j0);
+    v[3] = MIN (csize - 1, table_start (table, p, ct, j1 - 1) +
+        (x ? p->x_ctaps : p->y_ctaps) - 1);
+  }
+}
+
+/* The input one tile of an axis reads: picture_range () of tile @b of
+ * @tile output indices, clipped to the picture. FALSE for a tile outside
+ * the picture, which reads nothing. */
 static gboolean
 tile_range (const ConvertParams * p, const GArray * table, gint t, gint b,
     gint tile, gint32 v[4])
@@ -462,21 +483,10 @@ tile_range (const ConvertParams * p, const GArray * table, gint t, gint b,
   gint dest = x ? p->dest_x : p->dest_y;
   gint p0 = MAX (b * tile, dest);
   gint p1 = MIN ((b + 1) * tile, dest + (x ? p->dest_width : p->dest_height));
-  gint csize = ((x ? p->in_width : p->in_height) + 1) / 2;
 
   if (p0 >= p1)
     return FALSE;
-  v[0] = table_start (table, p, t, p0 - dest);
-  v[1] = table_start (table, p, t, p1 - 1 - dest) + (x ? p->x_taps :
-      p->y_taps) - 1;
-  v[2] = v[3] = 0;
-  if (is_yuv_format (p->in_format)) {
-    gint ct = t + TAB_X_CSTART - TAB_X_START;
-
-    v[2] = table_start (table, p, ct, p0 - dest);
-    v[3] = MIN (csize - 1, table_start (table, p, ct, p1 - 1 - dest) +
-        (x ? p->x_ctaps : p->y_ctaps) - 1);
-  }
+  picture_range (p, table, t, p0 - dest, p1 - dest, v);
   return TRUE;
 }
 
@@ -734,6 +744,7 @@ plan_direct (ConvertParams * p, GArray * table)
   gint csize = (p->in_width + 1) / 2;
   gint n_groups = (p->dest_height + G - 1) / G;
   gint rows = 0, crows = 0, j, k, l;
+  gint32 v[4];
   guint at;
 
   if (in_kind (p->in_format) > IN_KIND_I420 ||
@@ -746,30 +757,28 @@ plan_direct (ConvertParams * p, GArray * table)
   at = table->len;
   g_array_set_size (table, at + 12 * p->dest_width);
   for (j = 0; j < p->dest_width; j++) {
-    guint32 *v = &g_array_index (table, guint32, at + 12 * j);
+    guint32 *c = &g_array_index (table, guint32, at + 12 * j);
     gint s = table_start (table, p, TAB_X_START, j);
     gint cs = table_start (table, p, TAB_X_CSTART, j);
     gint s1 = MIN (s, p->in_width - n), cs1 = MIN (cs, csize - n);
 
-    v[0] = s1;
-    v[1] = cs1;
+    c[0] = s1;
+    c[1] = cs1;
     shift_fixed (&g_array_index (table, guint32, p->tab[TAB_X_Q] + 4 * j),
-        s - s1, v + 4);
+        s - s1, c + 4);
     shift_fixed (&g_array_index (table, guint32, p->tab[TAB_X_CQ] + 4 * j),
-        cs - cs1, v + 8);
+        cs - cs1, c + 8);
   }
   p->tab[TAB_X_DIRECT] = at;
 
-  /* per group of rows: the rows its taps read, each row's weights (the
-   * starts grow with the row, so the group's first and last row bound
-   * them) */
+  /* per group of rows: the rows its taps read (the starts grow with the
+   * row, so the group's first and last row bound them), each row's
+   * weights */
   for (k = 0; k < n_groups; k++) {
-    gint j0 = k * G, j1 = MIN (j0 + G, p->dest_height) - 1;
-
-    rows = MAX (rows, table_start (table, p, TAB_Y_START, j1) + p->y_taps -
-        table_start (table, p, TAB_Y_START, j0));
-    crows = MAX (crows, table_start (table, p, TAB_Y_CSTART, j1) +
-        p->y_ctaps - table_start (table, p, TAB_Y_CSTART, j0));
+    picture_range (p, table, TAB_Y_START, k * G, MIN ((k + 1) * G,
+            p->dest_height), v);
+    rows = MAX (rows, v[1] - v[0] + 1);
+    crows = MAX (crows, v[3] - v[2] + 1);
   }
   p->direct_rows = rows;
   p->direct_chroma_rows = crows;
@@ -779,16 +788,19 @@ plan_direct (ConvertParams * p, GArray * table)
   g_array_set_size (table, at + n_groups * p->direct_group);
   p->tab[TAB_Y_GROUP] = at;
   for (k = 0; k < n_groups; k++) {
-    guint32 *v = &g_array_index (table, guint32, at + k * p->direct_group);
-    gfloat *w = (gfloat *) (v + 4), *cw = w + G * rows;
+    gint32 *g = (gint32 *) & g_array_index (table, guint32,
+        at + k * p->direct_group);
+    gfloat *w = (gfloat *) (g + 4), *cw = w + G * rows;
     gint j0 = k * G, j1 = MIN (j0 + G, p->dest_height) - 1;
-    gint s0 = table_start (table, p, TAB_Y_START, j0);
-    gint cs0 = table_start (table, p, TAB_Y_CSTART, j0);
+    gint s0, cs0;
 
-    v[0] = s0;
-    v[1] = table_start (table, p, TAB_Y_START, j1) + p->y_taps - s0;
-    v[2] = cs0;
-    v[3] = table_start (table, p, TAB_Y_CSTART, j1) + p->y_ctaps - cs0;
+    picture_range (p, table, TAB_Y_START, j0, j1 + 1, v);
+    s0 = v[0];
+    cs0 = v[2];
+    g[0] = s0;
+    g[1] = v[1] - s0 + 1;
+    g[2] = cs0;
+    g[3] = v[3] - cs0 + 1;
     for (j = j0; j <= j1; j++) {
       const gfloat *tw = (const gfloat *) &g_array_index (table, guint32,
           p->tab[TAB_Y_W] + j * p->y_taps);
@@ -1223,9 +1235,9 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
     }
   }
   if (plan_direct (&p, table)) {
+    /* the groups from the one holding output row 0 to the last's */
     gint G = CONVERT_DIRECT_ROWS;
-    gint groups = (p.dest_y + G - 1) / G +
-        (p.out_height - p.dest_y + G - 1) / G;
+    gint groups = -p.direct_k0 + (p.out_height - p.dest_y + G - 1) / G;
 
     plan->direct = kernels->direct[plan->in_kind][out];
     plan->direct_grid_w = (p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
@@ -1275,7 +1287,7 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 #ifdef HAVE_CUDA_KERNELS
   ConvertParams p;
   void *args[] = { &p };
-  gboolean ok, words = TRUE;
+  gboolean ok, words = TRUE, direct;
   guint i;
 
   g_return_val_if_fail (plan != NULL, FALSE);
@@ -1308,10 +1320,11 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
   }
 
   /* the direct kernel reads whole words of the input's rows */
-  GST_LOG ("launching the %s kernel%s", plan->direct && words ? "direct" :
+  direct = plan->direct && words;
+  GST_LOG ("launching the %s kernel%s", direct ? "direct" :
       plan->params.tile_h ? "tiled" : "generic", plan->direct && !words ?
       " (input rows not 4-byte aligned)" : "");
-  if (plan->direct && words) {
+  if (direct) {
     ok = gst_cuda_result (CuLaunchKernel (plan->direct, plan->direct_grid_w,
             plan->direct_grid_h, 1, CONVERT_TILE_W, CONVERT_DIRECT_WARPS, 1,
             0, stream, args, NULL));

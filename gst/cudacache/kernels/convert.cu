@@ -568,8 +568,8 @@ fixed_sum (const unsigned char *raw, int off, const unsigned int *q)
       __funnelshift_r (w[1], w[2], sh), q);
 }
 
-/* fixed_acc_uv () as values, of the CONVERT_FIXED_TAPS samples at @off of @raw (an
- * even byte). Reads up to 19 bytes past them. */
+/* fixed_acc_uv () as values, of the CONVERT_FIXED_TAPS samples at @off of
+ * @raw (an even byte). Reads up to 19 bytes past them. */
 __device__ static __forceinline__ float2
 fixed_sum_uv (const unsigned char *raw, int off, const unsigned int *q)
 {
@@ -1242,11 +1242,6 @@ load_group_weights (const float *w, float *out)
   }
 }
 
-/* blocks of the direct kernels an SM should hold at once */
-#ifndef DIRECT_MIN_BLOCKS
-#define DIRECT_MIN_BLOCKS 1
-#endif
-
 /* 4:2:0 input with at most CONVERT_FIXED_TAPS taps per column, to packed
  * RGB or a tensor, rows 4-byte aligned: no shared memory and no barrier.
  * A thread makes CONVERT_DIRECT_ROWS output pixels of one column: it
@@ -1371,9 +1366,11 @@ convert_direct (const ConvertParams & p)
   }
 }
 
+/* a minimum of one block per SM: the bound the direct kernels were
+ * measured with (it steers nvcc's register allocation) */
 #define DIRECT_KERNEL(in_name, IN, out_name, OUT) \
 extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
-    CONVERT_DIRECT_WARPS, DIRECT_MIN_BLOCKS) \
+    CONVERT_DIRECT_WARPS, 1) \
 gst_cuda_cache_convert_direct_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_direct < IN, OUT > (p); \
