@@ -107,8 +107,11 @@ enum
 
 /* The direct kernels: a thread makes CONVERT_DIRECT_ROWS output pixels of
  * one column, a block CONVERT_TILE_W columns of CONVERT_DIRECT_WARPS such
- * groups of rows. */
-#define CONVERT_DIRECT_ROWS 2
+ * groups of rows. Four rows a thread rather than two: each input row a
+ * group reads is filtered across once for more output rows (1080p to
+ * 640x640: 20% fewer instructions a frame, 15% more frames a second from
+ * a busy GPU), at 80 registers a thread instead of 64. */
+#define CONVERT_DIRECT_ROWS 4
 #define CONVERT_DIRECT_WARPS 4
 
 /* the fixed-point horizontal pass: at most this many taps of luma and of
