@@ -530,10 +530,10 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       gst_cuda_cache_converter_get_context (self->converter) != context)
     gst_clear_object (&self->converter);
 
+  /* caps and properties applied at once: the conversion is set up once */
   if (self->converter) {
-    ok = gst_cuda_cache_converter_set_caps (self->converter, incaps, outcaps,
-        &error) && gst_cuda_cache_converter_set_config (self->converter,
-        gst_cuda_cache_convert_take_config (self), &error);
+    ok = gst_cuda_cache_converter_reconfigure (self->converter, incaps,
+        outcaps, gst_cuda_cache_convert_take_config (self), &error);
   } else {
     self->converter = gst_cuda_cache_converter_new (incaps, outcaps, context,
         gst_cuda_cache_convert_take_config (self), &error);

@@ -1219,6 +1219,48 @@ gst_cuda_cache_converter_set_config (GstCudaCacheConverter * converter,
 }
 
 /**
+ * gst_cuda_cache_converter_reconfigure:
+ * @converter: a #GstCudaCacheConverter
+ * @in_caps: fixed caps of the input
+ * @out_caps: fixed caps of the output
+ * @config: (transfer full) (nullable): `GST_CUDA_CACHE_CONVERTER_OPT_*`
+ *     fields; those it lacks keep their values
+ * @error: (nullable): where to say why the conversion cannot be made
+ *
+ * gst_cuda_cache_converter_set_caps() and
+ * gst_cuda_cache_converter_set_config() at once: the conversion is set up
+ * once, for the new caps with the new options, where the two calls set it
+ * up twice (the CPU path's GstVideoConverter and frames, the kernels'
+ * plan), the first time for a pair of caps and options never used.
+ *
+ * Returns: %TRUE on success; on failure @converter is unchanged
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_reconfigure (GstCudaCacheConverter * converter,
+    const GstCaps * in_caps, const GstCaps * out_caps, GstStructure * config,
+    GError ** error)
+{
+  ConverterOptions options;
+  ConverterCaps caps;
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
+  g_return_val_if_fail (GST_IS_CAPS (in_caps), FALSE);
+  g_return_val_if_fail (GST_IS_CAPS (out_caps), FALSE);
+
+  options = converter->options;
+  ret = (!config || options_from_config (&options, config, error)) &&
+      caps_parse (&caps, in_caps, out_caps, error) &&
+      gst_cuda_cache_converter_configure (converter, &caps, &options, error);
+  if (config)
+    gst_structure_free (config);
+
+  return ret;
+}
+
+/**
  * gst_cuda_cache_converter_build_config:
  * @letterbox: %GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX
  * @fill_value: %GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE

@@ -119,6 +119,11 @@ gboolean gst_cuda_cache_converter_set_config (GstCudaCacheConverter *
     converter, GstStructure * config, GError ** error);
 
 GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_reconfigure (GstCudaCacheConverter *
+    converter, const GstCaps * in_caps, const GstCaps * out_caps,
+    GstStructure * config, GError ** error);
+
+GST_CUDA_CACHE_API
 GstStructure *gst_cuda_cache_converter_get_config (GstCudaCacheConverter *
     converter);
 

@@ -118,6 +118,127 @@ GST_START_TEST (test_rejected_config_changes_nothing)
 
 GST_END_TEST;
 
+/* GstMemory objects made while @counting: the CPU path's frames */
+static gint memories_made;
+static gboolean counting;
+
+static void
+memory_made (GObject * tracer, GstClockTime ts, GstMiniObject * obj)
+{
+  if (obj->type == GST_TYPE_MEMORY && g_atomic_int_get (&counting))
+    g_atomic_int_inc (&memories_made);
+}
+
+static void
+count_memories_start (void)
+{
+  static GstTracer *tracer;
+
+  if (!tracer) {
+    /* any GstTracer subclass registers hooks */
+    GType type = g_type_register_static_simple (GST_TYPE_TRACER,
+        "ConverterTestTracer", sizeof (GstTracerClass), NULL,
+        sizeof (GstTracer), NULL, 0);
+
+    tracer = g_object_new (type, NULL);
+    gst_tracing_register_hook (tracer, "mini-object-created",
+        G_CALLBACK (memory_made));
+  }
+  g_atomic_int_set (&memories_made, 0);
+  g_atomic_int_set (&counting, TRUE);
+}
+
+static gint
+count_memories_stop (void)
+{
+  g_atomic_int_set (&counting, FALSE);
+  return g_atomic_int_get (&memories_made);
+}
+
+/* New caps and options at once: both apply, the conversion is set up
+ * once (one AYUV frame for the CPU path's shrinking 4:2:0 input, where
+ * set_caps () and set_config () make one each), and a refused pair
+ * changes nothing. */
+GST_START_TEST (test_reconfigure_caps_and_config)
+{
+  GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
+      TENSOR "types=float32,dimensions=32:32:3:1",
+      gst_structure_from_string ("c, GstCudaCacheConverter.letterbox=true",
+          NULL));
+  g_autoptr (GstCaps) nv12 = gst_caps_from_string ("video/x-raw,"
+      "format=NV12,width=160,height=90,framerate=30/1");
+  g_autoptr (GstCaps) rgba = gst_caps_from_string ("video/x-raw,"
+      "format=RGBA,width=64,height=64,framerate=30/1");
+  g_autoptr (GstCaps) rgba2 = gst_caps_from_string ("video/x-raw,"
+      "format=RGBA,width=48,height=48,framerate=30/1");
+  g_autoptr (GstCaps) gray = gst_caps_from_string ("video/x-raw,"
+      "format=GRAY16_LE,width=160,height=90,framerate=30/1");
+  GstStructure *before, *after;
+  GstVideoRectangle rect;
+  GError *error = NULL;
+  gboolean letterbox;
+  gint made;
+
+  /* 64x48 letterboxed into 32x32: 32x24 */
+  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless_equals_int (rect.h, 24);
+
+  /* NV12 160x90 to RGBA 64x64, no letterbox: the whole output */
+  count_memories_start ();
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, nv12, rgba,
+          gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
+              "false", NULL), &error), "%s", error ? error->message : "");
+  made = count_memories_stop ();
+  fail_unless_equals_int (made, 1);
+  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (rect.x == 0 && rect.y == 0 && rect.w == 64 && rect.h == 64);
+  after = gst_cuda_cache_converter_get_config (conv);
+  fail_unless (gst_structure_get_boolean (after,
+          GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &letterbox));
+  fail_if (letterbox);
+  gst_structure_free (after);
+
+  /* the two calls it replaces set up twice */
+  count_memories_start ();
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, nv12, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_set_config (conv,
+          gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
+              "true", NULL), NULL));
+  made = count_memories_stop ();
+  fail_unless_equals_int (made, 2);
+
+  /* refused options, or refused caps: nothing changes */
+  before = gst_cuda_cache_converter_get_config (conv);
+  fail_if (gst_cuda_cache_converter_reconfigure (conv, nv12, rgba,
+          gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
+              "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
+          &error));
+  fail_unless (error != NULL && strstr (error->message, "above 0"));
+  g_clear_error (&error);
+  fail_if (gst_cuda_cache_converter_reconfigure (conv, gray, rgba,
+          gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
+              "false", NULL), &error));
+  fail_unless (error != NULL);
+  g_clear_error (&error);
+  after = gst_cuda_cache_converter_get_config (conv);
+  fail_unless (gst_structure_is_equal (before, after));
+  /* still 160x90 letterboxed into 48x48 */
+  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (rect.w == 48 && rect.h == 27, "%dx%d", rect.w, rect.h);
+
+  /* no config: the options stay */
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, nv12, rgba, NULL,
+          NULL));
+  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (rect.w == 64 && rect.h == 36, "%dx%d", rect.w, rect.h);
+
+  gst_structure_free (before);
+  gst_structure_free (after);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_letterbox_rect_both_directions)
 {
   GstStructure *letterbox = gst_structure_from_string ("c, "
@@ -424,6 +545,7 @@ converter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
+  tcase_add_test (tc, test_reconfigure_caps_and_config);
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
