@@ -483,9 +483,12 @@ run_init (Bench * b, Run * run, const gchar * middle)
   GstPad *pad;
   GError *err = NULL;
 
+  /* a missing element is an error with a pipeline still made: appsrc
+   * then blocks for ever on its full queue */
   run->pipeline = gst_parse_launch (desc, &err);
-  if (!run->pipeline)
-    g_error ("could not build %s: %s", desc, err->message);
+  if (!run->pipeline || err)
+    g_error ("could not build %s: %s (is GST_PLUGIN_PATH_1_0 the build's "
+        "ext/cudacache?)", desc, err ? err->message : "no error");
   g_free (desc);
   if (b->cuda) {
     GstContext *ctx = gst_context_new_cuda_context (b->context);
@@ -696,8 +699,8 @@ decode_once (Bench * b, Variant v, guint rep, DecodeCheck * check)
   guint warm = N_SIZES * b->segment_frames, n;
 
   pipeline = gst_parse_launch (desc, &err);
-  if (!pipeline)
-    g_error ("could not build %s: %s", desc, err->message);
+  if (!pipeline || err)
+    g_error ("could not build %s: %s", desc, err ? err->message : "no error");
   ctx = gst_context_new_cuda_context (b->context);
   gst_element_set_context (pipeline, ctx);
   gst_context_unref (ctx);
