@@ -540,6 +540,7 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
 struct _CpuPath
 {
   GstVideoConverter *upsample;  /* 4:2:0 input shrunk: to AYUV, else NULL */
+  GstVideoInfo upsample_in;     /* the input it upsamples */
   GstVideoInfo ayuv;
   GstBuffer *ayuv_buf;
   GstVideoConverter *conv;
@@ -596,14 +597,11 @@ cpu_needs_upsample (const GstVideoInfo * in,
       (gint64) GST_VIDEO_INFO_WIDTH (in) * GST_VIDEO_INFO_HEIGHT (in);
 }
 
-/* The first of the two steps: @in to AYUV of its size and colorimetry,
- * the chroma upsampled as in one step (LINEAR, no dithering), on one
- * thread. */
-static gboolean
-cpu_setup_upsample (CpuPath * cpu, const GstVideoInfo * in, GError ** error)
+/* The AYUV frame the first of the two steps upsamples @in to: its size,
+ * colorimetry, aspect and rate */
+static void
+cpu_ayuv_info (GstVideoInfo * ayuv, const GstVideoInfo * in)
 {
-  GstVideoInfo *ayuv = &cpu->ayuv;
-
   gst_video_info_set_format (ayuv, GST_VIDEO_FORMAT_AYUV,
       GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
   ayuv->colorimetry = in->colorimetry;
@@ -611,16 +609,22 @@ cpu_setup_upsample (CpuPath * cpu, const GstVideoInfo * in, GError ** error)
   GST_VIDEO_INFO_PAR_D (ayuv) = GST_VIDEO_INFO_PAR_D (in);
   GST_VIDEO_INFO_FPS_N (ayuv) = GST_VIDEO_INFO_FPS_N (in);
   GST_VIDEO_INFO_FPS_D (ayuv) = GST_VIDEO_INFO_FPS_D (in);
+}
 
-  cpu->ayuv_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (ayuv),
-      NULL);
+/* The first of the two steps: cpu->upsample_in to cpu->ayuv, the chroma
+ * upsampled as in one step (LINEAR, no dithering), on one thread. */
+static gboolean
+cpu_make_upsample (CpuPath * cpu, GError ** error)
+{
+  cpu->ayuv_buf = gst_buffer_new_allocate (NULL,
+      GST_VIDEO_INFO_SIZE (&cpu->ayuv), NULL);
   if (!cpu->ayuv_buf) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "cannot allocate the %" G_GSIZE_FORMAT " bytes of the AYUV frame "
-        "the input's chroma is upsampled to", GST_VIDEO_INFO_SIZE (ayuv));
+        "the input's chroma is upsampled to", GST_VIDEO_INFO_SIZE (&cpu->ayuv));
     return FALSE;
   }
-  cpu->upsample = gst_video_converter_new ((GstVideoInfo *) in, ayuv,
+  cpu->upsample = gst_video_converter_new (&cpu->upsample_in, &cpu->ayuv,
       gst_structure_new ("options",
           GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
           GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
@@ -630,19 +634,26 @@ cpu_setup_upsample (CpuPath * cpu, const GstVideoInfo * in, GError ** error)
   if (!cpu->upsample) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "GstVideoConverter cannot convert %s to AYUV",
-        GST_VIDEO_INFO_NAME (in));
+        GST_VIDEO_INFO_NAME (&cpu->upsample_in));
     return FALSE;
   }
   return TRUE;
 }
 
+/* The CPU path for the converter's caps and params, ready for the first
+ * frame. From @old, the path it replaces (or NULL), it takes what still
+ * fits once nothing can fail any more: the upsampling step of the same
+ * input and the RGB frame of the same size, so that new options or a new
+ * output cost no frame. */
 static gboolean
 gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
-    GError ** error)
+    CpuPath * old, GError ** error)
 {
   const GstCudaCacheConvertParams *p = &self->params;
   const GstVideoInfo *in = &self->caps.in_info;
   GstVideoInfo out = self->caps.out_info;
+  gboolean upsample = cpu_needs_upsample (in, p);
+  gboolean keep_upsample, keep_rgb;
   CpuPath *cpu;
 
   if (self->cpu)
@@ -652,6 +663,31 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
   if (self->caps.tensor_out) {
     gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB, p->out_width,
         p->out_height);
+    out = cpu->rgb;
+  }
+  /* GstVideoConverter converts pictures, not frame rates */
+  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
+  if (upsample) {
+    cpu->upsample_in = *in;
+    cpu_ayuv_info (&cpu->ayuv, in);
+  }
+  keep_upsample = upsample && old && old->upsample &&
+      gst_video_info_is_equal (&old->upsample_in, in);
+  keep_rgb = self->caps.tensor_out && old && old->rgb_buf &&
+      gst_buffer_get_size (old->rgb_buf) == GST_VIDEO_INFO_SIZE (&cpu->rgb);
+
+  cpu->conv = gst_video_converter_new (upsample ? &cpu->ayuv :
+      (GstVideoInfo *) in, &out, cpu_options (p));
+  if (!cpu->conv) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "GstVideoConverter cannot convert %s to %s",
+        GST_VIDEO_INFO_NAME (upsample ? &cpu->ayuv : in),
+        self->caps.tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (&out));
+    cpu_path_free (cpu);
+    return FALSE;
+  }
+  if (self->caps.tensor_out && !keep_rgb) {
     cpu->rgb_buf = gst_buffer_new_allocate (NULL,
         GST_VIDEO_INFO_SIZE (&cpu->rgb), NULL);
     if (!cpu->rgb_buf) {
@@ -662,28 +698,18 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
       cpu_path_free (cpu);
       return FALSE;
     }
-    out = cpu->rgb;
   }
-  /* GstVideoConverter converts pictures, not frame rates */
-  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
-  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
-
-  if (cpu_needs_upsample (in, p)) {
-    if (!cpu_setup_upsample (cpu, in, error)) {
-      cpu_path_free (cpu);
-      return FALSE;
-    }
-    in = &cpu->ayuv;
-  }
-
-  cpu->conv = gst_video_converter_new ((GstVideoInfo *) in, &out,
-      cpu_options (p));
-  if (!cpu->conv) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "GstVideoConverter cannot convert %s to %s", GST_VIDEO_INFO_NAME (in),
-        self->caps.tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (&out));
+  if (upsample && !keep_upsample && !cpu_make_upsample (cpu, error)) {
     cpu_path_free (cpu);
     return FALSE;
+  }
+
+  /* nothing fails from here on */
+  if (keep_rgb)
+    cpu->rgb_buf = g_steal_pointer (&old->rgb_buf);
+  if (keep_upsample) {
+    cpu->upsample = g_steal_pointer (&old->upsample);
+    cpu->ayuv_buf = g_steal_pointer (&old->ayuv_buf);
   }
 
   self->cpu = cpu;
@@ -786,7 +812,7 @@ gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
   GstBuffer *target;
   GstMapInfo map;
 
-  if (!gst_cuda_cache_converter_setup_cpu (self, error))
+  if (!gst_cuda_cache_converter_setup_cpu (self, NULL, error))
     return FALSE;
 
   target = self->caps.tensor_out ? self->cpu->rgb_buf : outbuf;
@@ -1082,7 +1108,7 @@ gst_cuda_cache_converter_configure (GstCudaCacheConverter * self,
   /* the CUDA path where there is a context, the CPU path where not: each
    * is ready for the first frame and refuses what it cannot do now */
   if (self->context ? !gst_cuda_cache_converter_setup_cuda (self, error) :
-      !gst_cuda_cache_converter_setup_cpu (self, error)) {
+      !gst_cuda_cache_converter_setup_cpu (self, old_cpu, error)) {
     self->caps = old_caps;
     self->options = old_options;
     self->params = old_params;

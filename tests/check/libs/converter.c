@@ -155,10 +155,69 @@ count_memories_stop (void)
   return g_atomic_int_get (&memories_made);
 }
 
-/* New caps and options at once: both apply, the conversion is set up
- * once (one AYUV frame for the CPU path's shrinking 4:2:0 input, where
- * set_caps () and set_config () make one each), and a refused pair
- * changes nothing. */
+/* @conv's output for an NV12 frame of @in_caps' size (a gradient, the
+ * same every call), as a new buffer of @out_size bytes */
+static GstBuffer *
+convert_nv12 (GstCudaCacheConverter * conv, GstCaps * in_caps, gsize out_size)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *inbuf, *outbuf;
+  GError *error = NULL;
+  gint x, y;
+
+  fail_unless (gst_video_info_from_caps (&info, in_caps));
+  inbuf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  outbuf = gst_buffer_new_allocate (NULL, out_size, NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, inbuf, GST_MAP_WRITE));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (&info); y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+    for (x = 0; x < GST_VIDEO_INFO_WIDTH (&info); x++)
+      row[x] = (x * 7 + y * 3) & 0xff;
+  }
+  for (y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (&info, 1); y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 1) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 1);
+
+    for (x = 0; x < GST_VIDEO_INFO_COMP_WIDTH (&info, 1) * 2; x++)
+      row[x] = (x * 11 + y * 5 + 64) & 0xff;
+  }
+  gst_video_frame_unmap (&frame);
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, outbuf,
+          NULL, &error), "%s", error ? error->message : "");
+  gst_buffer_unref (inbuf);
+  return outbuf;
+}
+
+/* @conv converts as a converter made afresh for @in, @out and @config */
+static void
+check_as_new (GstCudaCacheConverter * conv, GstCaps * in, GstCaps * out,
+    const gchar * config, gsize out_size)
+{
+  GstCudaCacheConverter *fresh = gst_cuda_cache_converter_new (in, out, NULL,
+      gst_structure_from_string (config, NULL), NULL);
+  GstBuffer *a, *b;
+  GstMapInfo map;
+
+  fail_unless (fresh != NULL);
+  a = convert_nv12 (conv, in, out_size);
+  b = convert_nv12 (fresh, in, out_size);
+  fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+  fail_unless (gst_buffer_memcmp (a, 0, map.data, out_size) == 0,
+      "a reconfigured converter converts differently");
+  gst_buffer_unmap (b, &map);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_object_unref (fresh);
+}
+
+/* New caps and options at once: both apply, and a refused pair changes
+ * nothing. The CPU path keeps what still fits: a shrinking 4:2:0 input
+ * is upsampled to an AYUV frame, made once per input (new options or a
+ * new output keep it) and converting as a converter made afresh. */
 GST_START_TEST (test_reconfigure_caps_and_config)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
@@ -167,6 +226,8 @@ GST_START_TEST (test_reconfigure_caps_and_config)
           NULL));
   g_autoptr (GstCaps) nv12 = gst_caps_from_string ("video/x-raw,"
       "format=NV12,width=160,height=90,framerate=30/1");
+  g_autoptr (GstCaps) nv12b = gst_caps_from_string ("video/x-raw,"
+      "format=NV12,width=120,height=90,framerate=30/1");
   g_autoptr (GstCaps) rgba = gst_caps_from_string ("video/x-raw,"
       "format=RGBA,width=64,height=64,framerate=30/1");
   g_autoptr (GstCaps) rgba2 = gst_caps_from_string ("video/x-raw,"
@@ -183,7 +244,8 @@ GST_START_TEST (test_reconfigure_caps_and_config)
   fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
   fail_unless_equals_int (rect.h, 24);
 
-  /* NV12 160x90 to RGBA 64x64, no letterbox: the whole output */
+  /* NV12 160x90 to RGBA 64x64, no letterbox: the whole output, and the
+   * AYUV frame made */
   count_memories_start ();
   fail_unless (gst_cuda_cache_converter_reconfigure (conv, nv12, rgba,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
@@ -197,15 +259,28 @@ GST_START_TEST (test_reconfigure_caps_and_config)
           GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &letterbox));
   fail_if (letterbox);
   gst_structure_free (after);
+  check_as_new (conv, nv12, rgba, "c, GstCudaCacheConverter.letterbox=false",
+      64 * 64 * 4);
 
-  /* the two calls it replaces set up twice */
+  /* another output, other options, the same input: the frame is kept */
   count_memories_start ();
   fail_unless (gst_cuda_cache_converter_set_caps (conv, nv12, rgba2, NULL));
   fail_unless (gst_cuda_cache_converter_set_config (conv,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "true", NULL), NULL));
   made = count_memories_stop ();
-  fail_unless_equals_int (made, 2);
+  fail_unless_equals_int (made, 0);
+  check_as_new (conv, nv12, rgba2, "c, GstCudaCacheConverter.letterbox=true",
+      48 * 48 * 4);
+
+  /* another input: another frame */
+  count_memories_start ();
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, nv12b, rgba2, NULL));
+  made = count_memories_stop ();
+  fail_unless_equals_int (made, 1);
+  check_as_new (conv, nv12b, rgba2, "c, GstCudaCacheConverter.letterbox=true",
+      48 * 48 * 4);
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, nv12, rgba2, NULL));
 
   /* refused options, or refused caps: nothing changes */
   before = gst_cuda_cache_converter_get_config (conv);
