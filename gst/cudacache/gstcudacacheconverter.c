@@ -1199,17 +1199,8 @@ gboolean
 gst_cuda_cache_converter_set_caps (GstCudaCacheConverter * converter,
     const GstCaps * in_caps, const GstCaps * out_caps, GError ** error)
 {
-  ConverterCaps caps;
-
-  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
-  g_return_val_if_fail (GST_IS_CAPS (in_caps), FALSE);
-  g_return_val_if_fail (GST_IS_CAPS (out_caps), FALSE);
-
-  if (!caps_parse (&caps, in_caps, out_caps, error))
-    return FALSE;
-
-  return gst_cuda_cache_converter_configure (converter, &caps,
-      &converter->options, error);
+  return gst_cuda_cache_converter_reconfigure (converter, in_caps, out_caps,
+      NULL, error);
 }
 
 /**

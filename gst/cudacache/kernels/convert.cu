@@ -323,6 +323,35 @@ store_tensor (const ConvertParams & p, int x, int y, float3 c)
   store_tensor_values (p, x, y, tensor_values (p, c));
 }
 
+/* The fill colour as the output's values, worked out once for a run of
+ * border pixels: the packed format's word, or the tensor's channels. */
+struct Fill
+{
+  unsigned int word;
+  float3 t;
+};
+
+template < int OUT > __device__ static __forceinline__ Fill
+fill_values (const ConvertParams & p)
+{
+  float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
+  Fill f;
+
+  f.word = OUT == OUT_TENSOR ? 0u : packed_word (p, fill);
+  f.t = OUT == OUT_TENSOR ? tensor_values (p, fill) : fill;
+  return f;
+}
+
+/* Stores fill_values () @f at pixel (x, y) */
+template < int OUT > __device__ static __forceinline__ void
+store_fill (const ConvertParams & p, int x, int y, const Fill & f)
+{
+  if (OUT == OUT_TENSOR)
+    store_tensor_values (p, x, y, f.t);
+  else
+    store_packed_word (p, x, y, f.word);
+}
+
 __device__ static __forceinline__ bool
 in_picture_x (const ConvertParams & p, int x)
 {
@@ -817,17 +846,14 @@ convert_tile (const ConvertParams & p)
 
   /* a tile of the border only: the fill colour, without the taps */
   if (!picture && OUT != OUT_YUV420) {
-    float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
+    Fill fill = fill_values < OUT > (p);
 
     for (o = ty; o < th; o += CONVERT_TILE_THREADS_Y) {
       int ox = ox0 + tx, oy = oy0 + o;
 
       if (ox >= p.out_width || oy >= p.out_height)
         break;
-      if (OUT == OUT_PACKED)
-        store_packed (p, ox, oy, fill);
-      else
-        store_tensor (p, ox, oy, fill);
+      store_fill < OUT > (p, ox, oy, fill);
     }
     return;
   }
@@ -1270,9 +1296,7 @@ convert_direct (const ConvertParams & p)
 
   /* the border: the fill, worked out once */
   if (rows <= 0 || !in_picture_x (p, ox)) {
-    float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
-    float3 t = OUT == OUT_TENSOR ? tensor_values (p, fill) : fill;
-    unsigned int word = OUT == OUT_TENSOR ? 0u : packed_word (p, fill);
+    Fill fill = fill_values < OUT > (p);
 
 #pragma unroll
     for (i = 0; i < G; i++) {
@@ -1282,10 +1306,7 @@ convert_direct (const ConvertParams & p)
         continue;
       if (oy >= p.out_height)
         break;
-      if (OUT == OUT_TENSOR)
-        store_tensor_values (p, ox, oy, t);
-      else
-        store_packed_word (p, ox, oy, word);
+      store_fill < OUT > (p, ox, oy, fill);
     }
     return;
   }
