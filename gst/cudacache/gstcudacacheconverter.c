@@ -524,22 +524,26 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
  * and aligns the picture to the chroma grid of a 4:2:0 output; the kernels
  * do the same.
  *
- * 4:2:0 input whose picture shrinks, its rows too, takes two
- * GstVideoConverters: one upsamples the chroma to AYUV at the input's size,
- * the other scales and converts that. In one step, GStreamer 1.22's
- * converter gets such a conversion wrong: with a few input rows per output
- * row on a small picture (15x11 or 30x22 to a third) it reads the wrong
- * upsampled rows for the first output rows (30 to 87 levels off), and with
- * several threads it differs from itself on one thread (321x241 to 199x147:
- * up to 45 levels). In two steps it does neither, and gives the one-step
- * result wherever that one is right (1080p to 640x360, to the level). The
- * upsampling runs on one thread: split over threads, 1.22 upsamples the
- * rows at the slices' edges wrongly (1080p: up to 22 levels). Where the
- * rows keep their number, one step is right and stays: the AYUV frame's
- * extra rounding would cost a level there. */
+ * 4:2:0 input whose rows change in number takes two GstVideoConverters:
+ * one upsamples the chroma to AYUV at the input's size, the other scales
+ * and converts that. In one step, GStreamer 1.22's converter gets such a
+ * conversion wrong: with a few input rows per output row on a small
+ * picture (15x11 or 30x22 to a third) it reads the wrong upsampled rows
+ * for the first output rows (30 to 87 levels off), and with several
+ * threads it differs from itself on one thread, shrinking (321x241 to
+ * 199x147: up to 45 levels) and growing (7x5 to 1283x721: 15 levels with
+ * 2 threads or 8). In two steps it does neither, and gives the one-step
+ * result wherever that one is right (1080p to 640x360, and 7x5 to 1283x721
+ * on one thread, to the level). The upsampling runs on one thread: split
+ * over threads, 1.22 upsamples the rows at the slices' edges wrongly
+ * (1080p: up to 22 levels). It is kept off GstVideoConverter's fast paths,
+ * whose I420 to AYUV repeats each chroma sample where NV12's is
+ * interpolated (3x3: 10 levels apart). Where the rows keep their number,
+ * one step is right and stays: the AYUV frame's extra rounding would cost
+ * a level there. */
 struct _CpuPath
 {
-  GstVideoConverter *upsample;  /* 4:2:0 input shrunk: to AYUV, else NULL */
+  GstVideoConverter *upsample;  /* 4:2:0 input rescaled: to AYUV, else NULL */
   GstVideoInfo upsample_in;     /* the input it upsamples */
   GstVideoInfo ayuv;
   GstBuffer *ayuv_buf;
@@ -583,8 +587,7 @@ cpu_options (const GstCudaCacheConvertParams * p)
       MIN (g_get_num_processors (), 8), NULL);
 }
 
-/* 4:2:0 input whose picture shrinks, and its rows with it: upsampled
- * first (see CpuPath) */
+/* 4:2:0 input whose rows change in number: upsampled first (see CpuPath) */
 static gboolean
 cpu_needs_upsample (const GstVideoInfo * in,
     const GstCudaCacheConvertParams * p)
@@ -592,9 +595,7 @@ cpu_needs_upsample (const GstVideoInfo * in,
   GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
 
   return (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
-      p->dest_height < GST_VIDEO_INFO_HEIGHT (in) &&
-      (gint64) p->dest_width * p->dest_height <
-      (gint64) GST_VIDEO_INFO_WIDTH (in) * GST_VIDEO_INFO_HEIGHT (in);
+      p->dest_height != GST_VIDEO_INFO_HEIGHT (in);
 }
 
 /* The AYUV frame the first of the two steps upsamples @in to: its size,
@@ -612,7 +613,10 @@ cpu_ayuv_info (GstVideoInfo * ayuv, const GstVideoInfo * in)
 }
 
 /* The first of the two steps: cpu->upsample_in to cpu->ayuv, the chroma
- * upsampled as in one step (LINEAR, no dithering), on one thread. */
+ * upsampled as in one step (LINEAR, no dithering), on one thread. A
+ * quantization other than 1 keeps GstVideoConverter off its fast paths
+ * (I420 to AYUV repeats chroma samples); without dithering nothing is
+ * quantized. */
 static gboolean
 cpu_make_upsample (CpuPath * cpu, GError ** error)
 {
@@ -629,8 +633,9 @@ cpu_make_upsample (CpuPath * cpu, GError ** error)
           GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
           GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
           GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
-          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
-          1, NULL));
+          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION,
+          G_TYPE_UINT, 2, GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, 1,
+          NULL));
   if (!cpu->upsample) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "GstVideoConverter cannot convert %s to AYUV",

@@ -610,6 +610,137 @@ GST_START_TEST (test_cpu_path_420_chroma_rows)
 
 GST_END_TEST;
 
+/* GstVideoConverter from @in_info to @out_info with the CPU path's
+ * options (no picture rectangle), on @threads threads. */
+static GstBuffer *
+video_convert (const GstVideoInfo * in_info, GstBuffer * in,
+    const GstVideoInfo * out_info, guint threads)
+{
+  GstVideoConverter *conv = gst_video_converter_new ((GstVideoInfo *) in_info,
+      (GstVideoInfo *) out_info, gst_structure_new ("options",
+          GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD,
+          GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+          GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
+          GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+          GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
+          threads, NULL));
+  GstBuffer *out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
+  GstVideoFrame src, dst;
+
+  fail_unless (conv != NULL);
+  fail_unless (gst_video_frame_map (&src, in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, out_info, out, GST_MAP_WRITE));
+  gst_video_converter_frame (conv, &src, &dst);
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  gst_video_converter_free (conv);
+
+  return out;
+}
+
+/* A picture of steep gradients, @w x @h, in @format (made from RGBA). */
+static GstBuffer *
+gradient_picture (GstVideoFormat format, gint w, gint h, GstVideoInfo * info)
+{
+  GstVideoInfo rgba;
+  GstBuffer *pic, *buf;
+  GstMapInfo map;
+  gint x, y;
+
+  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, w, h);
+  pic = gst_buffer_new_allocate (NULL, rgba.size, NULL);
+  fail_unless (gst_buffer_map (pic, &map, GST_MAP_WRITE));
+  for (y = 0; y < h; y++) {
+    for (x = 0; x < w; x++) {
+      guint8 *p = map.data + y * rgba.stride[0] + 4 * x;
+
+      p[0] = 20 + 200 * x / MAX (w - 1, 1);
+      p[1] = 30 + 180 * y / MAX (h - 1, 1);
+      p[2] = 40 + 100 * (x + y) / (w + h);
+      p[3] = 255;
+    }
+  }
+  gst_buffer_unmap (pic, &map);
+  gst_video_info_set_format (info, format, w, h);
+  buf = video_convert (&rgba, pic, info, 1);
+  gst_buffer_unref (pic);
+
+  return buf;
+}
+
+/* @in_w x @in_h NV12 and I420 of one picture to RGBA: the same output
+ * from both, whatever the threads the CPU path splits its work over;
+ * growing, the output of GstVideoConverter in one step on one thread. */
+static void
+check_cpu_420_same_output (gint in_w, gint in_h, gint out_w, gint out_h)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
+  };
+  GstVideoInfo out_info;
+  GstBuffer *first = NULL;
+  GstMapInfo map;
+  guint i;
+
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, out_w, out_h);
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GstVideoInfo in_info;
+    GstBuffer *in = gradient_picture (formats[i], in_w, in_h, &in_info);
+    GstBuffer *out = gst_buffer_new_allocate (NULL, out_info.size, NULL);
+    g_autoptr (GstCaps) in_caps = gst_video_info_to_caps (&in_info);
+    g_autoptr (GstCaps) out_caps = gst_video_info_to_caps (&out_info);
+    GstCudaCacheConverter *conv = gst_cuda_cache_converter_new (in_caps,
+        out_caps, NULL, NULL, NULL);
+    GError *error = NULL;
+
+    fail_unless (conv != NULL);
+    fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
+            &error), "%s", error ? error->message : "");
+
+    if (out_w >= in_w && out_h >= in_h) {
+      GstBuffer *ref = video_convert (&in_info, in, &out_info, 1);
+
+      fail_unless (gst_buffer_map (ref, &map, GST_MAP_READ));
+      fail_unless (gst_buffer_memcmp (out, 0, map.data, map.size) == 0,
+          "%dx%d %s to %dx%d: not GstVideoConverter's output on one thread",
+          in_w, in_h, gst_video_format_to_string (formats[i]), out_w, out_h);
+      gst_buffer_unmap (ref, &map);
+      gst_buffer_unref (ref);
+    }
+    if (first) {
+      fail_unless (gst_buffer_map (first, &map, GST_MAP_READ));
+      fail_unless (gst_buffer_memcmp (out, 0, map.data, map.size) == 0,
+          "%dx%d to %dx%d: I420 converts otherwise than NV12", in_w, in_h,
+          out_w, out_h);
+      gst_buffer_unmap (first, &map);
+      gst_buffer_unref (out);
+    } else {
+      first = out;
+    }
+    gst_object_unref (conv);
+    gst_buffer_unref (in);
+  }
+  gst_buffer_unref (first);
+}
+
+/* 4:2:0 input whose rows change in number is upsampled first, on one
+ * thread and off GstVideoConverter's fast paths: its output depends
+ * neither on the threads nor on the layout of the planes (7x5 to
+ * 1283x721 in one step on 2 threads: 15 levels off; 3x3 as I420 upsampled
+ * by the fast path: 10 levels from NV12). */
+GST_START_TEST (test_cpu_path_420_threads_and_layouts)
+{
+  check_cpu_420_same_output (7, 5, 1283, 721);
+  check_cpu_420_same_output (3, 3, 1001, 999);
+  check_cpu_420_same_output (97, 55, 160, 162);
+  check_cpu_420_same_output (16, 9, 7, 5);
+  check_cpu_420_same_output (15, 11, 6, 11);
+  check_cpu_420_same_output (321, 241, 199, 147);
+}
+
+GST_END_TEST;
+
 static Suite *
 converter_suite (void)
 {
@@ -624,6 +755,7 @@ converter_suite (void)
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
+  tcase_add_test (tc, test_cpu_path_420_threads_and_layouts);
 
   return s;
 }
