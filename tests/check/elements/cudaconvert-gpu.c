@@ -18,58 +18,10 @@
 #include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
+#include "../cudacache-picture.h"
 
 #define IN_W 320
 #define IN_H 240
-
-/* The picture every case starts from, at any size: gradients, so that two
- * correct bilinear scalers differ only by rounding, steep at small sizes
- * so that a pixel taken from the wrong row or column shows. */
-static void
-fill_picture (GstVideoFrame * frame)
-{
-  gint w = GST_VIDEO_FRAME_WIDTH (frame), h = GST_VIDEO_FRAME_HEIGHT (frame);
-  gint x, y;
-
-  for (y = 0; y < h; y++) {
-    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-
-    for (x = 0; x < w; x++) {
-      row[4 * x] = 20 + 200 * x / MAX (w - 1, 1);
-      row[4 * x + 1] = 30 + 180 * y / MAX (h - 1, 1);
-      row[4 * x + 2] = 40 + 100 * (x + y) / (w + h);
-      row[4 * x + 3] = 255;
-    }
-  }
-}
-
-/* The picture in @format, @width x @height. */
-static GstBuffer *
-make_input (GstVideoFormat format, gint width, gint height, GstVideoInfo * info)
-{
-  GstVideoInfo rgba_info;
-  GstVideoFrame src, dst;
-  GstVideoConverter *conv;
-  GstBuffer *rgba, *buf;
-
-  gst_video_info_set_format (&rgba_info, GST_VIDEO_FORMAT_RGBA, width, height);
-  rgba = gst_buffer_new_allocate (NULL, rgba_info.size, NULL);
-  fail_unless (gst_video_frame_map (&src, &rgba_info, rgba, GST_MAP_WRITE));
-  fill_picture (&src);
-
-  gst_video_info_set_format (info, format, width, height);
-  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-  fail_unless (gst_video_frame_map (&dst, info, buf, GST_MAP_WRITE));
-  conv = gst_video_converter_new (&rgba_info, info, NULL);
-  gst_video_converter_frame (conv, &src, &dst);
-  gst_video_converter_free (conv);
-  gst_video_frame_unmap (&dst);
-  gst_video_frame_unmap (&src);
-  gst_buffer_unref (rgba);
-
-  return buf;
-}
 
 /* Copies every plane of a frame between host and device, each plane's
  * visible bytes only. The tests move frames themselves: 1.22's staging
@@ -523,7 +475,7 @@ GST_START_TEST (test_kernels_match_cpu_reference)
       if (geo->yuv_only && inputs[i] != GST_VIDEO_FORMAT_NV12 &&
           inputs[i] != GST_VIDEO_FORMAT_I420)
         continue;
-      sys = make_input (inputs[i], geo->in_w, geo->in_h, &info);
+      sys = cudacache_make_picture (inputs[i], geo->in_w, geo->in_h, &info);
       dev = upload (sys, &info);
       sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
           "framerate=30/1", GST_VIDEO_INFO_NAME (&info), geo->in_w, geo->in_h);
@@ -626,7 +578,7 @@ error_against_picture (GstBuffer * out)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, IN_W, IN_H);
   ref = gst_buffer_new_allocate (NULL, info.size, NULL);
   fail_unless (gst_video_frame_map (&truth, &info, ref, GST_MAP_WRITE));
-  fill_picture (&truth);
+  cudacache_fill_picture (&truth);
   fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
   for (y = 0; y < IN_H; y++) {
     const guint8 *a = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
@@ -652,7 +604,8 @@ GST_START_TEST (test_yuv_closer_to_the_picture)
   static const Output to_rgba = { "RGBA", };
   static const Geometry same_size = { IN_W, IN_H, IN_W, IN_H, FALSE, TRUE };
   GstVideoInfo info;
-  GstBuffer *sys = make_input (GST_VIDEO_FORMAT_NV12, IN_W, IN_H, &info);
+  GstBuffer *sys =
+      cudacache_make_picture (GST_VIDEO_FORMAT_NV12, IN_W, IN_H, &info);
   GstBuffer *dev = upload (sys, &info);
   GstBuffer *cpu = convert (sys, "video/x-raw,format=NV12,width=320,"
       "height=240,framerate=30/1", &to_rgba, &same_size, FALSE);
@@ -759,7 +712,8 @@ GST_START_TEST (test_direct_and_tiled_kernels_agree)
   for (g = 0; g < G_N_ELEMENTS (geos); g++) {
     for (f = 0; f < G_N_ELEMENTS (formats); f++) {
       GstVideoInfo info;
-      GstBuffer *sys = make_input (formats[f], geos[g].in_w, geos[g].in_h,
+      GstBuffer *sys =
+          cudacache_make_picture (formats[f], geos[g].in_w, geos[g].in_h,
           &info);
       GstBuffer *aligned = upload (sys, &info);
       GstBuffer *shifted = upload_shifted (sys, &info, 1);

@@ -15,6 +15,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-picture.h"
 
 #define TENSOR "other/tensors,format=static,num_tensors=1,"
 #define RGBA_64x48 "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1"
@@ -639,36 +640,6 @@ video_convert (const GstVideoInfo * in_info, GstBuffer * in,
   return out;
 }
 
-/* A picture of steep gradients, @w x @h, in @format (made from RGBA). */
-static GstBuffer *
-gradient_picture (GstVideoFormat format, gint w, gint h, GstVideoInfo * info)
-{
-  GstVideoInfo rgba;
-  GstBuffer *pic, *buf;
-  GstMapInfo map;
-  gint x, y;
-
-  gst_video_info_set_format (&rgba, GST_VIDEO_FORMAT_RGBA, w, h);
-  pic = gst_buffer_new_allocate (NULL, rgba.size, NULL);
-  fail_unless (gst_buffer_map (pic, &map, GST_MAP_WRITE));
-  for (y = 0; y < h; y++) {
-    for (x = 0; x < w; x++) {
-      guint8 *p = map.data + y * rgba.stride[0] + 4 * x;
-
-      p[0] = 20 + 200 * x / MAX (w - 1, 1);
-      p[1] = 30 + 180 * y / MAX (h - 1, 1);
-      p[2] = 40 + 100 * (x + y) / (w + h);
-      p[3] = 255;
-    }
-  }
-  gst_buffer_unmap (pic, &map);
-  gst_video_info_set_format (info, format, w, h);
-  buf = video_convert (&rgba, pic, info, 1);
-  gst_buffer_unref (pic);
-
-  return buf;
-}
-
 /* @in_w x @in_h NV12 and I420 of one picture to RGBA: the same output
  * from both, whatever the threads the CPU path splits its work over;
  * growing, the output of GstVideoConverter in one step on one thread. */
@@ -686,7 +657,7 @@ check_cpu_420_same_output (gint in_w, gint in_h, gint out_w, gint out_h)
   gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, out_w, out_h);
   for (i = 0; i < G_N_ELEMENTS (formats); i++) {
     GstVideoInfo in_info;
-    GstBuffer *in = gradient_picture (formats[i], in_w, in_h, &in_info);
+    GstBuffer *in = cudacache_make_picture (formats[i], in_w, in_h, &in_info);
     GstBuffer *out = gst_buffer_new_allocate (NULL, out_info.size, NULL);
     g_autoptr (GstCaps) in_caps = gst_video_info_to_caps (&in_info);
     g_autoptr (GstCaps) out_caps = gst_video_info_to_caps (&out_info);

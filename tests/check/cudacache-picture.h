@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The test picture the suites convert: the GPU suite compares the kernels
+ * with the CPU path on it, libs/converter the CPU path with itself. */
+
+#ifndef __CUDACACHE_PICTURE_H__
+#define __CUDACACHE_PICTURE_H__
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+/* The picture every case starts from, at any size: gradients, so that two
+ * correct bilinear scalers differ only by rounding, steep at small sizes
+ * so that a pixel taken from the wrong row or column shows. */
+static inline void
+cudacache_fill_picture (GstVideoFrame * frame)
+{
+  gint w = GST_VIDEO_FRAME_WIDTH (frame), h = GST_VIDEO_FRAME_HEIGHT (frame);
+  gint x, y;
+
+  for (y = 0; y < h; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+
+    for (x = 0; x < w; x++) {
+      row[4 * x] = 20 + 200 * x / MAX (w - 1, 1);
+      row[4 * x + 1] = 30 + 180 * y / MAX (h - 1, 1);
+      row[4 * x + 2] = 40 + 100 * (x + y) / (w + h);
+      row[4 * x + 3] = 255;
+    }
+  }
+}
+
+/* The picture in @format, @width x @height (GstVideoConverter's default
+ * options from RGBA), and in @info its layout. */
+static inline GstBuffer *
+cudacache_make_picture (GstVideoFormat format, gint width, gint height,
+    GstVideoInfo * info)
+{
+  GstVideoInfo rgba_info;
+  GstVideoFrame src, dst;
+  GstVideoConverter *conv;
+  GstBuffer *rgba, *buf;
+
+  gst_video_info_set_format (&rgba_info, GST_VIDEO_FORMAT_RGBA, width, height);
+  rgba = gst_buffer_new_allocate (NULL, rgba_info.size, NULL);
+  fail_unless (gst_video_frame_map (&src, &rgba_info, rgba, GST_MAP_WRITE));
+  cudacache_fill_picture (&src);
+
+  gst_video_info_set_format (info, format, width, height);
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  fail_unless (gst_video_frame_map (&dst, info, buf, GST_MAP_WRITE));
+  conv = gst_video_converter_new (&rgba_info, info, NULL);
+  gst_video_converter_frame (conv, &src, &dst);
+  gst_video_converter_free (conv);
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  gst_buffer_unref (rgba);
+
+  return buf;
+}
+
+#endif /* __CUDACACHE_PICTURE_H__ */
