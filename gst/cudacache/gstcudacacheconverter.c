@@ -20,8 +20,11 @@
  * gst_cuda_cache_converter_convert_buffer() converts CUDA memory on the
  * device, with the kernels built into the library, and system memory on
  * the CPU. Without a stream of the caller's it launches on a non-blocking
- * stream of its own and waits only for that stream, so pipelines in one
- * process never wait on each other. With GStreamer 1.24 and later, output
+ * stream of its own and waits only for its own conversion, so pipelines in
+ * one process never wait on each other: the kernels' last block writes a
+ * word of pinned host memory that the converter reads, with no call into
+ * the CUDA driver (whose stream synchronisation is serialised between
+ * threads), and the stream is synchronised only where that word is late. With GStreamer 1.24 and later, output
  * memory that carries a #GstCudaStream (a pool configured with
  * gst_buffer_pool_config_set_cuda_stream()) is written on that stream and
  * left flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC instead: nobody waits
@@ -102,6 +105,9 @@ struct _GstCudaCacheConverter
   GstCudaCacheKernels *kernels;
   GstCudaCacheKernelPlan *plan;
   GstCudaCacheStream *stream;   /* made on first use */
+  /* its conversions' completion signal, made with it; NULL: wait for the
+   * stream */
+  GstCudaCacheKernelDone *done;
 };
 
 #define gst_cuda_cache_converter_parent_class parent_class
@@ -150,6 +156,7 @@ gst_cuda_cache_converter_finalize (GObject * object)
 
   g_clear_pointer (&self->cpu, cpu_path_free);
   g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
+  g_clear_pointer (&self->done, gst_cuda_cache_kernel_done_free);
   g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
   gst_cuda_cache_compat_stream_clear (&self->stream);
   gst_clear_object (&self->context);
@@ -990,6 +997,7 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   GstVideoFrame in_frame, out_frame;
   GstMapInfo map;
   GstCudaCacheStream *out_stream = NULL;
+  GstCudaCacheKernelDone *done = NULL;
   gboolean own_stream = stream == NULL, ok;
   guint i;
 
@@ -1010,11 +1018,14 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   if (out_stream) {
     stream = gst_cuda_cache_compat_stream_handle (out_stream);
   } else if (own_stream) {
-    if (!self->stream)
+    if (!self->stream) {
       self->stream = gst_cuda_cache_compat_stream_new (self->context);
-    if (!self->stream)
-      goto stream_failed;
+      if (!self->stream)
+        goto stream_failed;
+      self->done = gst_cuda_cache_kernel_done_new (self->kernels);
+    }
     stream = gst_cuda_cache_compat_stream_handle (self->stream);
+    done = self->done;
   }
   /* the output too: its last reader may be on another stream */
   buffer_sync_other_streams (inbuf, stream);
@@ -1052,13 +1063,20 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   }
 
   ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
-      out_data, out_stride, stream);
+      out_data, out_stride, stream, done);
   /* memory that carries no stream (all of 1.22's) says nothing of pending
    * work: whoever reads it next must find the frame written, so the
-   * converter's own stream is waited for here */
-  if (ok && own_stream && !out_stream && gst_cuda_context_push (self->context)) {
-    ok = gst_cuda_result (CuStreamSynchronize (stream));
-    gst_cuda_context_pop (NULL);
+   * converter's own conversion is waited for here, by its signal where it
+   * has one */
+  if (ok && done) {
+    ok = gst_cuda_cache_kernel_done_wait (done, stream);
+  } else if (ok && own_stream && !out_stream) {
+    if (gst_cuda_context_push (self->context)) {
+      ok = gst_cuda_result (CuStreamSynchronize (stream));
+      gst_cuda_context_pop (NULL);
+    } else {
+      ok = FALSE;
+    }
   }
 
   if (self->caps.tensor_out)
@@ -1414,7 +1432,7 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
  * with %NULL on the stream @outbuf's memory carries (GStreamer 1.24 and
  * later), returning without waiting and leaving the memory flagged
  * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, or else on @converter's own
- * non-blocking stream, waiting for it before returning. Input memory
+ * non-blocking stream, waiting for the conversion before returning. Input memory
  * written on another stream and not yet waited for is waited for first.
  * System memory is converted on the CPU.
  *

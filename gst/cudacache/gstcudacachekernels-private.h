@@ -124,13 +124,42 @@ G_GNUC_INTERNAL
 GstCudaCacheKernelPlan *gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels *
     kernels, const GstCudaCacheConvertParams * params);
 
+/* A completion signal for the conversions launched on one stream, one at a
+ * time: the grid's last block writes the launch's sequence number into a
+ * word of pinned host memory once every block's writes are visible, and
+ * the host reads it there. Waiting for a frame then takes no call into the
+ * CUDA driver, whose stream synchronisation is serialised across the
+ * process's threads: pipelines that each wait for their own frames scale
+ * with their number. NULL, with the reason logged, where the device cannot
+ * write host memory or the driver refused the memory: wait for the stream
+ * instead. */
+typedef struct _GstCudaCacheKernelDone GstCudaCacheKernelDone;
+
+G_GNUC_INTERNAL
+GstCudaCacheKernelDone *gst_cuda_cache_kernel_done_new (GstCudaCacheKernels *
+    kernels);
+
+/* Waits until the last conversion launched with @done on @stream is
+ * written: until its signal arrives, or for @stream itself where it has not
+ * arrived after a while (a long conversion, or a failed one: that error is
+ * then returned). */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_kernel_done_wait (GstCudaCacheKernelDone * done,
+    CUstream stream);
+
+/* Call only with no conversion of @done's in flight. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done);
+
 /* Launches the planned conversion of one frame on @stream and returns
- * without waiting: the caller synchronises @stream before the output is
- * read. Pushes the kernels' context itself. */
+ * without waiting: the caller waits, for @done (if not NULL, with all of
+ * @done's conversions launched on @stream) or for @stream, before the
+ * output is read. Pushes the kernels' context itself. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
-    const guintptr out_data[3], const gint out_stride[3], CUstream stream);
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);

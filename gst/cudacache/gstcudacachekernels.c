@@ -144,6 +144,20 @@ struct _GstCudaCacheKernelPlan
   gint ref_count;               /* its users and the kernels' recent plans */
 };
 
+struct _GstCudaCacheKernelDone
+{
+  GstCudaContext *context;
+  CUdeviceptr counter;          /* the grid's finished blocks */
+  guint32 *flag;                /* pinned host memory, the device's too */
+  guint32 seq;                  /* the last launch's */
+};
+
+/* Waiting for a signal: this many reads of the host's word, then a yield of
+ * the thread between reads; after DONE_WAIT_US, the stream's own
+ * synchronisation. */
+#define DONE_SPINS 200
+#define DONE_WAIT_US 2000
+
 #endif /* HAVE_CUDA_KERNELS */
 
 static void
@@ -1042,7 +1056,7 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     out_stride[i] = params->out_stride[i];
   }
   ok = gst_cuda_cache_kernel_plan_launch (plan, params->in_data, in_stride,
-      params->out_data, out_stride, stream);
+      params->out_data, out_stride, stream, NULL);
   if (ok) {
     if (gst_cuda_context_push (kernels->context)) {
       ok = gst_cuda_result (CuStreamSynchronize (stream));
@@ -1279,10 +1293,135 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #endif
 }
 
+GstCudaCacheKernelDone *
+gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
+{
+#ifdef HAVE_CUDA_KERNELS
+  GstCudaCacheKernelDone *done;
+  CUDA_MEMCPY2D copy = { 0, };
+  CUdevice device;
+  guint device_id = 0;
+  gint unified = 0, map = 0;
+  guint32 zero = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (kernels != NULL, NULL);
+
+  g_object_get (kernels->context, "cuda-device-id", &device_id, NULL);
+  if (!gst_cuda_context_push (kernels->context)) {
+    GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
+    return NULL;
+  }
+
+  done = g_new0 (GstCudaCacheKernelDone, 1);
+  ok = gst_cuda_result (CuDeviceGet (&device, device_id)) &&
+      gst_cuda_result (CuDeviceGetAttribute (&unified,
+          CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, device)) &&
+      gst_cuda_result (CuDeviceGetAttribute (&map,
+          CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, device));
+  /* with unified addressing, pinned host memory is the device's at the
+   * same address */
+  if (ok && (!unified || !map)) {
+    GST_INFO_OBJECT (kernels->context, "the device cannot write host memory "
+        "at its own address: conversions are waited for by their stream");
+    ok = FALSE;
+  } else if (ok) {
+    ok = gst_cuda_result (CuMemAllocHost ((void **) &done->flag,
+            sizeof (guint32))) &&
+        gst_cuda_result (CuMemAlloc (&done->counter, sizeof (guint32)));
+    if (ok) {
+      *done->flag = 0;
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = &zero;
+      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      copy.dstDevice = done->counter;
+      copy.WidthInBytes = sizeof (guint32);
+      copy.Height = 1;
+      ok = gst_cuda_result (CuMemcpy2D (&copy));
+    }
+    if (!ok)
+      GST_WARNING_OBJECT (kernels->context, "could not allocate a completion "
+          "signal: conversions are waited for by their stream");
+  }
+
+  if (!ok) {
+    if (done->counter)
+      gst_cuda_result (CuMemFree (done->counter));
+    if (done->flag)
+      gst_cuda_result (CuMemFreeHost (done->flag));
+    g_clear_pointer (&done, g_free);
+  } else {
+    done->context = gst_object_ref (kernels->context);
+  }
+  gst_cuda_context_pop (NULL);
+
+  return done;
+#else
+  g_return_val_if_reached (NULL);
+#endif
+}
+
+gboolean
+gst_cuda_cache_kernel_done_wait (GstCudaCacheKernelDone * done, CUstream stream)
+{
+#ifdef HAVE_CUDA_KERNELS
+  gint64 deadline = 0;
+  guint spins = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (done != NULL, FALSE);
+
+  /* an atomic read: whatever follows is ordered after it */
+  while ((guint32) g_atomic_int_get ((gint *) done->flag) != done->seq) {
+    if (++spins < DONE_SPINS)
+      continue;
+    if (deadline == 0) {
+      deadline = g_get_monotonic_time () + DONE_WAIT_US;
+    } else if (g_get_monotonic_time () >= deadline) {
+      GST_LOG_OBJECT (done->context, "no signal after %d us: waiting for the "
+          "stream", DONE_WAIT_US);
+      if (!gst_cuda_context_push (done->context)) {
+        GST_ERROR_OBJECT (done->context, "could not push the CUDA context");
+        return FALSE;
+      }
+      ok = gst_cuda_result (CuStreamSynchronize (stream));
+      gst_cuda_context_pop (NULL);
+      return ok;
+    }
+    g_thread_yield ();
+  }
+
+  return TRUE;
+#else
+  g_return_val_if_reached (FALSE);
+#endif
+}
+
+void
+gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done)
+{
+#ifdef HAVE_CUDA_KERNELS
+  if (!done)
+    return;
+
+  if (gst_cuda_context_push (done->context)) {
+    gst_cuda_result (CuMemFree (done->counter));
+    gst_cuda_result (CuMemFreeHost (done->flag));
+    gst_cuda_context_pop (NULL);
+  } else {
+    GST_ERROR_OBJECT (done->context, "could not push the CUDA context: "
+        "leaking a completion signal");
+  }
+  gst_object_unref (done->context);
+  g_free (done);
+#endif
+}
+
 gboolean
 gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
-    const guintptr out_data[3], const gint out_stride[3], CUstream stream)
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done)
 {
 #ifdef HAVE_CUDA_KERNELS
   ConvertParams p;
@@ -1312,6 +1451,11 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
   }
   if (p.out_pixel_bytes == 4)
     p.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+  if (done) {
+    p.done_counter = done->counter;
+    p.done_flag = (guintptr) done->flag;
+    p.done_seq = ++done->seq;
+  }
 
   if (!gst_cuda_context_push (plan->kernels->context)) {
     GST_ERROR_OBJECT (plan->kernels->context,

@@ -126,6 +126,12 @@ typedef struct
   unsigned long long in_data[3];        /* device pointers, per plane */
   unsigned long long out_data[3];
   unsigned long long taps;      /* device pointer to the taps' table */
+  /* the completion signal, or 0s: a counter of finished blocks in device
+   * memory (0 between launches) and a word of pinned host memory that the
+   * grid's last block sets to done_seq once every block's writes are
+   * visible, so that the host waits for this grid without a driver call */
+  unsigned long long done_counter;
+  unsigned long long done_flag;
 
   int in_format;                /* CONVERT_FORMAT_*, not TENSOR */
   int in_width;
@@ -204,6 +210,7 @@ typedef struct
   /* YUV input to RGB: convert each input pixel to 8-bit RGB (clamped)
    * before scaling, as GstVideoConverter does when the picture grows */
   int convert_first;
+  unsigned int done_seq;
 
   float x_fx;
   float y_fx;
@@ -215,8 +222,8 @@ typedef struct
 } ConvertParams;
 
 /* checked by both compilers */
-#define CONVERT_PARAMS_SIZE 456
-#define CONVERT_PARAMS_IN_FORMAT_OFFSET 56
-#define CONVERT_PARAMS_X_FX_OFFSET 316
+#define CONVERT_PARAMS_SIZE 480
+#define CONVERT_PARAMS_IN_FORMAT_OFFSET 72
+#define CONVERT_PARAMS_X_FX_OFFSET 336
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

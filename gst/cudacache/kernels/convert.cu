@@ -1387,6 +1387,34 @@ convert_direct (const ConvertParams & p)
   }
 }
 
+/* The grid's completion signal (convert-params.h), after the block's
+ * work: every block counts itself once all its threads are done, as a
+ * cooperative grid's barrier does (a block barrier, then one thread's
+ * device-wide fence and atomic), and the last one to count sets the host's
+ * word; atomicInc () wraps the counter to 0 at the last block. The word
+ * only tells the host when to go on: whatever reads the frame next is
+ * device work the host queues after reading it (a kernel, a copy), so a
+ * device-wide fence is enough; a system-wide one cost 0.5 us a frame. */
+__device__ static __forceinline__ void
+signal_done (const ConvertParams & p)
+{
+  unsigned int blocks;
+
+  if (!p.done_flag)
+    return;
+
+  __syncthreads ();
+  if (threadIdx.x != 0 || threadIdx.y != 0)
+    return;
+
+  blocks = gridDim.x * gridDim.y * gridDim.z;
+  __threadfence ();
+  if (atomicInc ((unsigned int *) p.done_counter, blocks - 1) == blocks - 1) {
+    __threadfence ();
+    *(volatile unsigned int *) p.done_flag = p.done_seq;
+  }
+}
+
 /* a minimum of one block per SM: the bound the direct kernels were
  * measured with (it steers nvcc's register allocation) */
 #define DIRECT_KERNEL(in_name, IN, out_name, OUT) \
@@ -1395,6 +1423,7 @@ extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
 gst_cuda_cache_convert_direct_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_direct < IN, OUT > (p); \
+  signal_done (p); \
 }
 
 DIRECT_KERNEL (nv12, IN_NV12, packed, OUT_PACKED)
@@ -1410,12 +1439,14 @@ extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
 gst_cuda_cache_convert_tile_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_tile < IN, OUT > (p); \
+  signal_done (p); \
 } \
 \
 extern "C" __global__ void __launch_bounds__ (GENERIC_THREADS) \
 gst_cuda_cache_convert_generic_ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
   convert_generic < IN, OUT > (p); \
+  signal_done (p); \
 }
 
 #define CONVERT_KERNELS_IN(in_name, IN) \
