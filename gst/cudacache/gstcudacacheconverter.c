@@ -24,8 +24,9 @@
  * one process never wait on each other: the kernels' last block writes a
  * word of pinned host memory that the converter reads, with no call into
  * the CUDA driver (whose stream synchronisation is serialised between
- * threads), and the stream is synchronised only where that word is late. With GStreamer 1.24 and later, output
- * memory that carries a #GstCudaStream (a pool configured with
+ * threads), and the stream is synchronised only where that word is late.
+ * With GStreamer 1.24 and later, output memory that carries a
+ * #GstCudaStream (a pool configured with
  * gst_buffer_pool_config_set_cuda_stream()) is written on that stream and
  * left flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC instead: nobody waits
  * until a reader of another stream, or the CPU, needs the pixels. Input
@@ -1068,16 +1069,8 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
    * work: whoever reads it next must find the frame written, so the
    * converter's own conversion is waited for here, by its signal where it
    * has one */
-  if (ok && done) {
-    ok = gst_cuda_cache_kernel_done_wait (done, stream);
-  } else if (ok && own_stream && !out_stream) {
-    if (gst_cuda_context_push (self->context)) {
-      ok = gst_cuda_result (CuStreamSynchronize (stream));
-      gst_cuda_context_pop (NULL);
-    } else {
-      ok = FALSE;
-    }
-  }
+  if (ok && own_stream && !out_stream)
+    ok = gst_cuda_cache_kernels_wait (self->kernels, stream, done);
 
   if (self->caps.tensor_out)
     gst_buffer_unmap (outbuf, &map);
@@ -1432,8 +1425,9 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
  * with %NULL on the stream @outbuf's memory carries (GStreamer 1.24 and
  * later), returning without waiting and leaving the memory flagged
  * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, or else on @converter's own
- * non-blocking stream, waiting for the conversion before returning. Input memory
- * written on another stream and not yet waited for is waited for first.
+ * non-blocking stream, waiting for the conversion before returning. Input
+ * memory written on another stream and not yet waited for is waited for
+ * first.
  * System memory is converted on the CPU.
  *
  * Returns: %TRUE on success

@@ -139,22 +139,24 @@ G_GNUC_INTERNAL
 GstCudaCacheKernelDone *gst_cuda_cache_kernel_done_new (GstCudaCacheKernels *
     kernels);
 
-/* Waits until the last conversion launched with @done on @stream is
- * written: until its signal arrives, or for @stream itself where it has not
- * arrived after a while (a long conversion, or a failed one: that error is
- * then returned). */
+/* Waits until the last conversion launched on @stream is written: until
+ * the signal of @done (where not NULL, the conversions launched with it)
+ * arrives, or else by synchronising @stream, as also where the signal has
+ * not arrived after a while (a long conversion, or a failed one: that
+ * error is then returned). */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_kernel_done_wait (GstCudaCacheKernelDone * done,
-    CUstream stream);
+gboolean gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels,
+    CUstream stream, GstCudaCacheKernelDone * done);
 
 /* Call only with no conversion of @done's in flight. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done);
 
 /* Launches the planned conversion of one frame on @stream and returns
- * without waiting: the caller waits, for @done (if not NULL, with all of
- * @done's conversions launched on @stream) or for @stream, before the
- * output is read. Pushes the kernels' context itself. */
+ * without waiting: the caller waits (gst_cuda_cache_kernels_wait (), with
+ * the same @done, which may be NULL; all of @done's conversions are
+ * launched on @stream) before the output is read. Pushes the kernels'
+ * context itself. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],

@@ -158,6 +158,44 @@ struct _GstCudaCacheKernelDone
 #define DONE_SPINS 200
 #define DONE_WAIT_US 2000
 
+/* Synchronises @stream of @context. */
+static gboolean
+sync_stream (GstCudaContext * context, CUstream stream)
+{
+  gboolean ok;
+
+  if (!gst_cuda_context_push (context)) {
+    GST_ERROR_OBJECT (context, "could not push the CUDA context");
+    return FALSE;
+  }
+  ok = gst_cuda_result (CuStreamSynchronize (stream));
+  gst_cuda_context_pop (NULL);
+
+  return ok;
+}
+
+/* Copies @bytes from pageable @src to @dst, with a context pushed, and
+ * returns once they landed: from pageable memory the copy itself returns
+ * once its source is staged, its DMA still queued on the legacy default
+ * stream, which the kernels' non-blocking streams do not wait for. */
+static gboolean
+copy_to_device (CUdeviceptr dst, const void *src, gsize bytes)
+{
+  CUDA_MEMCPY2D copy = { 0, };
+
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = src;
+  copy.srcPitch = bytes;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = dst;
+  copy.dstPitch = bytes;
+  copy.WidthInBytes = bytes;
+  copy.Height = 1;
+
+  return gst_cuda_result (CuMemcpy2D (&copy)) &&
+      gst_cuda_result (CuStreamSynchronize (NULL));
+}
+
 #endif /* HAVE_CUDA_KERNELS */
 
 static void
@@ -862,7 +900,6 @@ place_table (GstCudaCacheKernels * kernels, GArray * table,
   gsize bytes = table->len * sizeof (guint32);
   TapArena *a = kernels->arena;
   TapTable *t = NULL;
-  CUDA_MEMCPY2D copy = { 0, };
   gboolean ok = TRUE;
   guint i;
 
@@ -909,16 +946,8 @@ place_table (GstCudaCacheKernels * kernels, GArray * table,
       t->values = g_memdup2 (table->data, bytes);
       t->n_values = table->len;
       t->offset = a->used;
-      /* a synchronous copy into bytes no kernel reads yet */
-      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-      copy.srcHost = t->values;
-      copy.srcPitch = bytes;
-      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.dstDevice = a->base + t->offset;
-      copy.dstPitch = bytes;
-      copy.WidthInBytes = bytes;
-      copy.Height = 1;
-      ok = gst_cuda_result (CuMemcpy2D (&copy));
+      /* into bytes no kernel reads yet */
+      ok = copy_to_device (a->base + t->offset, t->values, bytes);
       if (ok) {
         a->used += GST_ROUND_UP_16 (bytes);
         g_ptr_array_add (a->tables, t);
@@ -1056,16 +1085,8 @@ gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
     out_stride[i] = params->out_stride[i];
   }
   ok = gst_cuda_cache_kernel_plan_launch (plan, params->in_data, in_stride,
-      params->out_data, out_stride, stream, NULL);
-  if (ok) {
-    if (gst_cuda_context_push (kernels->context)) {
-      ok = gst_cuda_result (CuStreamSynchronize (stream));
-      gst_cuda_context_pop (NULL);
-    } else {
-      GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
-      ok = FALSE;
-    }
-  }
+      params->out_data, out_stride, stream, NULL) &&
+      gst_cuda_cache_kernels_wait (kernels, stream, NULL);
   gst_cuda_cache_kernel_plan_free (plan);
 
   return ok;
@@ -1298,7 +1319,6 @@ gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
 {
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelDone *done;
-  CUDA_MEMCPY2D copy = { 0, };
   CUdevice device;
   guint device_id = 0;
   gint unified = 0, map = 0;
@@ -1331,13 +1351,7 @@ gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
         gst_cuda_result (CuMemAlloc (&done->counter, sizeof (guint32)));
     if (ok) {
       *done->flag = 0;
-      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-      copy.srcHost = &zero;
-      copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      copy.dstDevice = done->counter;
-      copy.WidthInBytes = sizeof (guint32);
-      copy.Height = 1;
-      ok = gst_cuda_result (CuMemcpy2D (&copy));
+      ok = copy_to_device (done->counter, &zero, sizeof (guint32));
     }
     if (!ok)
       GST_WARNING_OBJECT (kernels->context, "could not allocate a completion "
@@ -1362,14 +1376,17 @@ gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
 }
 
 gboolean
-gst_cuda_cache_kernel_done_wait (GstCudaCacheKernelDone * done, CUstream stream)
+gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels, CUstream stream,
+    GstCudaCacheKernelDone * done)
 {
 #ifdef HAVE_CUDA_KERNELS
   gint64 deadline = 0;
   guint spins = 0;
-  gboolean ok;
 
-  g_return_val_if_fail (done != NULL, FALSE);
+  g_return_val_if_fail (kernels != NULL, FALSE);
+
+  if (!done)
+    return sync_stream (kernels->context, stream);
 
   /* an atomic read: whatever follows is ordered after it */
   while ((guint32) g_atomic_int_get ((gint *) done->flag) != done->seq) {
@@ -1378,15 +1395,9 @@ gst_cuda_cache_kernel_done_wait (GstCudaCacheKernelDone * done, CUstream stream)
     if (deadline == 0) {
       deadline = g_get_monotonic_time () + DONE_WAIT_US;
     } else if (g_get_monotonic_time () >= deadline) {
-      GST_LOG_OBJECT (done->context, "no signal after %d us: waiting for the "
-          "stream", DONE_WAIT_US);
-      if (!gst_cuda_context_push (done->context)) {
-        GST_ERROR_OBJECT (done->context, "could not push the CUDA context");
-        return FALSE;
-      }
-      ok = gst_cuda_result (CuStreamSynchronize (stream));
-      gst_cuda_context_pop (NULL);
-      return ok;
+      GST_LOG_OBJECT (kernels->context, "no signal after %d us: waiting for "
+          "the stream", DONE_WAIT_US);
+      return sync_stream (kernels->context, stream);
     }
     g_thread_yield ();
   }

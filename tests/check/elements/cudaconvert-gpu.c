@@ -23,6 +23,44 @@
 #define IN_W 320
 #define IN_H 240
 
+/* Copies @rows rows of @width_bytes between host and device, in the test's
+ * context. From pageable memory a copy to the device returns once its
+ * source is staged, its DMA still queued on the legacy default stream,
+ * which the converter's non-blocking stream does not wait for: it returns
+ * here once the bytes have landed. Safe off the test's thread. */
+static gboolean
+copy_rows (guint8 * host, gsize host_stride, CUdeviceptr device,
+    gsize device_stride, gsize width_bytes, gsize rows, gboolean to_device)
+{
+  CUDA_MEMCPY2D param = { 0, };
+  gboolean ok;
+
+  param.WidthInBytes = width_bytes;
+  param.Height = rows;
+  if (to_device) {
+    param.srcMemoryType = CU_MEMORYTYPE_HOST;
+    param.srcHost = host;
+    param.srcPitch = host_stride;
+    param.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    param.dstDevice = device;
+    param.dstPitch = device_stride;
+  } else {
+    param.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    param.srcDevice = device;
+    param.srcPitch = device_stride;
+    param.dstMemoryType = CU_MEMORYTYPE_HOST;
+    param.dstHost = host;
+    param.dstPitch = host_stride;
+  }
+  if (!gst_cuda_context_push (context))
+    return FALSE;
+  ok = CuMemcpy2D (&param) == CUDA_SUCCESS &&
+      (!to_device || CuStreamSynchronize (NULL) == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+
+  return ok;
+}
+
 /* Copies every plane of a frame between host and device, each plane's
  * visible bytes only. The tests move frames themselves: 1.22's staging
  * copies of GstCudaMemory cover the first stride[0] bytes of each pitch
@@ -35,31 +73,12 @@ copy_planes (const GstVideoInfo * info, guint8 * host,
 {
   guint p;
 
-  fail_unless (gst_cuda_context_push (context));
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    CUDA_MEMCPY2D param = { 0, };
-
-    param.WidthInBytes = GST_VIDEO_INFO_COMP_WIDTH (info, p) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, p);
-    param.Height = GST_VIDEO_INFO_COMP_HEIGHT (info, p);
-    if (to_device) {
-      param.srcMemoryType = CU_MEMORYTYPE_HOST;
-      param.srcHost = host + host_offset[p];
-      param.srcPitch = host_stride[p];
-      param.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-      param.dstDevice = device + device_offset[p];
-      param.dstPitch = device_stride[p];
-    } else {
-      param.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-      param.srcDevice = device + device_offset[p];
-      param.srcPitch = device_stride[p];
-      param.dstMemoryType = CU_MEMORYTYPE_HOST;
-      param.dstHost = host + host_offset[p];
-      param.dstPitch = host_stride[p];
-    }
-    fail_unless_equals_int (CuMemcpy2D (&param), CUDA_SUCCESS);
-  }
-  gst_cuda_context_pop (NULL);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++)
+    fail_unless (copy_rows (host + host_offset[p], host_stride[p],
+            device + device_offset[p], device_stride[p],
+            GST_VIDEO_INFO_COMP_WIDTH (info, p) *
+            GST_VIDEO_INFO_COMP_PSTRIDE (info, p),
+            GST_VIDEO_INFO_COMP_HEIGHT (info, p), to_device));
 }
 
 /* The same frame in CUDA memory of the test's context, each plane @shift
@@ -140,23 +159,13 @@ download_tensor (GstBuffer * dev)
   GstMemory *mem = gst_buffer_peek_memory (dev, 0);
   gsize size = gst_buffer_get_size (dev);
   GstBuffer *sys = gst_buffer_new_allocate (NULL, size, NULL);
-  CUDA_MEMCPY2D param = { 0, };
   GstMapInfo src, dst;
 
   fail_unless_equals_int (gst_buffer_n_memory (dev), 1);
   fail_unless (gst_memory_map (mem, &src, GST_MAP_READ | GST_MAP_CUDA));
   fail_unless (gst_buffer_map (sys, &dst, GST_MAP_WRITE));
-  param.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  param.srcDevice = (CUdeviceptr) src.data;
-  param.srcPitch = size;
-  param.dstMemoryType = CU_MEMORYTYPE_HOST;
-  param.dstHost = dst.data;
-  param.dstPitch = size;
-  param.WidthInBytes = size;
-  param.Height = 1;
-  fail_unless (gst_cuda_context_push (context));
-  fail_unless_equals_int (CuMemcpy2D (&param), CUDA_SUCCESS);
-  gst_cuda_context_pop (NULL);
+  fail_unless (copy_rows (dst.data, size, (CUdeviceptr) src.data, size, size,
+          1, FALSE));
   gst_buffer_unmap (sys, &dst);
   gst_memory_unmap (mem, &src);
 
@@ -774,37 +783,11 @@ static gboolean
 copy_rgba (WaitWorker * w, guint8 * host, gint first, gint rows,
     gboolean to_device)
 {
-  CUDA_MEMCPY2D param = { 0, };
   gsize host_stride = (gsize) w->out_width * 4;
-  gboolean ok;
 
-  param.WidthInBytes = host_stride;
-  param.Height = rows;
-  if (to_device) {
-    param.srcMemoryType = CU_MEMORYTYPE_HOST;
-    param.srcHost = host + first * host_stride;
-    param.srcPitch = host_stride;
-    param.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    param.dstDevice = w->out_data + (gsize) first *w->out_stride;
-    param.dstPitch = w->out_stride;
-  } else {
-    param.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    param.srcDevice = w->out_data + (gsize) first *w->out_stride;
-    param.srcPitch = w->out_stride;
-    param.dstMemoryType = CU_MEMORYTYPE_HOST;
-    param.dstHost = host + first * host_stride;
-    param.dstPitch = host_stride;
-  }
-  if (!gst_cuda_context_push (context))
-    return FALSE;
-  ok = CuMemcpy2D (&param) == CUDA_SUCCESS;
-  /* from pageable memory the copy returns before it lands: its DMA must
-   * not overwrite the conversion that follows on another stream */
-  if (ok && to_device)
-    ok = CuStreamSynchronize (NULL) == CUDA_SUCCESS;
-  gst_cuda_context_pop (NULL);
-
-  return ok;
+  return copy_rows (host + first * host_stride, host_stride,
+      w->out_data + (gsize) first * w->out_stride, w->out_stride, host_stride,
+      rows, to_device);
 }
 
 static gboolean
