@@ -44,8 +44,6 @@
  * gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL, &error);
  * ]|
  *
- * Calls on one converter must be serialised, as for #GstVideoConverter.
- *
  * Since: 0.1
  */
 

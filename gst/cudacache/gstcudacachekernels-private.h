@@ -92,12 +92,6 @@ gboolean gst_cuda_cache_kernels_built (void);
 G_GNUC_INTERNAL
 GstCudaCacheKernels *gst_cuda_cache_kernels_new (GstCudaContext * context);
 
-/* Launches one conversion on @stream (NULL: the default stream) and waits
- * for it. The caller has pushed no context: this pushes the kernels' own. */
-G_GNUC_INTERNAL
-gboolean gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
-    const GstCudaCacheConvertParams * params, CUstream stream);
-
 /* Returns: (transfer none): the context the kernels were loaded into */
 G_GNUC_INTERNAL
 GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *

@@ -1063,38 +1063,6 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
 #endif
 }
 
-gboolean
-gst_cuda_cache_kernels_convert (GstCudaCacheKernels * kernels,
-    const GstCudaCacheConvertParams * params, CUstream stream)
-{
-#ifdef HAVE_CUDA_KERNELS
-  GstCudaCacheKernelPlan *plan;
-  gint in_stride[3], out_stride[3];
-  gboolean ok;
-  guint i;
-
-  g_return_val_if_fail (kernels != NULL, FALSE);
-  g_return_val_if_fail (params != NULL, FALSE);
-
-  plan = gst_cuda_cache_kernel_plan_new (kernels, params);
-  if (!plan)
-    return FALSE;
-
-  for (i = 0; i < 3; i++) {
-    in_stride[i] = params->in_stride[i];
-    out_stride[i] = params->out_stride[i];
-  }
-  ok = gst_cuda_cache_kernel_plan_launch (plan, params->in_data, in_stride,
-      params->out_data, out_stride, stream, NULL) &&
-      gst_cuda_cache_kernels_wait (kernels, stream, NULL);
-  gst_cuda_cache_kernel_plan_free (plan);
-
-  return ok;
-#else
-  g_return_val_if_reached (FALSE);
-#endif
-}
-
 GstCudaContext *
 gst_cuda_cache_kernels_get_context (GstCudaCacheKernels * kernels)
 {

@@ -1388,17 +1388,22 @@ convert_direct (const ConvertParams & p)
 }
 
 /* The grid's completion signal (convert-params.h), after the block's
- * work: every block counts itself once all its threads are done, as a
- * cooperative grid's barrier does (a block barrier, then one thread's
- * device-wide fence and atomic), and the last one to count sets the host's
- * word; atomicInc () wraps the counter to 0 at the last block. The word
+ * work: every block counts itself once all its threads are done, and the
+ * last one to count sets the host's word. The count is one atomic with
+ * acquire-release semantics at device scope: after the block barrier, its
+ * release orders every write of the block before it, and the last block's
+ * acquire orders every other block's writes before the word. The word
  * only tells the host when to go on: whatever reads the frame next is
- * device work the host queues after reading it (a kernel, a copy), so a
- * device-wide fence is enough; a system-wide one cost 0.5 us a frame. */
+ * device work the host queues after reading it (a kernel, a copy), so
+ * device scope is enough. `atom.inc` wraps the counter to 0 at the last
+ * block. __threadfence () before and after a relaxed atomicInc (), the
+ * way cooperative grids count, is a sequentially consistent fence each
+ * time: it cost 0.35 to 0.5 us more a frame on an H100, and a system-wide
+ * fence 0.5 us more again. */
 __device__ static __forceinline__ void
 signal_done (const ConvertParams & p)
 {
-  unsigned int blocks;
+  unsigned int last, prev;
 
   if (!p.done_flag)
     return;
@@ -1407,12 +1412,22 @@ signal_done (const ConvertParams & p)
   if (threadIdx.x != 0 || threadIdx.y != 0)
     return;
 
-  blocks = gridDim.x * gridDim.y * gridDim.z;
+  last = gridDim.x * gridDim.y * gridDim.z - 1;
+#if __CUDA_ARCH__ >= 700
+  asm volatile ("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;":"=r" (prev)
+      :"l" (p.done_counter), "r" (last):"memory");
+  if (prev == last)
+    asm volatile ("st.relaxed.sys.global.u32 [%0], %1;"::"l" (p.done_flag),
+        "r" (p.done_seq):"memory");
+#else
+  /* no scoped atomics before sm_70: fences around a relaxed one */
   __threadfence ();
-  if (atomicInc ((unsigned int *) p.done_counter, blocks - 1) == blocks - 1) {
+  prev = atomicInc ((unsigned int *) p.done_counter, last);
+  if (prev == last) {
     __threadfence ();
     *(volatile unsigned int *) p.done_flag = p.done_seq;
   }
+#endif
 }
 
 /* a minimum of one block per SM: the bound the direct kernels were
