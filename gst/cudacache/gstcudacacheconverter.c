@@ -114,6 +114,30 @@ G_DEFINE_TYPE (GstCudaCacheConverter, gst_cuda_cache_converter,
     GST_TYPE_OBJECT);
 
 static void gst_cuda_cache_converter_finalize (GObject * object);
+
+/* g_set_error () with GStreamer's printf, which knows GST_PTR_FORMAT
+ * (GLib's would print the pointer) */
+static void
+set_error (GError ** error, GQuark domain, gint code, const gchar * format, ...)
+G_GNUC_PRINTF (4, 5);
+
+     static void
+         set_error (GError ** error, GQuark domain, gint code,
+    const gchar * format, ...)
+{
+  va_list args;
+  gchar *message;
+
+  if (!error)
+    return;
+
+  va_start (args, format);
+  message = gst_info_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, domain, code, message ? message : format);
+  g_free (message);
+}
+
 static void cpu_path_free (CpuPath * cpu);
 
 static void
@@ -245,7 +269,7 @@ options_from_config (ConverterOptions * options, const GstStructure * config,
   return TRUE;
 
 invalid_field:
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+  set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
       "invalid converter config %" GST_PTR_FORMAT, config);
   return FALSE;
 }
@@ -274,9 +298,16 @@ static gboolean
 video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
     GError ** error)
 {
+  if (!gst_caps_is_fixed (caps)) {
+    set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s caps are not fixed: %" GST_PTR_FORMAT, side, caps);
+    return FALSE;
+  }
   if (!gst_video_info_from_caps (info, caps)) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "%s caps are not a fixed video format: %" GST_PTR_FORMAT, side, caps);
+    set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s caps do not describe a video frame GStreamer can lay out (a "
+        "field missing or out of range, or a frame too large to address): %"
+        GST_PTR_FORMAT, side, caps);
     return FALSE;
   }
   if (!format_supported (GST_VIDEO_INFO_FORMAT (info))) {
@@ -321,7 +352,9 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
     g_strfreev (parts);
   }
 
-  if (!types || !gst_cuda_cache_tensor_dtype_from_string (types, &dtype))
+  if (!gst_caps_is_fixed (caps))
+    why = "the caps are not fixed";
+  else if (!types || !gst_cuda_cache_tensor_dtype_from_string (types, &dtype))
     why = "types must be one of uint8, float16, float32";
   else if (layout && !gst_cuda_cache_tensor_layout_from_string (layout,
           &tensor_layout))
@@ -332,7 +365,7 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
   else
     why = "the tensor is too large to address";
 
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+  set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
       "output tensor caps cannot be made: %s (%" GST_PTR_FORMAT ")", why, caps);
 }
 
@@ -345,7 +378,8 @@ caps_parse (ConverterCaps * parsed, const GstCaps * in_caps,
   if (!video_from_caps (&parsed->in_info, in_caps, "input", error))
     return FALSE;
 
-  out = gst_caps_get_structure (out_caps, 0);
+  out = gst_caps_is_empty (out_caps) || gst_caps_is_any (out_caps) ? NULL :
+      gst_caps_get_structure (out_caps, 0);
   parsed->tensor_out = out && gst_structure_has_name (out,
       GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   if (!parsed->tensor_out)
@@ -926,7 +960,7 @@ buffer_in_context (GstBuffer * buf, GstCudaContext * context,
       return FALSE;
     }
     if (GST_CUDA_MEMORY_CAST (mem)->context != context) {
-      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+      set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
           "the %s buffer's CUDA memory belongs to another CUDA context "
           "(%" GST_PTR_FORMAT ") than the converter's (%" GST_PTR_FORMAT
           "): its device pointers are not valid there. Let the elements "

@@ -1088,8 +1088,11 @@ switch_pool (GstBufferPool * pool, GstCaps * caps)
 {
   GstBuffer *buf = NULL;
 
-  if (!configure (pool, caps, 4) || !gst_buffer_pool_set_active (pool, TRUE))
-    g_error ("could not configure %" GST_PTR_FORMAT, caps);
+  if (!configure (pool, caps, 4) || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gchar *s = gst_caps_to_string (caps);
+
+    g_error ("could not configure %s", s);
+  }
   if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK)
     g_error ("acquire failed");
   gst_buffer_unref (buf);

@@ -127,8 +127,8 @@ GST_START_TEST (test_pipelines_share_blocks)
 
   play_to_eos (second);
   ctx2 = element_cuda_context (second, "up");
-  fail_unless (ctx2 == ctx1, "a second context %" GST_PTR_FORMAT " besides %"
-      GST_PTR_FORMAT, ctx2, ctx1);
+  fail_unless (ctx2 == ctx1, "a second context %s besides %s",
+      ctx2 ? GST_OBJECT_NAME (ctx2) : "(none)", GST_OBJECT_NAME (ctx1));
   c_ctx = element_cuda_context (second, "c");
   fail_unless (c_ctx == NULL || c_ctx == ctx1);
   gst_clear_object (&c_ctx);

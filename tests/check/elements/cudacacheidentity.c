@@ -229,8 +229,9 @@ GST_START_TEST (test_pool_kept_across_caps)
   first = propose_for_caps (h, CAPS_64x48);
   gst_harness_set_src_caps_str (h, CAPS_32x16);
   second = propose_for_caps (h, CAPS_32x16);
-  fail_unless (second == first, "a new pool %" GST_PTR_FORMAT " for new caps "
-      "instead of %" GST_PTR_FORMAT, second, first);
+  fail_unless (second == first, "a new pool %s for new caps instead of %s",
+      second ? GST_OBJECT_NAME (second) : "(none)",
+      first ? GST_OBJECT_NAME (first) : "(none)");
 
   /* configured for the caps asked for, not left as it was */
   config = gst_buffer_pool_get_config (second);

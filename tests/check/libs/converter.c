@@ -44,6 +44,10 @@ assert_error_mentions (const gchar * in, const gchar * out, const gchar * what,
 
   fail_unless (strstr (error->message, what) != NULL,
       "\"%s\" does not say \"%s\"", error->message, what);
+  /* caps are printed as caps, never as a pointer */
+  fail_unless (strstr (error->message, "0x") == NULL &&
+      strchr (error->message, '\a') == NULL,
+      "\"%s\" prints a pointer", error->message);
   if (not_what)
     fail_unless (strstr (error->message, not_what) == NULL,
         "\"%s\" wrongly says \"%s\"", error->message, not_what);
@@ -61,6 +65,25 @@ GST_START_TEST (test_refusals_say_why)
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=float32,dimensions=4294967295:4294967295:3:1",
       "too large", "channel");
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,dimensions=4294967295:4294967295:3:1",
+      "dimensions=(string)4294967295:4294967295:3:1", NULL);
+  /* video caps GStreamer cannot lay out, and caps not fixed: the caps
+   * named, as caps */
+  assert_error_mentions (RGBA_64x48,
+      "video/x-raw,format=RGBA,width=2000000,height=2000000",
+      "too large to address", NULL);
+  assert_error_mentions (RGBA_64x48,
+      "video/x-raw,format=RGBA,width=2000000,height=2000000",
+      "width=(int)2000000", NULL);
+  assert_error_mentions ("video/x-raw,format=NV12,width=[1,64],height=48",
+      RGBA_64x48, "input caps are not fixed", NULL);
+  assert_error_mentions (RGBA_64x48, "EMPTY", "output caps are not fixed",
+      NULL);
+  assert_error_mentions ("ANY", RGBA_64x48, "input caps are not fixed", NULL);
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=float32,dimensions={ 64:48:3:1, 32:32:3:1 }", "fixed",
+      NULL);
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=float32,layout=NCWH,dimensions=64:48:3:1",
       "layout must be NCHW or NHWC", "channel");
