@@ -848,6 +848,26 @@ tensor_fits (GstCudaCacheConverter * self, gsize size, GError ** error)
   return FALSE;
 }
 
+/* gst_video_frame_map (), saying which buffer did not map and why it may
+ * not have */
+static gboolean
+frame_map (GstVideoFrame * frame, const GstVideoInfo * info, GstBuffer * buf,
+    GstMapFlags flags, const gchar * side, GError ** error)
+{
+  if (gst_video_frame_map (frame, (GstVideoInfo *) info, buf, flags))
+    return TRUE;
+
+  g_set_error (error, GST_RESOURCE_ERROR, (flags & GST_MAP_WRITE) ?
+      GST_RESOURCE_ERROR_WRITE : GST_RESOURCE_ERROR_READ,
+      "could not map the %s buffer (%" G_GSIZE_FORMAT " bytes%s) as a %dx%d "
+      "%s frame of %" G_GSIZE_FORMAT " bytes: it is too small, or its video "
+      "meta does not fit it", side, gst_buffer_get_size (buf),
+      (flags & GST_MAP_CUDA) ? ", CUDA memory" : "",
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info));
+  return FALSE;
+}
+
 static gboolean
 gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
@@ -863,13 +883,14 @@ gst_cuda_cache_converter_convert_cpu (GstCudaCacheConverter * self,
   target = self->caps.tensor_out ? self->cpu->rgb_buf : outbuf;
   out_info = self->caps.tensor_out ? &self->cpu->rgb : &self->caps.out_info;
 
-  if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
-          GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&out_frame, (GstVideoInfo *) out_info, target,
-          GST_MAP_READWRITE)) {
+  if (!frame_map (&in_frame, &self->caps.in_info, inbuf, GST_MAP_READ,
+          "input", error))
+    return FALSE;
+  /* a tensor's picture is the converter's own buffer: only ever mapped */
+  if (!frame_map (&out_frame, out_info, target, GST_MAP_READWRITE, "output",
+          error)) {
     gst_video_frame_unmap (&in_frame);
-    goto map_failed;
+    return FALSE;
   }
   if (self->cpu->upsample) {
     GstVideoFrame ayuv_frame;
@@ -1064,9 +1085,9 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   buffer_sync_other_streams (inbuf, stream);
   buffer_sync_other_streams (outbuf, stream);
 
-  if (!gst_video_frame_map (&in_frame, &self->caps.in_info, inbuf,
-          GST_MAP_READ | GST_MAP_CUDA))
-    goto map_failed;
+  if (!frame_map (&in_frame, &self->caps.in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA, "input", error))
+    return FALSE;
   for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in_frame); i++) {
     in_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
     in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
@@ -1084,10 +1105,10 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
     }
     out_data[0] = (guintptr) map.data;
   } else {
-    if (!gst_video_frame_map (&out_frame, &self->caps.out_info, outbuf,
-            GST_MAP_WRITE | GST_MAP_CUDA)) {
+    if (!frame_map (&out_frame, &self->caps.out_info, outbuf,
+            GST_MAP_WRITE | GST_MAP_CUDA, "output", error)) {
       gst_video_frame_unmap (&in_frame);
-      goto map_failed;
+      return FALSE;
     }
     for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame); i++) {
       out_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);

@@ -112,6 +112,45 @@ converter_new (const gchar * in, const gchar * out, GstStructure * config)
   return conv;
 }
 
+/* Buffers too small for their caps are refused with an error that names
+ * the buffer and both sizes; nothing is written past them. */
+GST_START_TEST (test_small_buffers_refused)
+{
+  static const struct
+  {
+    gsize in_size, out_size;
+    const gchar *says;
+  } cases[] = {
+    {100, 32 * 32 * 4, "the input buffer (100 bytes) as a 64x48 NV12 frame "
+          "of 4608 bytes"},
+    {64 * 48 * 3 / 2, 100, "the output buffer (100 bytes) as a 32x32 RGBA "
+          "frame of 4096 bytes"},
+  };
+  GstCudaCacheConverter *conv =
+      converter_new ("video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=RGBA,width=32,height=32", NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, cases[i].in_size, NULL);
+    GstBuffer *out = gst_buffer_new_allocate (NULL, cases[i].out_size, NULL);
+    GError *error = NULL;
+
+    gst_buffer_memset (in, 0, 128, cases[i].in_size);
+    fail_if (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
+            &error));
+    fail_unless (error != NULL);
+    fail_unless (strstr (error->message, cases[i].says) != NULL,
+        "\"%s\" does not say \"%s\"", error->message, cases[i].says);
+    g_error_free (error);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rejected_config_changes_nothing)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
@@ -745,6 +784,7 @@ converter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
+  tcase_add_test (tc, test_small_buffers_refused);
   tcase_add_test (tc, test_reconfigure_caps_and_config);
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
