@@ -125,16 +125,21 @@ G_GNUC_PRINTF (4, 5);
          set_error (GError ** error, GQuark domain, gint code,
     const gchar * format, ...)
 {
-  va_list args;
+  va_list args, again;
   gchar *message;
 
   if (!error)
     return;
 
   va_start (args, format);
+  G_VA_COPY (again, args);
   message = gst_info_strdup_vprintf (format, args);
+  /* NULL where GStreamer was built without its debugging system */
+  if (!message)
+    message = g_strdup_vprintf (format, again);
+  va_end (again);
   va_end (args);
-  g_set_error_literal (error, domain, code, message ? message : format);
+  g_set_error_literal (error, domain, code, message);
   g_free (message);
 }
 
