@@ -303,11 +303,6 @@ static gboolean
 video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
     GError ** error)
 {
-  if (!gst_caps_is_fixed (caps)) {
-    set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "%s caps are not fixed: %" GST_PTR_FORMAT, side, caps);
-    return FALSE;
-  }
   if (!gst_video_info_from_caps (info, caps)) {
     set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "%s caps do not describe a video frame GStreamer can lay out (a "
@@ -357,9 +352,7 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
     g_strfreev (parts);
   }
 
-  if (!gst_caps_is_fixed (caps))
-    why = "the caps are not fixed";
-  else if (!types || !gst_cuda_cache_tensor_dtype_from_string (types, &dtype))
+  if (!types || !gst_cuda_cache_tensor_dtype_from_string (types, &dtype))
     why = "types must be one of uint8, float16, float32";
   else if (layout && !gst_cuda_cache_tensor_layout_from_string (layout,
           &tensor_layout))
@@ -378,15 +371,21 @@ static gboolean
 caps_parse (ConverterCaps * parsed, const GstCaps * in_caps,
     const GstCaps * out_caps, GError ** error)
 {
-  const GstStructure *out;
+  const GstCaps *unfixed = !gst_caps_is_fixed (in_caps) ? in_caps :
+      !gst_caps_is_fixed (out_caps) ? out_caps : NULL;
 
+  /* EMPTY and ANY too: what follows reads one structure of each */
+  if (unfixed) {
+    set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "%s caps are not fixed: %" GST_PTR_FORMAT, unfixed == in_caps ?
+        "input" : "output", unfixed);
+    return FALSE;
+  }
   if (!video_from_caps (&parsed->in_info, in_caps, "input", error))
     return FALSE;
 
-  out = gst_caps_is_empty (out_caps) || gst_caps_is_any (out_caps) ? NULL :
-      gst_caps_get_structure (out_caps, 0);
-  parsed->tensor_out = out && gst_structure_has_name (out,
-      GST_CUDA_CACHE_TENSOR_CAPS_NAME);
+  parsed->tensor_out = gst_structure_has_name (gst_caps_get_structure
+      (out_caps, 0), GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   if (!parsed->tensor_out)
     return video_from_caps (&parsed->out_info, out_caps, "output", error);
 
