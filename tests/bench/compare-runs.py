@@ -26,7 +26,9 @@ def repetitions(path):
     figures = {}
     with open(os.path.join(path, "results.csv")) as f:
         for row in csv.DictReader(f):
-            if row["rep"] == "all":
+            # per-switch distributions: "all" of the first part, "B-all",
+            # "C-all", ... of the others; reported, not compared
+            if row["rep"] == "all" or row["rep"].endswith("-all"):
                 continue
             key = (row["scenario"], row["variant"], row["param"], row["metric"])
             figures.setdefault(key, []).append(float(row["value"]))
