@@ -109,8 +109,9 @@ struct _GstCudaCacheKernels
   CUmodule module;
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
-  /* NV12 and I420 to packed RGB and tensors only, else NULL */
-  CUfunction direct[N_IN_KINDS][N_OUT_KINDS];
+  /* NV12 and I420 to packed RGB and tensors only, else NULL; [0] with
+   * windows of CONVERT_FIXED_TAPS taps, [1] of CONVERT_DIRECT_NARROW_TAPS */
+  CUfunction direct[2][N_IN_KINDS][N_OUT_KINDS];
   TapArena *arena;              /* the current one */
   /* the last RECENT_PLANS plans made, newest first, each with a reference:
    * caps that switch back and forth find theirs made */
@@ -783,16 +784,27 @@ shift_fixed (const guint32 * q, gint d, guint32 * out)
     out[l] = v[2 * l] | (v[2 * l + 1] << 16);
 }
 
+/* The taps of the direct kernel's windows for @p: the narrow ones where
+ * every column has at most CONVERT_DIRECT_NARROW_TAPS of luma and of
+ * chroma, else CONVERT_FIXED_TAPS. */
+static gint
+direct_taps (const ConvertParams * p)
+{
+  return p->x_taps <= CONVERT_DIRECT_NARROW_TAPS &&
+      p->x_ctaps <= CONVERT_DIRECT_NARROW_TAPS ?
+      CONVERT_DIRECT_NARROW_TAPS : CONVERT_FIXED_TAPS;
+}
+
 /* The direct kernel's tables (convert-params.h's X_DIRECT, Y_GROUP),
  * appended to @table, and its fields of @p, where it applies: 4:2:0 input
  * to packed RGB or a tensor, the fixed-point horizontal pass (at most
  * CONVERT_FIXED_TAPS taps per column, so no conversion before scaling),
- * at most 8 taps per row, chroma at least CONVERT_FIXED_TAPS samples
+ * at most 8 taps per row, chroma at least a window (@n, direct_taps ())
  * wide. */
 static gboolean
-plan_direct (ConvertParams * p, GArray * table)
+plan_direct (ConvertParams * p, GArray * table, gint n)
 {
-  const gint G = CONVERT_DIRECT_ROWS, n = CONVERT_FIXED_TAPS;
+  const gint G = CONVERT_DIRECT_ROWS;
   gint csize = (p->in_width + 1) / 2;
   gint n_groups = (p->dest_height + G - 1) / G;
   gint rows = 0, crows = 0, j, k, l;
@@ -988,10 +1000,10 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
   GstCudaCacheKernels *self;
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
-  CUfunction direct[N_IN_KINDS][N_OUT_KINDS] = { {NULL,}, };
+  CUfunction direct[2][N_IN_KINDS][N_OUT_KINDS] = { {{NULL,},}, };
   CUmodule module = NULL;
   gboolean ok;
-  guint i, o;
+  guint i, o, w;
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
@@ -1020,11 +1032,12 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
         GST_ERROR ("the module lacks %s or %s", tile_name, generic_name);
       g_free (generic_name);
       g_free (tile_name);
-      if (ok && i <= IN_KIND_I420 && o != OUT_KIND_YUV420) {
-        gchar *name = g_strdup_printf ("gst_cuda_cache_convert_direct_%s_%s",
+      for (w = 0; ok && w < 2 && i <= IN_KIND_I420 && o != OUT_KIND_YUV420; w++) {
+        gchar *name = g_strdup_printf ("gst_cuda_cache_convert_direct%d_%s_%s",
+            w ? CONVERT_DIRECT_NARROW_TAPS : CONVERT_FIXED_TAPS,
             in_kind_names[i], out_kind_names[o]);
 
-        ok = gst_cuda_result (CuModuleGetFunction (&direct[i][o], module,
+        ok = gst_cuda_result (CuModuleGetFunction (&direct[w][i][o], module,
                 name));
         if (!ok)
           GST_ERROR ("the module lacks %s", name);
@@ -1237,12 +1250,13 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->grid_h = p.out_height;
     }
   }
-  if (plan_direct (&p, table)) {
+  if (plan_direct (&p, table, direct_taps (&p))) {
     /* the groups from the one holding output row 0 to the last's */
     gint G = CONVERT_DIRECT_ROWS;
     gint groups = -p.direct_k0 + (p.out_height - p.dest_y + G - 1) / G;
 
-    plan->direct = kernels->direct[plan->in_kind][out];
+    plan->direct = kernels->direct[direct_taps (&p) ==
+        CONVERT_DIRECT_NARROW_TAPS][plan->in_kind][out];
     plan->direct_grid_w = (p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
     plan->direct_grid_h = (groups + CONVERT_DIRECT_WARPS - 1) /
         CONVERT_DIRECT_WARPS;
@@ -1258,8 +1272,8 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   GST_DEBUG ("%dx%d %s to %dx%d %s, picture at %d,%d %dx%d, %dx%d taps: "
       "%s kernel, %ux%u blocks of %ux%u, tile of %d rows reading up to %d "
       "rows of %d bytes (%d of chroma, of %d), %u bytes of shared memory; "
-      "direct kernel: %s (groups of %d rows reading up to %d rows, %d of "
-      "chroma)",
+      "direct kernel: %s (windows of %d taps, groups of %d rows reading up "
+      "to %d rows, %d of chroma)",
       p.in_width, p.in_height, gst_video_format_to_string (params->in_format),
       p.out_width, p.out_height, p.out_format == CONVERT_FORMAT_TENSOR ?
       "tensor" : gst_video_format_to_string (params->out_format), p.dest_x,
@@ -1268,7 +1282,8 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->block_w, plan->block_h, p.tile_h, p.tile_rows, p.tile_pitch,
       p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes,
       plan->direct ? "yes, where rows are 4-byte aligned" : "no",
-      CONVERT_DIRECT_ROWS, p.direct_rows, p.direct_chroma_rows);
+      direct_taps (&p), CONVERT_DIRECT_ROWS, p.direct_rows,
+      p.direct_chroma_rows);
 
   /* kept among the recent ones: the oldest goes */
   plan->ref_count++;

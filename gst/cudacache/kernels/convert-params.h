@@ -73,7 +73,8 @@ enum
  *
  * And for the direct kernels (4:2:0 input, 16-byte aligned):
  * - X_DIRECT, per picture column, 12 words: the first luma pixel and the
- *   first chroma sample of a window of CONVERT_FIXED_TAPS of each that
+ *   first chroma sample of a window of the kernel's taps
+ *   (CONVERT_FIXED_TAPS or CONVERT_DIRECT_NARROW_TAPS) of each that
  *   lies inside its row (START and CSTART moved left at the right edge),
  *   2 words unused, then Q and CQ moved along with them (4 words each).
  * - Y_GROUP, per group of CONVERT_DIRECT_ROWS picture rows, direct_group
@@ -118,6 +119,14 @@ enum
  * chroma per output column */
 #define CONVERT_FIXED_TAPS 8
 #define CONVERT_FIXED_ONE 32768
+
+/* The direct kernels come in two widths of window: CONVERT_FIXED_TAPS,
+ * and this many where a column has at most as many taps of luma and of
+ * chroma (shrinking across by 3x or less: 1080p to 640 wide has 6 of
+ * each). Their X_DIRECT records are alike, the weights past the window
+ * 0. The narrow window reads a word less of chroma and sums a pair of
+ * taps less of each plane per input row. */
+#define CONVERT_DIRECT_NARROW_TAPS 6
 
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */

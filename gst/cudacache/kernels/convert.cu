@@ -38,6 +38,8 @@ static_assert (offsetof (ConvertParams, in_format) ==
 static_assert (offsetof (ConvertParams, x_fx) == CONVERT_PARAMS_X_FX_OFFSET,
     "ConvertParams layout");
 static_assert (CONVERT_FIXED_TAPS == 8, "fixed_sum () takes 8 taps");
+static_assert (CONVERT_DIRECT_NARROW_TAPS == 6,
+    "the direct kernels' narrow windows take 6 taps");
 
 /* input kinds: the tiled kernels are built once per kind */
 enum
@@ -575,6 +577,31 @@ fixed_acc_uv (unsigned int a0, unsigned int a1, unsigned int a2,
           __byte_perm (a2, a3, 0x6420), q),
       (float) fixed_acc (__byte_perm (a0, a1, 0x7531),
           __byte_perm (a2, a3, 0x7531), q));
+}
+
+/* fixed_acc () of the direct kernels' T taps: for 6, the third pair is
+ * the low half of @b1, the fourth weight pair is not read */
+template < int T > __device__ static __forceinline__ unsigned int
+fixed_acc_t (unsigned int b0, unsigned int b1, const unsigned int *q)
+{
+  unsigned int acc = __dp2a_lo (q[0], b0, 0u);
+
+  acc = __dp2a_hi (q[1], b0, acc);
+  acc = __dp2a_lo (q[2], b1, acc);
+  return T == 8 ? __dp2a_hi (q[3], b1, acc) : acc;
+}
+
+/* fixed_acc_uv () of T taps, from load_window_uv < T > () */
+template < int T > __device__ static __forceinline__ float2
+fixed_acc_uv_t (uint4 a, const unsigned int *q)
+{
+  /* UVUV UVUV UVUV (UVUV) -> UUUU UU(UU), VVVV VV(VV) */
+  if (T == 8)
+    return fixed_acc_uv (a.x, a.y, a.z, a.w, q);
+  return make_float2 ((float) fixed_acc_t < 6 > (__byte_perm (a.x, a.y,
+              0x6420), __byte_perm (a.z, 0u, 0x20), q),
+      (float) fixed_acc_t < 6 > (__byte_perm (a.x, a.y, 0x7531),
+          __byte_perm (a.z, 0u, 0x31), q));
 }
 
 /* fixed_acc () as a value, 1 for CONVERT_FIXED_ONE */
@@ -1212,28 +1239,40 @@ convert_tile (const ConvertParams & p)
 
 /* ---- direct kernels ----------------------------------------------------- */
 
-/* The CONVERT_FIXED_TAPS bytes at byte @sh / 8 of the words at @w, from
- * the words that hold them only: nothing past the window is read. */
-__device__ static __forceinline__ uint2
+/* The T taps' bytes (T: CONVERT_FIXED_TAPS, or CONVERT_DIRECT_NARROW_TAPS)
+ * at byte @sh / 8 of the words at @w, from the words that hold them only:
+ * nothing past the window is read. For 6 taps only the low half of .y
+ * holds taps. */
+template < int T > __device__ static __forceinline__ uint2
 load_window (const unsigned int *w, unsigned int sh)
 {
   unsigned int w0 = __ldg (w), w1 = __ldg (w + 1);
-  unsigned int w2 = sh ? __ldg (w + 2) : 0u;
+  /* 8 taps reach into a third word unless aligned, 6 only from byte 3 */
+  unsigned int w2 = (T == 8 ? sh != 0 : sh == 24) ? __ldg (w + 2) : 0u;
 
   return make_uint2 (__funnelshift_r (w0, w1, sh),
       __funnelshift_r (w1, w2, sh));
 }
 
-/* load_window () of twice as many bytes: NV12's chroma samples */
-__device__ static __forceinline__ uint4
+/* load_window () of NV12's chroma: 2 T bytes at an even byte; for 6 taps
+ * .w is 0 and the low half of .z holds the last two samples */
+template < int T > __device__ static __forceinline__ uint4
 load_window_uv (const unsigned int *w, unsigned int sh)
 {
   unsigned int w0 = __ldg (w), w1 = __ldg (w + 1), w2 = __ldg (w + 2);
-  unsigned int w3 = __ldg (w + 3), w4 = sh ? __ldg (w + 4) : 0u;
 
-  return make_uint4 (__funnelshift_r (w0, w1, sh),
-      __funnelshift_r (w1, w2, sh), __funnelshift_r (w2, w3, sh),
-      __funnelshift_r (w3, w4, sh));
+  if (T == 8) {
+    unsigned int w3 = __ldg (w + 3), w4 = sh ? __ldg (w + 4) : 0u;
+
+    return make_uint4 (__funnelshift_r (w0, w1, sh),
+        __funnelshift_r (w1, w2, sh), __funnelshift_r (w2, w3, sh),
+        __funnelshift_r (w3, w4, sh));
+  } else {
+    unsigned int w3 = sh ? __ldg (w + 3) : 0u;
+
+    return make_uint4 (__funnelshift_r (w0, w1, sh),
+        __funnelshift_r (w1, w2, sh), __funnelshift_r (w2, w3, sh), 0u);
+  }
 }
 
 /* The words of plane @plane's row @y from byte @off on, 4-byte aligned,
@@ -1274,7 +1313,7 @@ load_group_weights (const float *w, float *out)
  * filters each input row they read horizontally once, straight from
  * global memory (the neighbouring threads' windows overlap, so the rows
  * come through L1), and adds it into each pixel with that row's weight. */
-template < int IN, int OUT > __device__ static void
+template < int IN, int OUT, int T > __device__ static void
 convert_direct (const ConvertParams & p)
 {
   const int G = CONVERT_DIRECT_ROWS;
@@ -1332,8 +1371,8 @@ convert_direct (const ConvertParams & p)
      * of the group's pixels with its weight there (0 where it is not a
      * tap of that pixel) */
     for (r = 0; r < gh.y; r++) {
-      uint2 b = load_window (row, sh);
-      float h = (float) fixed_acc (b.x, b.y, q);
+      uint2 b = load_window < T > (row, sh);
+      float h = (float) fixed_acc_t < T > (b.x, b.y, q);
 
       load_group_weights (gw + r * G, w);
 #pragma unroll
@@ -1348,14 +1387,13 @@ convert_direct (const ConvertParams & p)
       float2 h;
 
       if (IN == IN_NV12) {
-        uint4 b = load_window_uv (row_u, csh);
-
-        h = fixed_acc_uv (b.x, b.y, b.z, b.w, cq);
+        h = fixed_acc_uv_t < T > (load_window_uv < T > (row_u, csh), cq);
       } else {
-        uint2 bu = load_window (row_u, csh), bv = load_window (row_v, csh);
+        uint2 bu = load_window < T > (row_u, csh);
+        uint2 bv = load_window < T > (row_v, csh);
 
-        h = make_float2 ((float) fixed_acc (bu.x, bu.y, cq),
-            (float) fixed_acc (bv.x, bv.y, cq));
+        h = make_float2 ((float) fixed_acc_t < T > (bu.x, bu.y, cq),
+            (float) fixed_acc_t < T > (bv.x, bv.y, cq));
         row_v += p.in_stride[2] >> 2;
       }
       load_group_weights (gw + r * G, w);
@@ -1431,20 +1469,26 @@ signal_done (const ConvertParams & p)
 }
 
 /* a minimum of one block per SM: the bound the direct kernels were
- * measured with (it steers nvcc's register allocation) */
-#define DIRECT_KERNEL(in_name, IN, out_name, OUT) \
+ * measured with (it steers nvcc's register allocation). Named
+ * gst_cuda_cache_convert_direct<taps>_<in>_<out>: windows of
+ * CONVERT_FIXED_TAPS or CONVERT_DIRECT_NARROW_TAPS taps. */
+#define DIRECT_KERNEL(taps, in_name, IN, out_name, OUT) \
 extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
     CONVERT_DIRECT_WARPS, 1) \
-gst_cuda_cache_convert_direct_ ## in_name ## _ ## out_name (const ConvertParams p) \
+gst_cuda_cache_convert_direct ## taps ## _ ## in_name ## _ ## out_name (const ConvertParams p) \
 { \
-  convert_direct < IN, OUT > (p); \
+  convert_direct < IN, OUT, taps > (p); \
   signal_done (p); \
 }
 
-DIRECT_KERNEL (nv12, IN_NV12, packed, OUT_PACKED)
-DIRECT_KERNEL (nv12, IN_NV12, tensor, OUT_TENSOR)
-DIRECT_KERNEL (i420, IN_I420, packed, OUT_PACKED)
-DIRECT_KERNEL (i420, IN_I420, tensor, OUT_TENSOR)
+#define DIRECT_KERNELS(taps) \
+  DIRECT_KERNEL (taps, nv12, IN_NV12, packed, OUT_PACKED) \
+  DIRECT_KERNEL (taps, nv12, IN_NV12, tensor, OUT_TENSOR) \
+  DIRECT_KERNEL (taps, i420, IN_I420, packed, OUT_PACKED) \
+  DIRECT_KERNEL (taps, i420, IN_I420, tensor, OUT_TENSOR)
+
+DIRECT_KERNELS (8)
+DIRECT_KERNELS (6)
 
 /* The kernels, by name: gst_cuda_cache_convert_<tile|generic>_<in>_<out>,
  * in nv12, i420, rgb4, rgb3; out packed, yuv420, tensor. */

@@ -281,14 +281,16 @@ check_group_weights (const GArray * table, gint tab_w, const gfloat * w,
   }
 }
 
-/* The direct kernel's tables: every window inside its row (the kernel
- * reads the words that hold it, unchecked), each pixel weighted as by the
- * tiled kernel's taps, and every group's rows inside the input with each
- * of its rows' weights where that row's taps put them. */
+/* The direct kernel's tables for windows of @n taps: every window inside
+ * its row (the kernel reads the words that hold it, unchecked), each pixel
+ * weighted as by the tiled kernel's taps, none outside the window, and
+ * every group's rows inside the input with each of its rows' weights where
+ * that row's taps put them. */
 static void
-check_direct (const ConvertParams * p, const GArray * table, const gchar * what)
+check_direct (const ConvertParams * p, const GArray * table, gint n,
+    const gchar * what)
 {
-  const gint G = CONVERT_DIRECT_ROWS, n = CONVERT_FIXED_TAPS;
+  const gint G = CONVERT_DIRECT_ROWS;
   gint csize = (p->in_width + 1) / 2, ch = (p->in_height + 1) / 2;
   gint n_groups = (p->dest_height + G - 1) / G;
   gint j, k, l, i;
@@ -317,13 +319,14 @@ check_direct (const ConvertParams * p, const GArray * table, const gchar * what)
     fail_unless (cs1 >= 0 && cs1 + n <= csize,
         "%s: column %d's chroma window %d.. outside %d samples", what, j, cs1,
         csize);
-    for (l = 0; l < n; l++) {
+    for (l = 0; l < CONVERT_FIXED_TAPS; l++) {
       gint o = s1 + l - s, co = cs1 + l - cs;
 
-      fail_unless_equals_int (fixed_weight (v + 4, l), o >= 0 && o < n ?
-          fixed_weight (q, o) : 0);
-      fail_unless_equals_int (fixed_weight (v + 8, l), co >= 0 && co < n ?
-          fixed_weight (cq, co) : 0);
+      /* the kernels read only the window's n weights: the rest are 0 */
+      fail_unless_equals_int (fixed_weight (v + 4, l), l < n && o >= 0 &&
+          o < CONVERT_FIXED_TAPS ? fixed_weight (q, o) : 0);
+      fail_unless_equals_int (fixed_weight (v + 8, l), l < n && co >= 0 &&
+          co < CONVERT_FIXED_TAPS ? fixed_weight (cq, co) : 0);
       sum += fixed_weight (v + 4, l);
       csum += fixed_weight (v + 8, l);
     }
@@ -391,11 +394,18 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
 
   if (plan_tiles (&p, table))
     check_tiles (&p, table);
-  if (plan_direct (&p, table))
-    check_direct (&p, table, what);
+  /* the windows the plan takes, then the wide ones wherever they apply */
+  if (plan_direct (&p, table, direct_taps (&p)))
+    check_direct (&p, table, direct_taps (&p), what);
   else
     fail_if (is_yuv_format (in_format) && p.x_fixed && p.y_padded &&
-        (in_w + 1) / 2 >= CONVERT_FIXED_TAPS, "%s: no direct kernel", what);
+        (in_w + 1) / 2 >= direct_taps (&p), "%s: no direct kernel", what);
+  if (plan_direct (&p, table, CONVERT_FIXED_TAPS))
+    check_direct (&p, table, CONVERT_FIXED_TAPS, what);
+  /* shrinking across by 3x or less takes the narrow windows (1080p to
+   * 640 wide: 6 taps of luma and of chroma) */
+  if (is_yuv_format (in_format) && in_w <= 3 * dw)
+    fail_unless_equals_int (direct_taps (&p), CONVERT_DIRECT_NARROW_TAPS);
 
   g_array_unref (table);
   g_free (what);
