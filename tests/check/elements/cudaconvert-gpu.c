@@ -465,12 +465,71 @@ static const GstVideoFormat inputs[] = {
   GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
 };
 
+/* The tolerance of @geo's conversion of @rgb_in input to @o, in levels. */
+static gdouble
+tolerance_of (const Geometry * geo, const Output * o, gboolean rgb_in)
+{
+  gboolean exact = rgb_in && !geo->letterbox && geo->in_w == geo->out_w &&
+      geo->in_h == geo->out_h && o->format &&
+      !g_str_equal (o->format, "NV12") && !g_str_equal (o->format, "I420");
+  gdouble tolerance = exact ? 0.0 : !rgb_in ? TOLERANCE_YUV_IN :
+      o->format && (g_str_equal (o->format, "NV12") ||
+      g_str_equal (o->format, "I420")) ? TOLERANCE_RGB_TO_YUV :
+      TOLERANCE_RGB_IN;
+
+  if (geo->in_w > 8 * geo->out_w || geo->in_h > 8 * geo->out_h)
+    tolerance = rgb_in ? TOLERANCE_MANY_TAPS_RGB : TOLERANCE_MANY_TAPS_YUV;
+  return tolerance + (o->dtype && o->dtype[5] == '1' ? SLACK_F16 : SLACK);
+}
+
+/* One frame of @info (system memory @sys, the same on the device @dev)
+ * converted to @o by @geo on both paths and compared; prints a line and
+ * returns FALSE where they differ by more than the tolerance. Adds the
+ * time each path took to @cpu_us and @gpu_us. */
+static gboolean
+check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
+    const Output * o, const Geometry * geo, Difference * d, gint64 * cpu_us,
+    gint64 * gpu_us)
+{
+  gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d,framerate=30/1", GST_VIDEO_INFO_NAME (info), geo->in_w,
+      geo->in_h);
+  gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
+      "format=%s,width=%d,height=%d,framerate=30/1",
+      GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h);
+  gdouble tolerance = tolerance_of (geo, o, GST_VIDEO_INFO_IS_RGB (info));
+  gint64 start = g_get_monotonic_time ();
+  GstBuffer *a, *b;
+
+  a = convert (sys, sys_caps, o, geo, FALSE);
+  *cpu_us += g_get_monotonic_time () - start;
+  start = g_get_monotonic_time ();
+  b = convert (dev, dev_caps, o, geo, TRUE);
+  *gpu_us += g_get_monotonic_time () - start;
+  *d = compare (a, b, o, geo->out_w, geo->out_h,
+      geo->in_w != geo->out_w || geo->in_h != geo->out_h);
+  if (d->levels > tolerance)
+    g_print ("FAIL %dx%d %s -> %dx%d %s%s%s%s%s: worst difference "
+        "%.3f levels at %s (tolerance %.0f)\n", geo->in_w, geo->in_h,
+        GST_VIDEO_INFO_NAME (info), geo->out_w, geo->out_h,
+        o->format ? o->format : o->dtype, o->format ? "" : " ",
+        o->format ? "" : o->layout, o->normalise ? " normalised" : "",
+        geo->letterbox ? " letterbox" : "", d->levels, d->where, tolerance);
+
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  g_free (dev_caps);
+  g_free (sys_caps);
+
+  return d->levels <= tolerance;
+}
+
 GST_START_TEST (test_kernels_match_cpu_reference)
 {
   /* worst per input format and output */
   gdouble worst[G_N_ELEMENTS (inputs)][G_N_ELEMENTS (outputs)] = { {0,}, };
   guint g, i, j, failures = 0, paths = 0;
-  gint64 start, cpu_us = 0, gpu_us = 0;
+  gint64 cpu_us = 0, gpu_us = 0;
 
   for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
     const Geometry *geo = &geometries[g];
@@ -478,27 +537,15 @@ GST_START_TEST (test_kernels_match_cpu_reference)
     for (i = 0; i < G_N_ELEMENTS (inputs); i++) {
       GstVideoInfo info;
       GstBuffer *sys, *dev;
-      gchar *sys_caps, *dev_caps;
-      gboolean rgb_in;
 
       if (geo->yuv_only && inputs[i] != GST_VIDEO_FORMAT_NV12 &&
           inputs[i] != GST_VIDEO_FORMAT_I420)
         continue;
       sys = cudacache_make_picture (inputs[i], geo->in_w, geo->in_h, &info);
       dev = upload (sys, &info);
-      sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-          "framerate=30/1", GST_VIDEO_INFO_NAME (&info), geo->in_w, geo->in_h);
-      dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),format=%s,"
-          "width=%d,height=%d,framerate=30/1", GST_VIDEO_INFO_NAME (&info),
-          geo->in_w, geo->in_h);
-      rgb_in = GST_VIDEO_INFO_IS_RGB (&info);
 
       for (j = 0; j < G_N_ELEMENTS (outputs); j++) {
-        const Output *o = &outputs[j];
-        GstBuffer *a, *b;
         Difference d;
-        gboolean exact;
-        gdouble tolerance;
 
         /* the other geometries: each input to one video output and one
          * tensor, in turn */
@@ -507,44 +554,13 @@ GST_START_TEST (test_kernels_match_cpu_reference)
                 N_VIDEO_OUTPUTS))
           continue;
 
-        start = g_get_monotonic_time ();
-        a = convert (sys, sys_caps, o, geo, FALSE);
-        cpu_us += g_get_monotonic_time () - start;
-        start = g_get_monotonic_time ();
-        b = convert (dev, dev_caps, o, geo, TRUE);
-        gpu_us += g_get_monotonic_time () - start;
-        d = compare (a, b, o, geo->out_w, geo->out_h,
-            geo->in_w != geo->out_w || geo->in_h != geo->out_h);
-        exact = rgb_in && !geo->letterbox && geo->in_w == geo->out_w &&
-            geo->in_h == geo->out_h && o->format &&
-            !g_str_equal (o->format, "NV12") &&
-            !g_str_equal (o->format, "I420");
-        tolerance = exact ? 0.0 : !rgb_in ? TOLERANCE_YUV_IN :
-            o->format && (g_str_equal (o->format, "NV12") ||
-            g_str_equal (o->format, "I420")) ? TOLERANCE_RGB_TO_YUV :
-            TOLERANCE_RGB_IN;
-        if (geo->in_w > 8 * geo->out_w || geo->in_h > 8 * geo->out_h)
-          tolerance = rgb_in ? TOLERANCE_MANY_TAPS_RGB :
-              TOLERANCE_MANY_TAPS_YUV;
-        tolerance += o->dtype && o->dtype[5] == '1' ? SLACK_F16 : SLACK;
-
-        if (d.levels > tolerance) {
-          g_print ("FAIL %dx%d %s -> %dx%d %s%s%s%s%s: worst difference "
-              "%.3f levels at %s (tolerance %.0f)\n", geo->in_w, geo->in_h,
-              GST_VIDEO_INFO_NAME (&info), geo->out_w, geo->out_h,
-              o->format ? o->format : o->dtype, o->format ? "" : " ",
-              o->format ? "" : o->layout, o->normalise ? " normalised" : "",
-              geo->letterbox ? " letterbox" : "", d.levels, d.where, tolerance);
+        if (!check_against_cpu (sys, dev, &info, &outputs[j], geo, &d,
+                &cpu_us, &gpu_us))
           failures++;
-        }
         worst[i][j] = MAX (worst[i][j], d.levels);
         paths++;
-        gst_buffer_unref (a);
-        gst_buffer_unref (b);
       }
 
-      g_free (sys_caps);
-      g_free (dev_caps);
       gst_buffer_unref (dev);
       gst_buffer_unref (sys);
     }
@@ -569,6 +585,84 @@ GST_START_TEST (test_kernels_match_cpu_reference)
       "tolerance (%.1f s in the CPU path's element, %.1f s in the CUDA "
       "one's)\n", paths, (guint) G_N_ELEMENTS (geometries), failures,
       cpu_us / 1e6, gpu_us / 1e6);
+  fail_unless_equals_int (failures, 0);
+}
+
+GST_END_TEST;
+
+/* A size from @lo to @hi, each scale alike likely (log-uniform). */
+static gint
+random_size (GRand * rand, gint lo, gint hi)
+{
+  gdouble v = exp (g_rand_double_range (rand, log (lo), log (hi + 1.0)));
+
+  return CLAMP ((gint) v, lo, hi);
+}
+
+/* Sizes, inputs and outputs drawn at random from a fixed seed (a failure
+ * names its case, and the same seed runs it again; CUDACACHE_TEST_SEED
+ * draws others), every value compared with the CPU path as above. Every
+ * other case is the direct kernels' own: NV12 or I420 to packed RGB or a
+ * tensor, shrunk by up to 3.5x, with windows of 6 taps or 8. Inputs are at
+ * least 8 pixels and grow at most 16x a side: below that GstVideoConverter's
+ * own taps are what the geometries above set apart. */
+#define RANDOM_CASES 120
+
+GST_START_TEST (test_random_geometries_match_cpu)
+{
+  const gchar *env = g_getenv ("CUDACACHE_TEST_SEED");
+  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) : 20261125;
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint c, failures = 0, direct_cases = 0;
+  gdouble worst = 0;
+  gint64 cpu_us = 0, gpu_us = 0;
+
+  for (c = 0; c < RANDOM_CASES; c++) {
+    gboolean direct = c % 2 == 0;
+    guint n_in = direct ? 2 : G_N_ELEMENTS (inputs);
+    guint i = g_rand_int_range (rand, 0, n_in);
+    guint j;
+    Geometry geo = { 0, };
+    GstVideoInfo info;
+    GstBuffer *sys, *dev;
+    Difference d;
+
+    geo.letterbox = g_rand_boolean (rand);
+    if (direct) {
+      /* packed RGB (not NV12 or I420) or a tensor */
+      j = g_rand_boolean (rand) ? (guint) g_rand_int_range (rand, 0, 6) :
+          (guint) g_rand_int_range (rand, N_VIDEO_OUTPUTS,
+          G_N_ELEMENTS (outputs));
+      geo.out_w = random_size (rand, 4, 1024);
+      geo.out_h = random_size (rand, 4, 1024);
+      geo.in_w = MAX (8, (gint) (geo.out_w *
+              g_rand_double_range (rand, 1.0, 3.5)));
+      geo.in_h = MAX (8, (gint) (geo.out_h *
+              g_rand_double_range (rand, 1.0, 3.5)));
+      direct_cases++;
+    } else {
+      j = g_rand_int_range (rand, 0, G_N_ELEMENTS (outputs));
+      geo.in_w = random_size (rand, 8, 2600);
+      geo.in_h = random_size (rand, 8, 2600);
+      geo.out_w = MIN (random_size (rand, 2, 1400), 16 * geo.in_w);
+      geo.out_h = MIN (random_size (rand, 2, 1400), 16 * geo.in_h);
+    }
+
+    sys = cudacache_make_picture (inputs[i], geo.in_w, geo.in_h, &info);
+    dev = upload (sys, &info);
+    if (!check_against_cpu (sys, dev, &info, &outputs[j], &geo, &d, &cpu_us,
+            &gpu_us))
+      failures++;
+    worst = MAX (worst, d.levels);
+    gst_buffer_unref (dev);
+    gst_buffer_unref (sys);
+  }
+
+  g_print ("random geometries (seed %u): %u conversions (%u the direct "
+      "kernels' kind), worst difference %.3f levels, %u over tolerance "
+      "(%.1f s in the CPU path's element, %.1f s in the CUDA one's)\n", seed,
+      RANDOM_CASES, direct_cases, worst, failures, cpu_us / 1e6, gpu_us / 1e6);
+  g_rand_free (rand);
   fail_unless_equals_int (failures, 0);
 }
 
@@ -947,6 +1041,7 @@ cudaconvert_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_kernels_match_cpu_reference);
+  tcase_add_test (tc, test_random_geometries_match_cpu);
   tcase_add_test (tc, test_direct_and_tiled_kernels_agree);
   tcase_add_test (tc, test_threads_wait_for_their_own_frames);
   tcase_add_test (tc, test_yuv_closer_to_the_picture);
