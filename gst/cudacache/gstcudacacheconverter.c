@@ -689,6 +689,32 @@ cpu_make_upsample (CpuPath * cpu, GError ** error)
   return TRUE;
 }
 
+/* GstVideoConverter finds a frame's row at stride * row in a gint (1.22's
+ * FRAME_GET_PLANE_LINE): a plane of 2 GiB or more overflows it and the
+ * converter reads and writes outside the frame. Such frames are refused
+ * before anything is made. */
+static gboolean
+cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    guint64 bytes = (guint64) ABS (GST_VIDEO_INFO_PLANE_STRIDE (info, p)) *
+        GST_VIDEO_INFO_HEIGHT (info);
+
+    if (bytes > G_MAXINT) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "the CPU path cannot convert %s of %dx%d %s: its plane %u spans %"
+          G_GUINT64_FORMAT " bytes, beyond the 2 GiB GstVideoConverter "
+          "addresses (convert CUDA memory instead)", what,
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), p, bytes);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* The CPU path for the converter's caps and params, ready for the first
  * frame. From @old, the path it replaces (or NULL), it takes what still
  * fits once nothing can fail any more: the upsampling step of the same
@@ -720,6 +746,14 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
   if (upsample) {
     cpu->upsample_in = *in;
     cpu_ayuv_info (&cpu->ayuv, in);
+  }
+  if (!cpu_frame_fits (in, "an input frame", error) ||
+      !cpu_frame_fits (&out, self->caps.tensor_out ?
+          "the RGB frame a tensor is packed from" : "an output frame", error)
+      || (upsample && !cpu_frame_fits (&cpu->ayuv,
+              "the AYUV frame the input's chroma is upsampled to", error))) {
+    cpu_path_free (cpu);
+    return FALSE;
   }
   keep_upsample = upsample && old && old->upsample &&
       gst_video_info_is_equal (&old->upsample_in, in);

@@ -454,6 +454,22 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
 
 GST_END_TEST;
 
+/* An output frame the CPU path cannot address (GstVideoConverter crashed
+ * on it): one error that says so, and the pipeline stops cleanly. */
+GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
+{
+  GPtrArray *errors =
+      refused_shape_errors ("video/x-raw,format=RGBA,width=30000,"
+      "height=30000");
+
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless (strstr (g_ptr_array_index (errors, 0), "2 GiB"), "%s",
+      (gchar *) g_ptr_array_index (errors, 0));
+  g_ptr_array_unref (errors);
+}
+
+GST_END_TEST;
+
 /* The first value of the float32 NCHW tensor @h makes from a 4x2 frame. */
 static gfloat
 push_and_read_first (GstHarness * h)
@@ -525,6 +541,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
+  tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_properties_apply_while_playing);
 
   return s;
