@@ -842,8 +842,10 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
   KeptPools *kept;
   guint pass, i;
 
-  if (frame_size == 0) {
-    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT, caps);
+  /* GstBufferPool's configuration holds a buffer's size in a guint */
+  if (frame_size == 0 || frame_size > G_MAXUINT) {
+    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT
+        " (a frame of %" G_GSIZE_FORMAT " bytes)", caps, frame_size);
     return NULL;
   }
   if (cuda_memory && !self->context)
@@ -962,20 +964,57 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
       *min_buffers, *max_buffers, size);
 }
 
+/* Why no pool serves @caps, for the user: (transfer full) */
+static gchar *
+pool_refusal (GstCudaCacheBaseTransform * self, GstCaps * caps)
+{
+  gchar *caps_str, *reason;
+  gsize frame_size;
+
+  if (!caps)
+    return g_strdup ("the allocation query carries no caps");
+
+  caps_str = gst_caps_to_string (caps);
+  frame_size = caps_frame_size (caps);
+  if (frame_size == 0)
+    reason = g_strdup_printf ("%s describe no frame or tensor", caps_str);
+  else if (frame_size > G_MAXUINT)
+    reason = g_strdup_printf ("a buffer of %" G_GSIZE_FORMAT " bytes (%s) is "
+        "beyond the 4 GiB a GstBufferPool's buffers can hold", frame_size,
+        caps_str);
+  else if (gst_cuda_cache_caps_are_cuda (caps) && !self->context)
+    reason = g_strdup_printf ("no CUDA context for %s", caps_str);
+  else
+    reason = g_strdup_printf ("the cache's pool refused %s (see the "
+        "cudacache* debug categories)", caps_str);
+  g_free (caps_str);
+
+  return reason;
+}
+
 /* For decide_allocation: the first pool of @query if it hands out memory
  * from this element's cache for @query's caps (@from_downstream set), else
  * one of the element's kept output pools, reconfigured for @query's caps
  * (a new one only when all of them still have buffers downstream). The
  * caller must not activate it: GstBaseTransform does. @size, @min_buffers,
- * @max_buffers: its parameters.
+ * @max_buffers: its parameters; @reason: where there is no pool, why.
  * Returns: (transfer full) (nullable): the pool, %NULL if there is none */
 GstBufferPool *
 gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
-    gboolean * from_downstream)
+    gboolean * from_downstream, gchar ** reason)
 {
-  return gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
+  GstBufferPool *pool;
+  GstCaps *caps;
+
+  pool = gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
       size, min_buffers, max_buffers, from_downstream);
+  if (!pool && reason) {
+    gst_query_parse_allocation (query, &caps, NULL);
+    *reason = pool_refusal (self, caps);
+  }
+
+  return pool;
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */

@@ -71,7 +71,7 @@ GstCudaCache *gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform
 
 GstBufferPool *gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
-    gboolean * from_downstream);
+    gboolean * from_downstream, gchar ** reason);
 
 gboolean gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query);

@@ -571,13 +571,15 @@ gst_cuda_cache_convert_decide_allocation (GstBaseTransform * trans,
   GstBufferPool *pool;
   guint size, min_buffers, max_buffers;
   gboolean from_downstream;
+  gchar *reason = NULL;
 
   pool = gst_cuda_cache_base_transform_query_pool
       (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query, &size, &min_buffers,
-      &max_buffers, &from_downstream);
+      &max_buffers, &from_downstream, &reason);
   if (!pool) {
-    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, (NULL),
-        ("no cache pool for output: %" GST_PTR_FORMAT, query));
+    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
+        ("No output buffers: %s", reason), (NULL));
+    g_free (reason);
     return FALSE;
   }
 

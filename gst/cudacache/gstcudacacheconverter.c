@@ -643,17 +643,20 @@ cpu_needs_upsample (const GstVideoInfo * in,
 }
 
 /* The AYUV frame the first of the two steps upsamples @in to: its size,
- * colorimetry, aspect and rate */
-static void
+ * colorimetry, aspect and rate. FALSE where GStreamer cannot lay out a
+ * frame that large. */
+static gboolean
 cpu_ayuv_info (GstVideoInfo * ayuv, const GstVideoInfo * in)
 {
-  gst_video_info_set_format (ayuv, GST_VIDEO_FORMAT_AYUV,
-      GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in));
+  if (!gst_video_info_set_format (ayuv, GST_VIDEO_FORMAT_AYUV,
+          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in)))
+    return FALSE;
   ayuv->colorimetry = in->colorimetry;
   GST_VIDEO_INFO_PAR_N (ayuv) = GST_VIDEO_INFO_PAR_N (in);
   GST_VIDEO_INFO_PAR_D (ayuv) = GST_VIDEO_INFO_PAR_D (in);
   GST_VIDEO_INFO_FPS_N (ayuv) = GST_VIDEO_INFO_FPS_N (in);
   GST_VIDEO_INFO_FPS_D (ayuv) = GST_VIDEO_INFO_FPS_D (in);
+  return TRUE;
 }
 
 /* The first of the two steps: cpu->upsample_in to cpu->ayuv, the chroma
@@ -736,8 +739,15 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
 
   cpu = g_new0 (CpuPath, 1);
   if (self->caps.tensor_out) {
-    gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB, p->out_width,
-        p->out_height);
+    if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
+            p->out_width, p->out_height)) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "the CPU path cannot pack a tensor of %dx%d: GStreamer cannot lay "
+          "out the %dx%d RGB frame it is packed from (4 GiB or more)",
+          p->out_width, p->out_height, p->out_width, p->out_height);
+      cpu_path_free (cpu);
+      return FALSE;
+    }
     out = cpu->rgb;
   }
   /* GstVideoConverter converts pictures, not frame rates */
@@ -745,7 +755,15 @@ gst_cuda_cache_converter_setup_cpu (GstCudaCacheConverter * self,
   GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
   if (upsample) {
     cpu->upsample_in = *in;
-    cpu_ayuv_info (&cpu->ayuv, in);
+    if (!cpu_ayuv_info (&cpu->ayuv, in)) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "the CPU path cannot convert %dx%d %s: GStreamer cannot lay out the "
+          "AYUV frame of that size its chroma is upsampled to (4 GiB or more)",
+          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in),
+          GST_VIDEO_INFO_NAME (in));
+      cpu_path_free (cpu);
+      return FALSE;
+    }
   }
   if (!cpu_frame_fits (in, "an input frame", error) ||
       !cpu_frame_fits (&out, self->caps.tensor_out ?

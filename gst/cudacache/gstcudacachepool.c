@@ -254,8 +254,14 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
           spec->layout.tensor.size, (gsize) G_MAXINT * 4);
       return FALSE;
     }
-    gst_video_info_set_format (&spec->alloc_info, GST_VIDEO_FORMAT_RGBA,
-        row / 4, 1);
+    /* GstVideoInfo lays out frames of less than 4 GiB only */
+    if (!gst_video_info_set_format (&spec->alloc_info, GST_VIDEO_FORMAT_RGBA,
+            row / 4, 1)) {
+      GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes is "
+          "larger than GStreamer lays out as one row of pixels",
+          spec->layout.tensor.size);
+      return FALSE;
+    }
   } else {
     if (!gst_cuda_cache_pool_format_supported (GST_VIDEO_INFO_FORMAT
             (&spec->layout.video))) {

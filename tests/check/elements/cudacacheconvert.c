@@ -470,6 +470,39 @@ GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
 
 GST_END_TEST;
 
+/* A buffer of 4 GiB or more: GstBufferPool holds a buffer's size in a
+ * guint, so no pool can hand one out. Video frames that large GStreamer
+ * does not lay out at all; a float32 tensor of 19000x19000 (4332000000
+ * bytes, packed from a 1 GB RGB frame the CPU path takes) gets as far as
+ * the allocation, which says why it fails. */
+GST_START_TEST (test_buffers_past_4_gib_say_why)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=8,height=8 ! cudacacheconvert ! "
+      "other/tensors,format=static,num_tensors=1,types=float32,"
+      "dimensions=19000:19000:3:1 ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (strstr (error->message, "4332000000 bytes") &&
+      strstr (error->message, "4 GiB"), "%s", error->message);
+  g_clear_error (&error);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* The first value of the float32 NCHW tensor @h makes from a 4x2 frame. */
 static gfloat
 push_and_read_first (GstHarness * h)
@@ -542,6 +575,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
+  tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
 
   return s;

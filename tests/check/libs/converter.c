@@ -132,6 +132,10 @@ GST_START_TEST (test_cpu_path_refuses_frames_past_2_gib)
   assert_error_mentions ("video/x-raw,format=NV12,width=1920,height=1080",
       TENSOR "types=uint8,layout=NHWC,dimensions=3:27000:27000:1",
       "the RGB frame a tensor is packed from", NULL);
+  /* 4 GiB and more: GStreamer lays out no such frame at all */
+  assert_error_mentions ("video/x-raw,format=NV12,width=1920,height=1080",
+      TENSOR "types=float32,layout=NHWC,dimensions=3:60000:60000:1",
+      "60000x60000 RGB frame it is packed from", NULL);
   /* 4:2:0 input whose rows change: the AYUV frame at the input's size */
   assert_error_mentions ("video/x-raw,format=NV12,width=24000,height=24000",
       RGBA_64x48, "the AYUV frame", NULL);
