@@ -204,6 +204,7 @@ typedef struct
   gboolean letterbox;
   gboolean all_outputs;         /* else two of them per input, in turn */
   gboolean yuv_only;            /* NV12 and I420 input only */
+  const gchar *colorimetry;     /* of the input, or NULL for the default */
 } Geometry;
 
 static const Geometry geometries[] = {
@@ -491,12 +492,14 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
     const Output * o, const Geometry * geo, Difference * d, gint64 * cpu_us,
     gint64 * gpu_us)
 {
+  gchar *colorimetry = geo->colorimetry ?
+      g_strdup_printf (",colorimetry=%s", geo->colorimetry) : g_strdup ("");
   gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-      "height=%d,framerate=30/1", GST_VIDEO_INFO_NAME (info), geo->in_w,
-      geo->in_h);
+      "height=%d,framerate=30/1%s", GST_VIDEO_INFO_NAME (info), geo->in_w,
+      geo->in_h, colorimetry);
   gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
-      "format=%s,width=%d,height=%d,framerate=30/1",
-      GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h);
+      "format=%s,width=%d,height=%d,framerate=30/1%s",
+      GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h, colorimetry);
   gdouble tolerance = tolerance_of (geo, o, GST_VIDEO_INFO_IS_RGB (info));
   gint64 start = g_get_monotonic_time ();
   GstBuffer *a, *b;
@@ -509,9 +512,10 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
   *d = compare (a, b, o, geo->out_w, geo->out_h,
       geo->in_w != geo->out_w || geo->in_h != geo->out_h);
   if (d->levels > tolerance)
-    g_print ("FAIL %dx%d %s -> %dx%d %s%s%s%s%s: worst difference "
+    g_print ("FAIL %dx%d %s%s%s -> %dx%d %s%s%s%s%s: worst difference "
         "%.3f levels at %s (tolerance %.0f)\n", geo->in_w, geo->in_h,
-        GST_VIDEO_INFO_NAME (info), geo->out_w, geo->out_h,
+        GST_VIDEO_INFO_NAME (info), geo->colorimetry ? " " : "",
+        geo->colorimetry ? geo->colorimetry : "", geo->out_w, geo->out_h,
         o->format ? o->format : o->dtype, o->format ? "" : " ",
         o->format ? "" : o->layout, o->normalise ? " normalised" : "",
         geo->letterbox ? " letterbox" : "", d->levels, d->where, tolerance);
@@ -520,6 +524,7 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
   gst_buffer_unref (b);
   g_free (dev_caps);
   g_free (sys_caps);
+  g_free (colorimetry);
 
   return d->levels <= tolerance;
 }
@@ -603,13 +608,19 @@ random_size (GRand * rand, gint lo, gint hi)
  * names its case, and the same seed runs it again; CUDACACHE_TEST_SEED
  * draws others), every value compared with the CPU path as above. Every
  * other case is the direct kernels' own: NV12 or I420 to packed RGB or a
- * tensor, shrunk by up to 3.5x, with windows of 6 taps or 8. Inputs are at
+ * tensor, shrunk by up to 3.5x, with windows of 6 taps or 8; 4:2:0 input
+ * comes in SD, HD, UHD and full-range colorimetry too. Inputs are at
  * least 8 pixels and grow at most 16x a side: below that GstVideoConverter's
  * own taps are what the geometries above set apart. */
 #define RANDOM_CASES 120
 
 GST_START_TEST (test_random_geometries_match_cpu)
 {
+  /* 4:2:0 input's colorimetry: the size's default, SD, HD, UHD, and full
+   * range (as JPEG decoders and some cameras give) */
+  static const gchar *colorimetries[] = { NULL, "bt601", "bt709", "bt2020",
+    "jpeg", "1:3:5:1"
+  };
   const gchar *env = g_getenv ("CUDACACHE_TEST_SEED");
   guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) : 20261125;
   GRand *rand = g_rand_new_with_seed (seed);
@@ -647,6 +658,10 @@ GST_START_TEST (test_random_geometries_match_cpu)
       geo.out_w = MIN (random_size (rand, 2, 1400), 16 * geo.in_w);
       geo.out_h = MIN (random_size (rand, 2, 1400), 16 * geo.in_h);
     }
+
+    if (i < 2)
+      geo.colorimetry = colorimetries[g_rand_int_range (rand, 0,
+              G_N_ELEMENTS (colorimetries))];
 
     sys = cudacache_make_picture (inputs[i], geo.in_w, geo.in_h, &info);
     dev = upload (sys, &info);
