@@ -1,5 +1,7 @@
 #!/bin/sh
-# Installs what building and testing gst-cuda-cache needs on Debian 12, then
+# Installs what building and testing gst-cuda-cache needs on Debian 12 (and
+# x264enc, from gstreamer1.0-plugins-ugly, for the GPU machine's bundle: the
+# GPU suite's nvh264dec case and the benchmark's stream), then
 # configures and builds into ./build. Safe to run again: it installs only
 # what is missing and rebuilds only what changed.
 set -eu
@@ -17,7 +19,7 @@ libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad check valgrind indent
 gnuplot-nox gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-gi
-python3-gst-1.0 python3-numpy libdlpack-dev"
+python3-gst-1.0 python3-numpy libdlpack-dev gstreamer1.0-plugins-ugly"
 
 missing=
 for p in $PACKAGES; do
