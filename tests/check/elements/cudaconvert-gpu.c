@@ -19,6 +19,7 @@
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
 #include "../cudacache-picture.h"
+#include "../cudacache-definition.h"
 
 #define IN_W 320
 #define IN_H 240
@@ -172,16 +173,6 @@ download_tensor (GstBuffer * dev)
   return sys;
 }
 
-/* One output of the element: a video format, or a tensor (format NULL). */
-typedef struct
-{
-  const gchar *format;
-  const gchar *dtype;
-  const gchar *layout;
-  const gchar *order;
-  gboolean normalise;           /* scale 1/255 and ImageNet's mean and std */
-} Output;
-
 static const Output outputs[] = {
   {"RGBA",}, {"BGRA",}, {"RGBx",}, {"BGRx",}, {"RGB",}, {"BGR",},
   {"NV12",}, {"I420",},
@@ -194,19 +185,6 @@ static const Output outputs[] = {
 };
 
 #define N_VIDEO_OUTPUTS 8
-
-static const gdouble imagenet_std[3] = { 0.229, 0.224, 0.225 };
-static const gdouble imagenet_mean[3] = { 0.485, 0.456, 0.406 };
-
-/* One geometry: every input format is converted to @outputs of it. */
-typedef struct
-{
-  gint in_w, in_h, out_w, out_h;
-  gboolean letterbox;
-  gboolean all_outputs;         /* else two of them per input, in turn */
-  gboolean yuv_only;            /* NV12 and I420 input only */
-  const gchar *colorimetry;     /* of the input, or NULL for the default */
-} Geometry;
 
 static const Geometry geometries[] = {
   {321, 241, 199, 147, FALSE, TRUE},    /* odd sizes, unequal factors */
@@ -241,21 +219,6 @@ static const Geometry geometries[] = {
   {15, 11, 6, 4, FALSE, TRUE},
   {30, 22, 12, 8, FALSE, FALSE},
 };
-
-static gchar *
-output_caps (const Output * o, gint w, gint h, gboolean cuda)
-{
-  const gchar *feature = cuda ? "(memory:CUDAMemory)" : "";
-
-  if (o->format)
-    return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d",
-        feature, o->format, w, h);
-  if (g_str_equal (o->layout, "NHWC"))
-    return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
-        "types=%s,dimensions=3:%d:%d:1,layout=NHWC", feature, o->dtype, w, h);
-  return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
-      "types=%s,dimensions=%d:%d:3:1,layout=NCHW", feature, o->dtype, w, h);
-}
 
 static GstBuffer *
 convert (GstBuffer * in, const gchar * in_caps, const Output * o,
@@ -312,43 +275,6 @@ convert (GstBuffer * in, const gchar * in_caps, const Output * o,
   g_free (out_caps);
 
   return out;
-}
-
-static gfloat
-half_to_float (guint16 h)
-{
-  guint32 sign = (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  union
-  {
-    guint32 u;
-    gfloat f;
-  } v;
-
-  if (exp == 0)
-    return (sign ? -1.0f : 1.0f) * ldexpf ((gfloat) mant, -24);
-  if (exp == 31)
-    v.u = sign | 0x7f800000 | (mant << 13);
-  else
-    v.u = sign | ((exp + 112) << 23) | (mant << 13);
-  return v.f;
-}
-
-/* Where two outputs differ most, in 8-bit levels, and their values
- * there (the reference's: the CPU path's or the definition's; the
- * kernels') */
-typedef struct
-{
-  gdouble levels;
-  gchar where[96];
-} Difference;
-
-static void
-note_difference (Difference * d, gdouble levels, const gchar * plane, gint x,
-    gint y, gint c, gdouble reference, gdouble gpu)
-{
-  d->levels = levels;
-  g_snprintf (d->where, sizeof (d->where), "%s x=%d y=%d c=%d (reference "
-      "%g, kernels %g)", plane, x, y, c, reference, gpu);
 }
 
 /* Every value of two outputs of @o, @w x @h, compared. */
@@ -471,22 +397,6 @@ static const GstVideoFormat inputs[] = {
   GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
 };
 
-/* The picture's size in @geo's output: letterboxed, one side is smaller
- * than the output's (the converter's own rectangle may differ by a pixel
- * of rounding and 4:2:0 alignment). */
-static void
-picture_size (const Geometry * geo, gint * dw, gint * dh)
-{
-  *dw = geo->out_w;
-  *dh = geo->out_h;
-  if (!geo->letterbox)
-    return;
-  if ((gint64) geo->in_w * geo->out_h > (gint64) geo->in_h * geo->out_w)
-    *dh = MAX (1, (gint) ((gint64) geo->out_w * geo->in_h / geo->in_w));
-  else
-    *dw = MAX (1, (gint) ((gint64) geo->out_h * geo->in_w / geo->in_h));
-}
-
 /* The tolerance of @geo's conversion of @rgb_in input to @o, in levels. */
 static gdouble
 tolerance_of (const Geometry * geo, const Output * o, gboolean rgb_in)
@@ -505,10 +415,6 @@ tolerance_of (const Geometry * geo, const Output * o, gboolean rgb_in)
     tolerance = rgb_in ? TOLERANCE_MANY_TAPS_RGB : TOLERANCE_MANY_TAPS_YUV;
   return tolerance + (o->dtype && o->dtype[5] == '1' ? SLACK_F16 : SLACK);
 }
-
-static Difference compare_with_definition (GstBuffer * sys,
-    const GstVideoInfo * info, GstBuffer * gpu, const Output * o,
-    const Geometry * geo);
 
 /* One frame of @info (system memory @sys, the same on the device @dev)
  * converted to @o by @geo on both paths and compared; prints a line and
@@ -635,302 +541,6 @@ GST_START_TEST (test_kernels_match_cpu_reference)
 }
 
 GST_END_TEST;
-
-/* The definition the kernels follow for RGB-family input to packed RGB
- * or a tensor (docs/elements.md): GstVideoResampler's LINEAR taps in
- * double on both axes, with its edge handling, except where GstVideoScaler
- * grows 8-bit lines across by its 2-tap fixed-point path (positions in
- * 1/65536 of a pixel, weights in 1/256: lines of 4 bytes, and of 3 bytes
- * unless the output is that same format), which the kernels reproduce; one
- * rounding, to 8 bits, at the end; the letterbox's border 114. 4:2:0
- * input shrunk on both axes follows it too, with the chroma upsampled
- * linearly first and the input's colorimetry's matrix after the taps.
- * Where many taps add up or the picture is small, GstVideoConverter's 8-bit
- * passes and fixed-point taps come several levels off it (up to 17 seen:
- * 957x2066 NV12 BT.2020 to 3x14), so the random geometries hold these
- * conversions to it rather than to the CPU path. */
-static gboolean
-definition_applies (GstVideoFormat in, const Output * o, const Geometry * geo)
-{
-  gint dw, dh;
-
-  if (o->format && (g_str_equal (o->format, "NV12") ||
-          g_str_equal (o->format, "I420")))
-    return FALSE;
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)))
-    return TRUE;
-  /* 4:2:0 input shrunk on both axes: scaled as Y, U and V, then converted
-   * (growing pictures are converted to 8-bit RGB first, not covered) */
-  picture_size (geo, &dw, &dh);
-  return dw + 1 < geo->in_w && dh + 1 < geo->in_h;
-}
-
-/* 4:2:0 input's U (@k 1) or V (@k 2) upsampled to luma pixel (@x, @y)
- * linearly, as the kernels' chroma_h () and read_pixel () do: chroma half
- * a luma pixel right of and below its block's first luma sample unless
- * cosited, vertically cosited chroma repeated. */
-static gdouble
-chroma_upsampled (const GstVideoFrame * f, gint k, gint x, gint y,
-    gboolean h_cosited, gboolean v_cosited)
-{
-  gint cw = (GST_VIDEO_FRAME_WIDTH (f) + 1) / 2;
-  gint ch = (GST_VIDEO_FRAME_HEIGHT (f) + 1) / 2;
-  gint c0 = h_cosited ? x / 2 : (x - 1 < 0 ? -1 : (x - 1) / 2);
-  gint r0 = v_cosited ? y / 2 : (y - 1 < 0 ? -1 : (y - 1) / 2);
-  gdouble fx = h_cosited ? ((x & 1) ? 0.5 : 0.0) : ((x & 1) ? 0.25 : 0.75);
-  gdouble fy = v_cosited ? 0.0 : ((y & 1) ? 0.25 : 0.75);
-  gdouble rows[2];
-  gint i;
-
-  for (i = 0; i < 2; i++) {
-    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, k) +
-        CLAMP (r0 + i, 0, ch - 1) * GST_VIDEO_FRAME_COMP_STRIDE (f, k);
-    gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (f, k);
-    gdouble a = row[CLAMP (c0, 0, cw - 1) * ps];
-    gdouble b = row[CLAMP (c0 + 1, 0, cw - 1) * ps];
-
-    rows[i] = a + fx * (b - a);
-  }
-  return rows[0] + fy * (rows[1] - rows[0]);
-}
-
-/* One axis of the definition: for output index @j of @n, the first input
- * index and @n_taps weights (at most 128) */
-typedef struct
-{
-  GstVideoResampler resampler;
-  gboolean two_tap;
-  gint inc;
-  gint in_size;
-} DefinitionAxis;
-
-static void
-definition_axis_init (DefinitionAxis * a, gint in_size, gint out_size,
-    gboolean may_two_tap)
-{
-  fail_unless (gst_video_resampler_init (&a->resampler,
-          GST_VIDEO_RESAMPLER_METHOD_LINEAR, 0, out_size, 0, 0.0, in_size,
-          out_size, NULL));
-  a->in_size = in_size;
-  a->two_tap = may_two_tap && a->resampler.max_taps == 2 && in_size != out_size;
-  a->inc = out_size == 1 ? 0 : ((in_size - 1) << 16) / (out_size - 1) - 1;
-}
-
-static gint
-definition_taps (const DefinitionAxis * a, gint j, gdouble * w)
-{
-  const GstVideoResampler *r = &a->resampler;
-  guint l;
-
-  if (a->two_tap) {
-    gint pos = j * a->inc;
-    gdouble frac = ((pos >> 8) & 0xff) / 256.0;
-
-    w[0] = 1.0 - frac;
-    w[1] = frac;
-    return pos >> 16;
-  }
-  for (l = 0; l < r->max_taps; l++)
-    w[l] = r->taps[r->phase[j] * r->max_taps + l];
-  return r->offset[j];
-}
-
-static gint
-definition_n_taps (const DefinitionAxis * a)
-{
-  return a->two_tap ? 2 : (gint) a->resampler.max_taps;
-}
-
-/* Every R, G and B value of @gpu (the kernels' output of @o for @geo from
- * @sys) against the definition above, in 8-bit levels. For 4:2:0 input
- * (definition_applies ()): Y and the upsampled U and V each filtered with
- * the LINEAR taps in double, then the input colorimetry's matrix (Kr, Kb
- * and range as GStreamer gives them), clamped to 0..255. */
-static Difference
-compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
-    GstBuffer * gpu, const Output * o, const Geometry * geo)
-{
-  GstVideoFormat in_format = GST_VIDEO_INFO_FORMAT (info);
-  gchar *in_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-      "height=%d%s%s", GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h,
-      geo->colorimetry ? ",colorimetry=" : "",
-      geo->colorimetry ? geo->colorimetry : "");
-  gchar *out_str = output_caps (o, geo->out_w, geo->out_h, FALSE);
-  GstCaps *in_caps = gst_caps_from_string (in_str);
-  GstCaps *out_caps = gst_caps_from_string (out_str);
-  GstCudaCacheConverter *conv;
-  GstVideoRectangle rect;
-  DefinitionAxis ax, ay;
-  GstVideoFrame in_frame, out_frame;
-  GstVideoInfo out_info;
-  GstMapInfo map;
-  Difference d = { 0, };
-  gdouble wx[128], wy[128], to_rgb[3][4] = { {0,}, };
-  gboolean same_rgb, yuv = !GST_VIDEO_INFO_IS_RGB (info);
-  gboolean h_cosited = FALSE, v_cosited = FALSE;
-  gint x, y, k, l, m;
-
-  /* the picture's rectangle, as the converter works it out */
-  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
-      gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
-          G_TYPE_BOOLEAN, geo->letterbox, NULL), NULL);
-  fail_unless (conv != NULL);
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
-  gst_object_unref (conv);
-
-  /* GstVideoConverter scales RGB and BGR in place when the output (a
-   * tensor's: RGB) is that same format: no 2-tap path there */
-  same_rgb = (in_format == GST_VIDEO_FORMAT_RGB ||
-      in_format == GST_VIDEO_FORMAT_BGR) &&
-      in_format == (o->format ? gst_video_format_from_string (o->format) :
-      GST_VIDEO_FORMAT_RGB);
-  definition_axis_init (&ax, geo->in_w, rect.w, !same_rgb && !yuv);
-  definition_axis_init (&ay, geo->in_h, rect.h, FALSE);
-
-  /* 4:2:0 input: its caps' colorimetry and chroma siting, and R'G'B' on
-   * the 0..255 scale from Y, U and V */
-  if (yuv) {
-    GstVideoInfo caps_info;
-    gdouble kr, kb, kg;
-    gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
-
-    fail_unless (gst_video_info_from_caps (&caps_info, in_caps));
-    h_cosited = (GST_VIDEO_INFO_CHROMA_SITE (&caps_info) &
-        GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
-    v_cosited = (GST_VIDEO_INFO_CHROMA_SITE (&caps_info) &
-        GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
-    if (!gst_video_color_matrix_get_Kr_Kb (caps_info.colorimetry.matrix, &kr,
-            &kb)) {
-      kr = 0.299;
-      kb = 0.114;
-    }
-    kg = 1.0 - kr - kb;
-    gst_video_color_range_offsets (caps_info.colorimetry.range,
-        caps_info.finfo, offset, scale);
-    for (k = 0; k < 3; k++) {
-      gdouble cu = k == 1 ? -kb * 2.0 * (1.0 - kb) / kg : k == 2 ?
-          2.0 * (1.0 - kb) : 0.0;
-      gdouble cv = k == 0 ? 2.0 * (1.0 - kr) : k == 1 ?
-          -kr * 2.0 * (1.0 - kr) / kg : 0.0;
-
-      to_rgb[k][0] = 255.0 / scale[0];
-      to_rgb[k][1] = 255.0 * cu / scale[1];
-      to_rgb[k][2] = 255.0 * cv / scale[1];
-      to_rgb[k][3] = -to_rgb[k][0] * offset[0] -
-          (to_rgb[k][1] + to_rgb[k][2]) * 128.0;
-    }
-  }
-
-  fail_unless (gst_video_frame_map (&in_frame, info, sys, GST_MAP_READ));
-  if (o->format) {
-    gst_video_info_set_format (&out_info, gst_video_format_from_string
-        (o->format), geo->out_w, geo->out_h);
-    fail_unless (gst_video_frame_map (&out_frame, &out_info, gpu,
-            GST_MAP_READ));
-  } else {
-    fail_unless (gst_buffer_map (gpu, &map, GST_MAP_READ));
-  }
-
-  for (y = 0; y < geo->out_h; y++) {
-    gboolean row_in = y >= rect.y && y < rect.y + rect.h;
-    gint fy = row_in ? definition_taps (&ay, y - rect.y, wy) : 0;
-
-    for (x = 0; x < geo->out_w; x++) {
-      gboolean inside = row_in && x >= rect.x && x < rect.x + rect.w;
-      gint fx = inside ? definition_taps (&ax, x - rect.x, wx) : 0;
-
-      gdouble yuv_sum[3] = { 0, };
-
-      /* 4:2:0: Y, U and V filtered first, R, G and B made from them */
-      for (l = 0; inside && yuv && l < definition_n_taps (&ay); l++) {
-        gint sy = CLAMP (fy + l, 0, geo->in_h - 1);
-        const guint8 *row = (const guint8 *)
-            GST_VIDEO_FRAME_COMP_DATA (&in_frame, 0) +
-            sy * GST_VIDEO_FRAME_COMP_STRIDE (&in_frame, 0);
-
-        for (m = 0; m < definition_n_taps (&ax); m++) {
-          gint sx = CLAMP (fx + m, 0, geo->in_w - 1);
-          gdouble w = wy[l] * wx[m];
-
-          yuv_sum[0] += w * row[sx];
-          yuv_sum[1] += w * chroma_upsampled (&in_frame, 1, sx, sy, h_cosited,
-              v_cosited);
-          yuv_sum[2] += w * chroma_upsampled (&in_frame, 2, sx, sy, h_cosited,
-              v_cosited);
-        }
-      }
-
-      for (k = 0; k < 3; k++) {
-        gdouble want = 114.0, got, diff;
-
-        if (inside && yuv) {
-          want = CLAMP (to_rgb[k][0] * yuv_sum[0] + to_rgb[k][1] * yuv_sum[1]
-              + to_rgb[k][2] * yuv_sum[2] + to_rgb[k][3], 0.0, 255.0);
-        } else if (inside) {
-          want = 0.0;
-          for (l = 0; l < definition_n_taps (&ay); l++) {
-            gint sy = CLAMP (fy + l, 0, geo->in_h - 1);
-            const guint8 *row = (const guint8 *)
-                GST_VIDEO_FRAME_COMP_DATA (&in_frame, k) +
-                sy * GST_VIDEO_FRAME_COMP_STRIDE (&in_frame, k);
-
-            for (m = 0; m < definition_n_taps (&ax); m++) {
-              gint sx = CLAMP (fx + m, 0, geo->in_w - 1);
-
-              want += wy[l] * wx[m] *
-                  row[sx * GST_VIDEO_FRAME_COMP_PSTRIDE (&in_frame, k)];
-            }
-          }
-        }
-
-        if (o->format) {
-          got = ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&out_frame, k))
-              [y * GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, k) +
-              x * GST_VIDEO_FRAME_COMP_PSTRIDE (&out_frame, k)];
-        } else {
-          gboolean bgr = g_str_equal (o->order, "bgr");
-          gint oc = bgr ? 2 - k : k;
-          gsize i = g_str_equal (o->layout, "NCHW") ?
-              ((gsize) oc * geo->out_h + y) * geo->out_w + x :
-              ((gsize) y * geo->out_w + x) * 3 + oc;
-
-          switch (o->dtype[5]) {
-            case '1':
-              got = half_to_float (((const guint16 *) map.data)[i]);
-              break;
-            case '3':
-              got = ((const gfloat *) map.data)[i];
-              break;
-            default:
-              got = map.data[i];
-              break;
-          }
-          /* back to the 8-bit value it was made from: mean and std are
-           * given in the tensor's channel order */
-          if (o->normalise)
-            got = (got * imagenet_std[oc] + imagenet_mean[oc]) * 255.0;
-        }
-        diff = fabs (got - want);
-        if (diff > d.levels || !d.where[0])
-          note_difference (&d, diff, "definition", x, y, k, want, got);
-      }
-    }
-  }
-
-  if (o->format)
-    gst_video_frame_unmap (&out_frame);
-  else
-    gst_buffer_unmap (gpu, &map);
-  gst_video_frame_unmap (&in_frame);
-  gst_video_resampler_clear (&ax.resampler);
-  gst_video_resampler_clear (&ay.resampler);
-  gst_caps_unref (out_caps);
-  gst_caps_unref (in_caps);
-  g_free (out_str);
-  g_free (in_str);
-
-  return d;
-}
 
 /* A size from @lo to @hi, each scale alike likely (log-uniform). */
 static gint
