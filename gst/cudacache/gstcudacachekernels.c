@@ -1120,7 +1120,7 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
 #ifdef HAVE_CUDA_KERNELS
   GstCudaCacheKernelPlan *plan;
   ConvertParams p = { 0, };
-  gint out, inc;
+  gint out, inc, taps;
   gboolean lq;
   ConvertParams key;
   GArray *table;
@@ -1250,13 +1250,14 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->grid_h = p.out_height;
     }
   }
-  if (plan_direct (&p, table, direct_taps (&p))) {
+  taps = direct_taps (&p);
+  if (plan_direct (&p, table, taps)) {
     /* the groups from the one holding output row 0 to the last's */
     gint G = CONVERT_DIRECT_ROWS;
     gint groups = -p.direct_k0 + (p.out_height - p.dest_y + G - 1) / G;
 
-    plan->direct = kernels->direct[direct_taps (&p) ==
-        CONVERT_DIRECT_NARROW_TAPS][plan->in_kind][out];
+    plan->direct = kernels->direct[taps == CONVERT_DIRECT_NARROW_TAPS]
+        [plan->in_kind][out];
     plan->direct_grid_w = (p.out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
     plan->direct_grid_h = (groups + CONVERT_DIRECT_WARPS - 1) /
         CONVERT_DIRECT_WARPS;
@@ -1282,8 +1283,7 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
       plan->block_w, plan->block_h, p.tile_h, p.tile_rows, p.tile_pitch,
       p.tile_chroma_rows, p.tile_chroma_pitch, plan->shared_bytes,
       plan->direct ? "yes, where rows are 4-byte aligned" : "no",
-      direct_taps (&p), CONVERT_DIRECT_ROWS, p.direct_rows,
-      p.direct_chroma_rows);
+      taps, CONVERT_DIRECT_ROWS, p.direct_rows, p.direct_chroma_rows);
 
   /* kept among the recent ones: the oldest goes */
   plan->ref_count++;

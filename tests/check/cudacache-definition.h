@@ -52,6 +52,18 @@ output_caps (const Output * o, gint w, gint h, gboolean cuda)
       "types=%s,dimensions=%d:%d:3:1,layout=NCHW", feature, o->dtype, w, h);
 }
 
+/* @geo's input caps for a frame of @info: its colorimetry where @geo names
+ * one */
+static inline gchar *
+input_caps (const GstVideoInfo * info, const Geometry * geo, gboolean cuda)
+{
+  return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d,"
+      "framerate=30/1%s%s", cuda ? "(memory:CUDAMemory)" : "",
+      GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h,
+      geo->colorimetry ? ",colorimetry=" : "",
+      geo->colorimetry ? geo->colorimetry : "");
+}
+
 static inline gfloat
 half_to_float (guint16 h)
 {
@@ -220,10 +232,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     GstBuffer * gpu, const Output * o, const Geometry * geo)
 {
   GstVideoFormat in_format = GST_VIDEO_INFO_FORMAT (info);
-  gchar *in_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-      "height=%d%s%s", GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h,
-      geo->colorimetry ? ",colorimetry=" : "",
-      geo->colorimetry ? geo->colorimetry : "");
+  gchar *in_str = input_caps (info, geo, FALSE);
   gchar *out_str = output_caps (o, geo->out_w, geo->out_h, FALSE);
   GstCaps *in_caps = gst_caps_from_string (in_str);
   GstCaps *out_caps = gst_caps_from_string (out_str);

@@ -428,14 +428,8 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
     const Output * o, const Geometry * geo, gboolean definition,
     Difference * d, gdouble * cpu_off, gint64 * cpu_us, gint64 * gpu_us)
 {
-  gchar *colorimetry = geo->colorimetry ?
-      g_strdup_printf (",colorimetry=%s", geo->colorimetry) : g_strdup ("");
-  gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
-      "height=%d,framerate=30/1%s", GST_VIDEO_INFO_NAME (info), geo->in_w,
-      geo->in_h, colorimetry);
-  gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
-      "format=%s,width=%d,height=%d,framerate=30/1%s",
-      GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h, colorimetry);
+  gchar *sys_caps = input_caps (info, geo, FALSE);
+  gchar *dev_caps = input_caps (info, geo, TRUE);
   gdouble tolerance = tolerance_of (geo, o, GST_VIDEO_INFO_IS_RGB (info));
   gint64 start = g_get_monotonic_time ();
   GstBuffer *a, *b;
@@ -471,7 +465,6 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
   gst_buffer_unref (b);
   g_free (dev_caps);
   g_free (sys_caps);
-  g_free (colorimetry);
 
   return d->levels <= tolerance;
 }
