@@ -552,18 +552,20 @@ load_taps (const ConvertParams & p, int t, int j, int n, int nc,
   }
 }
 
-/* The fixed-point horizontal pass: the weighted sum of CONVERT_FIXED_TAPS
- * bytes (@b0: the first 4, @b1 the next) with the 16-bit weights @q
- * (1/CONVERT_FIXED_ONE, paired), in 1/CONVERT_FIXED_ONE: exact, and exact
- * as a float too (below 2^24). */
-__device__ static __forceinline__ unsigned int
+/* The fixed-point horizontal pass: the weighted sum of T bytes
+ * (CONVERT_FIXED_TAPS, or the direct kernels' CONVERT_DIRECT_NARROW_TAPS;
+ * @b0: the first 4, @b1 the next, of which 6 taps read the low half) with
+ * the 16-bit weights @q (1/CONVERT_FIXED_ONE, paired), in
+ * 1/CONVERT_FIXED_ONE: exact, and exact as a float too (below 2^24). */
+template < int T = CONVERT_FIXED_TAPS > __device__ static __forceinline__
+    unsigned int
 fixed_acc (unsigned int b0, unsigned int b1, const unsigned int *q)
 {
   unsigned int acc = __dp2a_lo (q[0], b0, 0u);
 
   acc = __dp2a_hi (q[1], b0, acc);
   acc = __dp2a_lo (q[2], b1, acc);
-  return __dp2a_hi (q[3], b1, acc);
+  return T == 8 ? __dp2a_hi (q[3], b1, acc) : acc;
 }
 
 /* fixed_acc () of NV12's interleaved chroma: U and V of the
@@ -579,18 +581,6 @@ fixed_acc_uv (unsigned int a0, unsigned int a1, unsigned int a2,
           __byte_perm (a2, a3, 0x7531), q));
 }
 
-/* fixed_acc () of the direct kernels' T taps: for 6, the third pair is
- * the low half of @b1, the fourth weight pair is not read */
-template < int T > __device__ static __forceinline__ unsigned int
-fixed_acc_t (unsigned int b0, unsigned int b1, const unsigned int *q)
-{
-  unsigned int acc = __dp2a_lo (q[0], b0, 0u);
-
-  acc = __dp2a_hi (q[1], b0, acc);
-  acc = __dp2a_lo (q[2], b1, acc);
-  return T == 8 ? __dp2a_hi (q[3], b1, acc) : acc;
-}
-
 /* fixed_acc_uv () of T taps, from load_window_uv < T > () */
 template < int T > __device__ static __forceinline__ float2
 fixed_acc_uv_t (uint4 a, const unsigned int *q)
@@ -598,9 +588,9 @@ fixed_acc_uv_t (uint4 a, const unsigned int *q)
   /* UVUV UVUV UVUV (UVUV) -> UUUU UU(UU), VVVV VV(VV) */
   if (T == 8)
     return fixed_acc_uv (a.x, a.y, a.z, a.w, q);
-  return make_float2 ((float) fixed_acc_t < 6 > (__byte_perm (a.x, a.y,
+  return make_float2 ((float) fixed_acc < 6 > (__byte_perm (a.x, a.y,
               0x6420), __byte_perm (a.z, 0u, 0x20), q),
-      (float) fixed_acc_t < 6 > (__byte_perm (a.x, a.y, 0x7531),
+      (float) fixed_acc < 6 > (__byte_perm (a.x, a.y, 0x7531),
           __byte_perm (a.z, 0u, 0x31), q));
 }
 
@@ -1372,7 +1362,7 @@ convert_direct (const ConvertParams & p)
      * tap of that pixel) */
     for (r = 0; r < gh.y; r++) {
       uint2 b = load_window < T > (row, sh);
-      float h = (float) fixed_acc_t < T > (b.x, b.y, q);
+      float h = (float) fixed_acc < T > (b.x, b.y, q);
 
       load_group_weights (gw + r * G, w);
 #pragma unroll
@@ -1392,8 +1382,8 @@ convert_direct (const ConvertParams & p)
         uint2 bu = load_window < T > (row_u, csh);
         uint2 bv = load_window < T > (row_v, csh);
 
-        h = make_float2 ((float) fixed_acc_t < T > (bu.x, bu.y, cq),
-            (float) fixed_acc_t < T > (bv.x, bv.y, cq));
+        h = make_float2 ((float) fixed_acc < T > (bu.x, bu.y, cq),
+            (float) fixed_acc < T > (bv.x, bv.y, cq));
         row_v += p.in_stride[2] >> 2;
       }
       load_group_weights (gw + r * G, w);
