@@ -243,7 +243,11 @@ def report(run_dir, images=""):
 
     L.append("Run: results.csv (and ncu/*.csv) of this folder. Each cell is the median of "
              "the alternating repetitions with [min, max]; per-switch figures are the "
-             "distribution over every alternated switch.")
+             "distribution over every alternated switch. The spread stated for another "
+             "run on other machine starts: a figure's [min, max] widened by 20% on each "
+             "side where the host's clock times it (frames per second, intervals) and by "
+             "1% for kernel times; counts and the ratios within a repetition, not widened "
+             "(Method, Reproduction).")
     L.append("")
     if machine:
         L.append(machine)
