@@ -47,7 +47,7 @@ def repetitions(path):
         for row in csv.DictReader(f):
             # per-switch distributions: "all" of the first part, "B-all",
             # "C-all", ... of the others; reported, not compared
-            if not row["rep"].isdigit():
+            if row["rep"] == "all" or row["rep"].endswith("-all"):
                 continue
             key = (row["scenario"], row["variant"], row["param"], row["metric"])
             figures.setdefault(key, {})[row["rep"]] = float(row["value"])
