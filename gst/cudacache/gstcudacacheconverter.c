@@ -535,6 +535,12 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
     p->dest_height = CLAMP ((gint) round (p->in_height * r), 1, out_h);
     p->dest_x = (out_w - p->dest_width) / 2;
     p->dest_y = (out_h - p->dest_height) / 2;
+    /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0
+     * output; so do the kernels, and the rectangle apps are given */
+    if (!caps->tensor_out && GST_VIDEO_INFO_IS_YUV (&caps->out_info)) {
+      p->dest_x &= ~1;
+      p->dest_y &= ~1;
+    }
   }
   for (i = 0; i < 3; i++)
     p->fill[i] = options->fill_value;
@@ -1497,7 +1503,9 @@ gst_cuda_cache_converter_get_context (GstCudaCacheConverter * converter)
  *     output, in output pixels
  *
  * With letterboxing, the rest of the output is the fill value: apps map
- * detections back to the input through this rectangle.
+ * detections back to the input through this rectangle. For NV12 and I420
+ * output its x and y are even (the picture starts on the chroma grid, as
+ * with GstVideoConverter).
  *
  * Returns: %TRUE
  *

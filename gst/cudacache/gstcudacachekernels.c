@@ -1187,12 +1187,6 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   p.dest_y = params->dest_y;
   p.dest_width = params->dest_width;
   p.dest_height = params->dest_height;
-  /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0
-   * output */
-  if (out == OUT_KIND_YUV420) {
-    p.dest_x &= ~1;
-    p.dest_y &= ~1;
-  }
   plan_axes (&p, &lq, &inc);
   p.dtype = params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_U8 ? CONVERT_DTYPE_U8 :
       params->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F16 ? CONVERT_DTYPE_F16 :

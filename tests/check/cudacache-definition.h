@@ -117,15 +117,20 @@ picture_size (const Geometry * geo, gint * dw, gint * dh)
     *dw = MAX (1, (gint) ((gint64) geo->out_h * geo->in_w / geo->in_h));
 }
 
-/* The definition the kernels follow for RGB-family input to packed RGB
- * or a tensor (docs/elements.md): GstVideoResampler's LINEAR taps in
+/* The definition the kernels follow for RGB-family input to packed RGB,
+ * a tensor, NV12 or I420 (docs/elements.md): GstVideoResampler's LINEAR taps in
  * double on both axes, with its edge handling, except where GstVideoScaler
  * grows 8-bit lines across by its 2-tap fixed-point path (positions in
  * 1/65536 of a pixel, weights in 1/256: lines of 4 bytes, and of 3 bytes
  * unless the output is that same format), which the kernels reproduce; one
- * rounding, to 8 bits, at the end; the letterbox's border 114. 4:2:0
- * input shrunk on both axes follows it too, with the chroma upsampled
- * linearly first and the input's colorimetry's matrix after the taps.
+ * rounding, to 8 bits, at the end; the letterbox's border 114. For NV12
+ * and I420 output, the output colorimetry's matrix then makes Y of each
+ * pixel and U and V of each 2x2 block's mean (its picture pixels only,
+ * where it straddles the picture's edge), as GstVideoConverter's chroma
+ * downsampling does for caps that name no chroma siting. 4:2:0 input
+ * narrowed to a smaller picture follows it to RGB or a tensor, with the
+ * chroma upsampled linearly first and the input's colorimetry's matrix
+ * after the taps (4:2:0 to 4:2:0 is scaled plane by plane, not covered).
  * Where many taps add up or the picture is small, GstVideoConverter's 8-bit
  * passes and fixed-point taps come several levels off it (up to 17 seen:
  * 957x2066 NV12 BT.2020 to 3x14), so the random geometries hold these
@@ -135,15 +140,19 @@ definition_applies (GstVideoFormat in, const Output * o, const Geometry * geo)
 {
   gint dw, dh;
 
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)))
+    return TRUE;
   if (o->format && (g_str_equal (o->format, "NV12") ||
           g_str_equal (o->format, "I420")))
     return FALSE;
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)))
-    return TRUE;
-  /* 4:2:0 input shrunk on both axes: scaled as Y, U and V, then converted
-   * (growing pictures are converted to 8-bit RGB first, not covered) */
+  /* 4:2:0 input narrowed, its picture's area shrunk: scaled as Y, U and V,
+   * then converted. Not covered: pictures whose area grows, converted to
+   * 8-bit RGB first, and widened ones, for GstVideoScaler's 2-tap path
+   * (a pixel of margin on each side: picture_size () may be a pixel off
+   * the converter's rectangle) */
   picture_size (geo, &dw, &dh);
-  return dw + 1 < geo->in_w && dh + 1 < geo->in_h;
+  return dw + 1 < geo->in_w &&
+      (gint64) (dw + 1) * (dh + 1) < (gint64) geo->in_w * geo->in_h;
 }
 
 /* 4:2:0 input's U (@k 1) or V (@k 2) upsampled to luma pixel (@x, @y)
@@ -222,11 +231,66 @@ definition_n_taps (const DefinitionAxis * a)
   return a->two_tap ? 2 : (gint) a->resampler.max_taps;
 }
 
-/* Every R, G and B value of @gpu (the kernels' output of @o for @geo from
- * @sys) against the definition above, in 8-bit levels. For 4:2:0 input
- * (definition_applies ()): Y and the upsampled U and V each filtered with
- * the LINEAR taps in double, then the input colorimetry's matrix (Kr, Kb
- * and range as GStreamer gives them), clamped to 0..255. */
+/* @info's colorimetry as a matrix from Y, U and V (@to_rgb) or to them
+ * (@from_rgb), R', G' and B' on the 0..255 scale: Kr, Kb and the range as
+ * GStreamer gives them */
+static inline void
+definition_matrix (const GstVideoInfo * info, gdouble to_rgb[3][4],
+    gdouble from_rgb[3][4])
+{
+  gdouble kr, kb, kg;
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  gint k;
+
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
+    kr = 0.299;
+    kb = 0.114;
+  }
+  kg = 1.0 - kr - kb;
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo,
+      offset, scale);
+  for (k = 0; to_rgb && k < 3; k++) {
+    gdouble cu = k == 1 ? -kb * 2.0 * (1.0 - kb) / kg : k == 2 ?
+        2.0 * (1.0 - kb) : 0.0;
+    gdouble cv = k == 0 ? 2.0 * (1.0 - kr) : k == 1 ?
+        -kr * 2.0 * (1.0 - kr) / kg : 0.0;
+
+    to_rgb[k][0] = 255.0 / scale[0];
+    to_rgb[k][1] = 255.0 * cu / scale[1];
+    to_rgb[k][2] = 255.0 * cv / scale[1];
+    to_rgb[k][3] = -to_rgb[k][0] * offset[0] -
+        (to_rgb[k][1] + to_rgb[k][2]) * 128.0;
+  }
+  if (from_rgb) {
+    gdouble y[3] = { kr, kg, kb };
+
+    /* Y = offset + scale * Y'; U = 128 + scale * (B' - Y') / (2 (1 - Kb)),
+     * V likewise with R' and Kr */
+    for (k = 0; k < 3; k++) {
+      from_rgb[0][k] = scale[0] * y[k] / 255.0;
+      from_rgb[1][k] = scale[1] * ((k == 2) - y[k]) / (2.0 * (1.0 - kb)) /
+          255.0;
+      from_rgb[2][k] = scale[1] * ((k == 0) - y[k]) / (2.0 * (1.0 - kr)) /
+          255.0;
+    }
+    from_rgb[0][3] = offset[0];
+    from_rgb[1][3] = from_rgb[2][3] = 128.0;
+  }
+}
+
+/* Y (@k 0), U or V of R'G'B' @c by @m */
+static inline gdouble
+definition_yuv (const gdouble m[3][4], const gdouble * c, gint k)
+{
+  return CLAMP (m[k][0] * c[0] + m[k][1] * c[1] + m[k][2] * c[2] + m[k][3],
+      0.0, 255.0);
+}
+
+/* Every value of @gpu (the kernels' output of @o for @geo from @sys)
+ * against the definition above, in 8-bit levels: R, G and B, or Y, U and
+ * V for NV12 and I420 output. For 4:2:0 input (definition_applies ()): Y
+ * and the upsampled U and V each filtered with the LINEAR taps in double,
+ * then the input colorimetry's matrix, clamped to 0..255. */
 static inline Difference
 compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     GstBuffer * gpu, const Output * o, const Geometry * geo)
@@ -243,8 +307,9 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
   GstVideoInfo out_info;
   GstMapInfo map;
   Difference d = { 0, };
-  gdouble wx[128], wy[128], to_rgb[3][4] = { {0,}, };
-  gboolean same_rgb, yuv = !GST_VIDEO_INFO_IS_RGB (info);
+  gdouble wx[128], wy[128], to_rgb[3][4] = { {0,}, }, from_rgb[3][4];
+  gdouble *want_rgb;
+  gboolean same_rgb, yuv = !GST_VIDEO_INFO_IS_RGB (info), yuv420_out;
   gboolean h_cosited = FALSE, v_cosited = FALSE;
   gint x, y, k, l, m;
 
@@ -269,45 +334,28 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
    * the 0..255 scale from Y, U and V */
   if (yuv) {
     GstVideoInfo caps_info;
-    gdouble kr, kb, kg;
-    gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
 
     fail_unless (gst_video_info_from_caps (&caps_info, in_caps));
     h_cosited = (GST_VIDEO_INFO_CHROMA_SITE (&caps_info) &
         GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
     v_cosited = (GST_VIDEO_INFO_CHROMA_SITE (&caps_info) &
         GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
-    if (!gst_video_color_matrix_get_Kr_Kb (caps_info.colorimetry.matrix, &kr,
-            &kb)) {
-      kr = 0.299;
-      kb = 0.114;
-    }
-    kg = 1.0 - kr - kb;
-    gst_video_color_range_offsets (caps_info.colorimetry.range,
-        caps_info.finfo, offset, scale);
-    for (k = 0; k < 3; k++) {
-      gdouble cu = k == 1 ? -kb * 2.0 * (1.0 - kb) / kg : k == 2 ?
-          2.0 * (1.0 - kb) : 0.0;
-      gdouble cv = k == 0 ? 2.0 * (1.0 - kr) : k == 1 ?
-          -kr * 2.0 * (1.0 - kr) / kg : 0.0;
-
-      to_rgb[k][0] = 255.0 / scale[0];
-      to_rgb[k][1] = 255.0 * cu / scale[1];
-      to_rgb[k][2] = 255.0 * cv / scale[1];
-      to_rgb[k][3] = -to_rgb[k][0] * offset[0] -
-          (to_rgb[k][1] + to_rgb[k][2]) * 128.0;
-    }
+    definition_matrix (&caps_info, to_rgb, NULL);
   }
 
   fail_unless (gst_video_frame_map (&in_frame, info, sys, GST_MAP_READ));
   if (o->format) {
-    gst_video_info_set_format (&out_info, gst_video_format_from_string
-        (o->format), geo->out_w, geo->out_h);
+    /* the output's caps' colorimetry: the default for its size */
+    fail_unless (gst_video_info_from_caps (&out_info, out_caps));
     fail_unless (gst_video_frame_map (&out_frame, &out_info, gpu,
             GST_MAP_READ));
   } else {
     fail_unless (gst_buffer_map (gpu, &map, GST_MAP_READ));
   }
+  yuv420_out = o->format && GST_VIDEO_INFO_IS_YUV (&out_info);
+  if (yuv420_out)
+    definition_matrix (&out_info, NULL, from_rgb);
+  want_rgb = g_new (gdouble, (gsize) geo->out_w * geo->out_h * 3);
 
   for (y = 0; y < geo->out_h; y++) {
     gboolean row_in = y >= rect.y && y < rect.y + rect.h;
@@ -339,7 +387,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
       }
 
       for (k = 0; k < 3; k++) {
-        gdouble want = 114.0, got, diff;
+        gdouble want = 114.0;
 
         if (inside && yuv) {
           want = CLAMP (to_rgb[k][0] * yuv_sum[0] + to_rgb[k][1] * yuv_sum[1]
@@ -360,8 +408,51 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
             }
           }
         }
+        want_rgb[((gsize) y * geo->out_w + x) * 3 + k] = want;
+      }
+    }
+  }
 
-        if (o->format) {
+  for (y = 0; y < geo->out_h; y++) {
+    for (x = 0; x < geo->out_w; x++) {
+      for (k = 0; k < 3; k++) {
+        const gdouble *c = want_rgb + ((gsize) y * geo->out_w + x) * 3;
+        gdouble want = c[k], got, diff;
+
+        if (yuv420_out) {
+          /* Y of every pixel; U and V of a 2x2 block at its first pixel */
+          gdouble mean[3] = { 0, }, picture[3] = { 0, };
+          gint n = 0, n_picture = 0, bx, by, ch;
+
+          if (k == 0) {
+            want = definition_yuv (from_rgb, c, 0);
+          } else if ((x & 1) || (y & 1)) {
+            continue;
+          } else {
+            for (by = y; by < MIN (y + 2, geo->out_h); by++) {
+              for (bx = x; bx < MIN (x + 2, geo->out_w); bx++) {
+                const gdouble *b = want_rgb +
+                    ((gsize) by * geo->out_w + bx) * 3;
+                gboolean in_pic = bx >= rect.x && bx < rect.x + rect.w &&
+                    by >= rect.y && by < rect.y + rect.h;
+
+                for (ch = 0; ch < 3; ch++) {
+                  mean[ch] += b[ch];
+                  picture[ch] += in_pic ? b[ch] : 0.0;
+                }
+                n++;
+                n_picture += in_pic;
+              }
+            }
+            for (ch = 0; ch < 3; ch++)
+              mean[ch] = n_picture > 0 && n_picture < n ?
+                  picture[ch] / n_picture : mean[ch] / n;
+            want = definition_yuv (from_rgb, mean, k);
+          }
+          got = ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&out_frame, k))
+              [(k ? y / 2 : y) * GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, k) +
+              (k ? x / 2 : x) * GST_VIDEO_FRAME_COMP_PSTRIDE (&out_frame, k)];
+        } else if (o->format) {
           got = ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&out_frame, k))
               [y * GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, k) +
               x * GST_VIDEO_FRAME_COMP_PSTRIDE (&out_frame, k)];
@@ -390,11 +481,13 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
         }
         diff = fabs (got - want);
         if (diff > d.levels || !d.where[0])
-          note_difference (&d, diff, "definition", x, y, k, want, got);
+          note_difference (&d, diff, yuv420_out ? (k == 0 ? "Y" : k == 1 ?
+                  "U" : "V") : "definition", x, y, k, want, got);
       }
     }
   }
 
+  g_free (want_rgb);
   if (o->format)
     gst_video_frame_unmap (&out_frame);
   else

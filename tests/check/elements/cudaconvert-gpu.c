@@ -546,8 +546,9 @@ random_size (GRand * rand, gint lo, gint hi)
 
 /* Sizes, inputs and outputs drawn at random from a fixed seed (a failure
  * names its case, and the same seed runs it again; CUDACACHE_TEST_SEED
- * draws others), every value compared: RGB-family input, and 4:2:0 input
- * shrunk, to packed RGB or a tensor with the definition
+ * draws others), every value compared: RGB-family input to any output,
+ * and 4:2:0 input narrowed to a smaller picture, to packed RGB or a
+ * tensor, with the definition
  * (compare_with_definition ()), the rest with the CPU path as above. Every
  * other case is the direct kernels' own: NV12 or I420 to packed RGB or a
  * tensor, shrunk by up to 3.5x, with windows of 6 taps or 8; 4:2:0 input
@@ -626,9 +627,9 @@ GST_START_TEST (test_random_geometries_match_cpu)
 
   g_print ("random geometries (seed %u): %u conversions (%u the direct "
       "kernels' kind), %u over tolerance; against the CPU path worst %.3f "
-      "levels; %u held to the definition (RGB-family input, and 4:2:0 input "
-      "shrunk, to RGB or a tensor): kernels worst %.3f levels, the CPU path "
-      "%.3f off it (%.1f s in "
+      "levels; %u held to the definition (RGB-family input to any output, "
+      "and 4:2:0 input narrowed, to RGB or a tensor): kernels worst %.3f "
+      "levels, the CPU path %.3f off it (%.1f s in "
       "the CPU path's element, %.1f s in the CUDA one's)\n", seed,
       RANDOM_CASES, direct_cases, failures, worst, definition_cases,
       worst_definition, cpu_worst_definition, cpu_us / 1e6, gpu_us / 1e6);

@@ -667,7 +667,7 @@ cpu_path_convert (GstBuffer * in, const GstVideoInfo * info, const Output * o,
 GST_START_TEST (test_definition_near_cpu_path)
 {
   static const Output outs[] = {
-    {"RGBA",}, {"BGR",},
+    {"RGBA",}, {"BGR",}, {"NV12",}, {"I420",},
     {NULL, "float32", "NCHW", "rgb", TRUE},
     {NULL, "float16", "NCHW", "bgr", TRUE},
     {NULL, "uint8", "NHWC", "rgb", FALSE},
@@ -693,14 +693,23 @@ GST_START_TEST (test_definition_near_cpu_path)
       sys = cudacache_make_picture (ins[i], geos[g].in_w, geos[g].in_h, &info);
       for (j = 0; j < G_N_ELEMENTS (outs); j++) {
         gboolean rgb = GST_VIDEO_INFO_IS_RGB (&info);
+        gboolean yuv420 = outs[j].format && (g_str_equal (outs[j].format,
+                "NV12") || g_str_equal (outs[j].format, "I420"));
         GstBuffer *out;
         Difference d;
 
         if (!definition_applies (ins[i], &outs[j], &geos[g]))
           continue;
+        /* GstVideoConverter's last chroma row of 199x147, an odd height
+         * that its threads slice, is up to 14 levels off its pixels' mean
+         * (here V 40 where the row's mean gives 54); the kernels' is the
+         * mean */
+        if (yuv420 && geos[g].out_h == 147)
+          continue;
         out = cpu_path_convert (sys, &info, &outs[j], &geos[g]);
         d = compare_with_definition (sys, &info, out, &outs[j], &geos[g]);
-        fail_unless (d.levels <= (rgb ? 2.0 : 8.0), "%dx%d %s -> %dx%d %s: "
+        fail_unless (d.levels <= (rgb ? (yuv420 ? 2.5 : 2.0) : 8.0),
+            "%dx%d %s -> %dx%d %s: "
             "the CPU path is %.3f levels off the definition at %s",
             geos[g].in_w, geos[g].in_h, GST_VIDEO_INFO_NAME (&info),
             geos[g].out_w, geos[g].out_h, outs[j].format ? outs[j].format :
@@ -711,8 +720,10 @@ GST_START_TEST (test_definition_near_cpu_path)
       gst_buffer_unref (sys);
     }
   }
-  /* the 4:2:0 input grown (31x23 to 64x48) is not a case of it */
-  fail_unless (checked >= 100, "only %u conversions checked", checked);
+  /* the 4:2:0 input grown (31x23 to 64x48) is not a case of it; RGB-family
+   * input to NV12 and I420 is, with 8-bit passes that round RGB before
+   * the matrix (2.24 levels of Y seen, 31x23 to 64x48) */
+  fail_unless (checked >= 120, "only %u conversions checked", checked);
 }
 
 GST_END_TEST;
