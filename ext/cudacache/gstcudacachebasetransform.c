@@ -827,14 +827,31 @@ kept_pools_promote (KeptPools * kept, guint index)
   kept->pools[0] = pool;
 }
 
+/* Sets *@reason, where given, to @before, @caps and @after, for the user;
+ * takes @before */
+static void
+set_refusal (gchar ** reason, gchar * before, GstCaps * caps,
+    const gchar * after)
+{
+  gchar *caps_str;
+
+  if (reason) {
+    caps_str = gst_caps_to_string (caps);
+    *reason = g_strconcat (before, caps_str, after, NULL);
+    g_free (caps_str);
+  }
+  g_free (before);
+}
+
 /* Returns: (transfer full) (nullable): one of the element's kept pools for
  * @side, configured for @caps (a new one only when every kept pool still
  * has buffers out), or %NULL if @caps are not a frame or a tensor or the
- * pool refuses them; @size: its buffers' size, as the pool settled it */
+ * pool refuses them, with why in *@reason where given; @size: its
+ * buffers' size, as the pool settled it */
 static GstBufferPool *
 gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
     guint side, GstCaps * caps, guint min_buffers, guint max_buffers,
-    guint * size)
+    guint * size, gchar ** reason)
 {
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
   gsize frame_size = caps_frame_size (caps);
@@ -846,10 +863,18 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
   if (frame_size == 0 || frame_size > G_MAXUINT) {
     GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT
         " (a frame of %" G_GSIZE_FORMAT " bytes)", caps, frame_size);
+    if (frame_size == 0)
+      set_refusal (reason, g_strdup (""), caps, " describe no frame or tensor");
+    else
+      set_refusal (reason, g_strdup_printf ("a buffer of %" G_GSIZE_FORMAT
+              " bytes (", frame_size), caps, ") is beyond the 4 GiB a "
+          "GstBufferPool's buffers can hold");
     return NULL;
   }
-  if (cuda_memory && !self->context)
+  if (cuda_memory && !self->context) {
+    set_refusal (reason, g_strdup ("no CUDA context for "), caps, "");
     return NULL;
+  }
 
   g_mutex_lock (&self->priv->pools_lock);
   kept = &self->priv->kept[side][cuda_memory];
@@ -902,6 +927,8 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
             side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
             size)) {
       GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
+      set_refusal (reason, g_strdup ("the cache's pool refused "), caps,
+          " (see the cudacache* debug categories)");
       gst_clear_object (&pool);
     } else {
       /* the least recently used pool, whose buffers are still out, goes */
@@ -935,10 +962,11 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
   return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);
 }
 
+/* @reason: where there is no pool, why (where given) */
 static GstBufferPool *
 gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
     guint side, GstQuery * query, guint * size, guint * min_buffers,
-    guint * max_buffers, gboolean * from_downstream)
+    guint * max_buffers, gboolean * from_downstream, gchar ** reason)
 {
   GstBufferPool *pool = NULL;
   GstCaps *caps;
@@ -946,8 +974,11 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
   *size = *min_buffers = *max_buffers = 0;
   *from_downstream = FALSE;
   gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps)
+  if (!caps) {
+    if (reason)
+      *reason = g_strdup ("the allocation query carries no caps");
     return NULL;
+  }
 
   if (gst_query_get_n_allocation_pools (query) > 0) {
     gst_query_parse_nth_allocation_pool (query, 0, &pool, size, min_buffers,
@@ -961,35 +992,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
   }
 
   return gst_cuda_cache_base_transform_kept_pool (self, side, caps,
-      *min_buffers, *max_buffers, size);
-}
-
-/* Why no pool serves @caps, for the user: (transfer full) */
-static gchar *
-pool_refusal (GstCudaCacheBaseTransform * self, GstCaps * caps)
-{
-  gchar *caps_str, *reason;
-  gsize frame_size;
-
-  if (!caps)
-    return g_strdup ("the allocation query carries no caps");
-
-  caps_str = gst_caps_to_string (caps);
-  frame_size = caps_frame_size (caps);
-  if (frame_size == 0)
-    reason = g_strdup_printf ("%s describe no frame or tensor", caps_str);
-  else if (frame_size > G_MAXUINT)
-    reason = g_strdup_printf ("a buffer of %" G_GSIZE_FORMAT " bytes (%s) is "
-        "beyond the 4 GiB a GstBufferPool's buffers can hold", frame_size,
-        caps_str);
-  else if (gst_cuda_cache_caps_are_cuda (caps) && !self->context)
-    reason = g_strdup_printf ("no CUDA context for %s", caps_str);
-  else
-    reason = g_strdup_printf ("the cache's pool refused %s (see the "
-        "cudacache* debug categories)", caps_str);
-  g_free (caps_str);
-
-  return reason;
+      *min_buffers, *max_buffers, size, reason);
 }
 
 /* For decide_allocation: the first pool of @query if it hands out memory
@@ -1004,17 +1007,8 @@ gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
     gboolean * from_downstream, gchar ** reason)
 {
-  GstBufferPool *pool;
-  GstCaps *caps;
-
-  pool = gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
-      size, min_buffers, max_buffers, from_downstream);
-  if (!pool && reason) {
-    gst_query_parse_allocation (query, &caps, NULL);
-    *reason = pool_refusal (self, caps);
-  }
-
-  return pool;
+  return gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
+      size, min_buffers, max_buffers, from_downstream, reason);
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */
@@ -1078,7 +1072,7 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
   gboolean from_downstream;
 
   pool = gst_cuda_cache_base_transform_find_pool (base, SIDE_PROPOSED, query,
-      &size, &min_buffers, &max_buffers, &from_downstream);
+      &size, &min_buffers, &max_buffers, &from_downstream, NULL);
   if (!pool) {
     GST_DEBUG_OBJECT (base, "no cache pool for %" GST_PTR_FORMAT, query);
     return gst_query_get_n_allocation_pools (query) > 0;
