@@ -5,7 +5,9 @@
  * @title: cudacacheconvert
  *
  * Converts, scales (bilinear) and packs frames: NV12, I420, RGBA, BGRA,
- * RGBx, BGRx, RGB and BGR in; the same formats out, or a packed tensor
+ * RGBx, BGRx, RGB and BGR in, and the 10 and 16-bit 4:2:0 frames of
+ * decoders (P010_10LE, P016_LE: converted as the 8-bit NV12 frame they
+ * round to); the 8-bit formats out, or a packed tensor
  * (`other/tensors`: uint8, float16 or float32; NCHW or NHWC; RGB or BGR
  * channel order) normalised as `value * scale / std - mean / std` per
  * channel. With `letterbox` the picture keeps its aspect ratio and the rest
@@ -62,18 +64,22 @@ enum
 #define DEFAULT_STD GST_CUDA_CACHE_CONVERTER_DEFAULT_STD
 
 #define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
+  "P010_10LE, P016_LE }"
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
 
-#define SINK_CAPS \
+#define VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      CONVERT_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS)
+      formats) "; " \
+  GST_VIDEO_CAPS_MAKE (formats)
+
+#define SINK_CAPS VIDEO_CAPS (CONVERT_IN_FORMATS)
 
 #define TENSOR_CAPS(features) \
   GST_CUDA_CACHE_TENSOR_CAPS_NAME features ", format = (string) static, " \
       "num_tensors = (int) 1, types = (string) " CONVERT_TYPES
 
-#define SRC_CAPS SINK_CAPS "; " \
+#define SRC_CAPS VIDEO_CAPS (CONVERT_FORMATS) "; " \
   TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
   TENSOR_CAPS ("")
 
@@ -356,8 +362,10 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     const GstStructure *s = gst_caps_get_structure (caps, i);
     GstCapsFeatures *features = gst_caps_get_features (caps, i);
     const GValue *framerate = gst_structure_get_value (s, "framerate");
-    GstStructure *video = gst_structure_from_string ("video/x-raw, format = "
-        "(string) " CONVERT_FORMATS, NULL);
+    /* 16-bit 4:2:0 comes in only */
+    GstStructure *video = gst_structure_from_string (direction ==
+        GST_PAD_SINK ? "video/x-raw, format = (string) " CONVERT_FORMATS :
+        "video/x-raw, format = (string) " CONVERT_IN_FORMATS, NULL);
 
     /* any size, any of our formats, in the same memory */
     gst_structure_set (video, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,

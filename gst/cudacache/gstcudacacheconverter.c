@@ -107,6 +107,8 @@ struct _GstCudaCacheConverter
   /* its conversions' completion signal, made with it; NULL: wait for the
    * stream */
   GstCudaCacheKernelDone *done;
+  /* 16-bit input's 8-bit copy, made with the first such caps */
+  GstCudaCacheNarrowed *narrowed;
 };
 
 #define gst_cuda_cache_converter_parent_class parent_class
@@ -185,6 +187,7 @@ gst_cuda_cache_converter_finalize (GObject * object)
   g_clear_pointer (&self->cpu, cpu_path_free);
   g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
   g_clear_pointer (&self->done, gst_cuda_cache_kernel_done_free);
+  g_clear_pointer (&self->narrowed, gst_cuda_cache_narrowed_free);
   g_clear_pointer (&self->kernels, gst_cuda_cache_kernels_free);
   gst_cuda_cache_compat_stream_clear (&self->stream);
   gst_clear_object (&self->context);
@@ -281,10 +284,28 @@ invalid_field:
 
 /* Caps */
 
+/* The bits of 16-bit 4:2:0 input's samples (P010_10LE, P016_LE: NV12's
+ * planes, the bits at the top; the formats GStreamer 1.22's CUDA memory
+ * lays out), else 0 */
+static gint
+input_depth (const GstVideoInfo * info)
+{
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+      return GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+    default:
+      return 0;
+  }
+}
+
 static gboolean
-format_supported (GstVideoFormat format)
+format_supported (GstVideoFormat format, gboolean input)
 {
   switch (format) {
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+      return input;
     case GST_VIDEO_FORMAT_NV12:
     case GST_VIDEO_FORMAT_I420:
     case GST_VIDEO_FORMAT_RGBA:
@@ -310,10 +331,13 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
         GST_PTR_FORMAT, side, caps);
     return FALSE;
   }
-  if (!format_supported (GST_VIDEO_INFO_FORMAT (info))) {
+  if (!format_supported (GST_VIDEO_INFO_FORMAT (info),
+          g_str_equal (side, "input"))) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "%s format %s is not one the converter takes (NV12, I420, RGBA, "
-        "BGRA, RGBx, BGRx, RGB, BGR)", side, GST_VIDEO_INFO_NAME (info));
+        "%s format %s is not one the converter %s (NV12, I420, RGBA, "
+        "BGRA, RGBx, BGRx, RGB, BGR%s)", side, GST_VIDEO_INFO_NAME (info),
+        g_str_equal (side, "input") ? "takes" : "makes",
+        g_str_equal (side, "input") ? "; P010_10LE, P016_LE" : "");
     return FALSE;
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (info)) {
@@ -519,7 +543,9 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
     p->out_format = GST_VIDEO_INFO_FORMAT (&caps->out_info);
   }
 
-  p->in_format = GST_VIDEO_INFO_FORMAT (in);
+  /* 16-bit input is converted as the 8-bit NV12 frame it narrows to */
+  p->in_format = input_depth (in) ? GST_VIDEO_FORMAT_NV12 :
+      GST_VIDEO_INFO_FORMAT (in);
   p->in_width = GST_VIDEO_INFO_WIDTH (in);
   p->in_height = GST_VIDEO_INFO_HEIGHT (in);
   p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
@@ -546,8 +572,15 @@ params_compute (GstCudaCacheConvertParams * p, const ConverterCaps * caps,
     p->fill[i] = options->fill_value;
 
   /* the kernels read each matrix only for YUV on its side */
-  if (GST_VIDEO_INFO_IS_YUV (in))
+  if (input_depth (in)) {
+    /* the range's offsets and scales of 8-bit samples */
+    GstVideoInfo narrowed = *in;
+
+    narrowed.finfo = gst_video_format_get_info (GST_VIDEO_FORMAT_NV12);
+    yuv_to_rgb_matrix (&narrowed, p->yuv_to_rgb);
+  } else if (GST_VIDEO_INFO_IS_YUV (in)) {
     yuv_to_rgb_matrix (in, p->yuv_to_rgb);
+  }
   if (!caps->tensor_out && GST_VIDEO_INFO_IS_YUV (&caps->out_info))
     rgb_to_yuv_matrix (&caps->out_info, p->rgb_to_yuv);
 
@@ -644,8 +677,8 @@ cpu_needs_upsample (const GstVideoInfo * in,
 {
   GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
 
-  return (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420) &&
-      p->dest_height != GST_VIDEO_INFO_HEIGHT (in);
+  return (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420 ||
+      input_depth (in) > 0) && p->dest_height != GST_VIDEO_INFO_HEIGHT (in);
 }
 
 /* The AYUV frame the first of the two steps upsamples @in to: its size,
@@ -1021,6 +1054,21 @@ gst_cuda_cache_converter_setup_cuda (GstCudaCacheConverter * self,
         "a tensor" : GST_VIDEO_INFO_NAME (&self->caps.out_info));
     return FALSE;
   }
+  /* 16-bit input's 8-bit copy: its room now, so that a device without it
+   * refuses the caps rather than the first frame */
+  if (input_depth (&self->caps.in_info)) {
+    if (!self->narrowed)
+      self->narrowed = gst_cuda_cache_narrowed_new (self->kernels);
+    if (!gst_cuda_cache_narrowed_reserve (self->narrowed,
+            self->params.in_width, self->params.in_height)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "no device memory for the 8-bit copy of %dx%d %s input",
+          self->params.in_width, self->params.in_height,
+          GST_VIDEO_INFO_NAME (&self->caps.in_info));
+      gst_cuda_cache_kernel_plan_free (plan);
+      return FALSE;
+    }
+  }
   g_clear_pointer (&self->plan, gst_cuda_cache_kernel_plan_free);
   self->plan = plan;
 
@@ -1114,7 +1162,7 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
   GstMapInfo map;
   GstCudaCacheStream *out_stream = NULL;
   GstCudaCacheKernelDone *done = NULL;
-  gboolean own_stream = stream == NULL, ok;
+  gboolean own_stream = stream == NULL, narrowed, ok;
   guint i;
 
   if (!self->context) {
@@ -1178,14 +1226,23 @@ gst_cuda_cache_converter_convert_cuda (GstCudaCacheConverter * self,
     }
   }
 
-  ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
-      out_data, out_stride, stream, done);
+  /* 16-bit input: its 8-bit copy is what the plan converts */
+  narrowed = input_depth (&self->caps.in_info) > 0;
+  ok = !narrowed || gst_cuda_cache_narrowed_launch (self->narrowed,
+      in_data, in_stride, p->in_width, p->in_height,
+      input_depth (&self->caps.in_info), stream, in_data, in_stride);
+  if (ok)
+    ok = gst_cuda_cache_kernel_plan_launch (self->plan, in_data, in_stride,
+        out_data, out_stride, stream, done);
   /* memory that carries no stream (all of 1.22's) says nothing of pending
    * work: whoever reads it next must find the frame written, so the
    * converter's own conversion is waited for here, by its signal where it
-   * has one */
+   * has one; so is any conversion of 16-bit input, whose 8-bit copy the
+   * next frame reuses */
   if (ok && own_stream && !out_stream)
     ok = gst_cuda_cache_kernels_wait (self->kernels, stream, done);
+  else if (ok && narrowed)
+    ok = gst_cuda_cache_kernels_wait (self->kernels, stream, NULL);
 
   if (self->caps.tensor_out)
     gst_buffer_unmap (outbuf, &map);
@@ -1544,7 +1601,9 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
  * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, or else on @converter's own
  * non-blocking stream, waiting for the conversion before returning. Input
  * memory written on another stream and not yet waited for is waited for
- * first.
+ * first. 16-bit input (P010_10LE, P016_LE) is converted as the 8-bit NV12
+ * frame it rounds to, which the converter keeps: its conversion is waited
+ * for before returning, whatever the stream.
  * System memory is converted on the CPU.
  *
  * Returns: %TRUE on success

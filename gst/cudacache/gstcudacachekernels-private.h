@@ -160,6 +160,38 @@ gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 
+/* 16-bit 4:2:0 input (P010_10LE, P016_LE: NV12's planes, each
+ * sample's bits at the top of 16) is converted as the 8-bit NV12 frame it
+ * narrows to: each sample's bits repeated down to 16, as GStreamer
+ * unpacks them, then scaled by 255 / 65535 and rounded (a frame widened
+ * from 8 bits gives its samples back). A narrowed frame is kept in device
+ * memory that grows with the frames and is freed with it; it borrows
+ * @kernels: free it before them. */
+typedef struct _GstCudaCacheNarrowed GstCudaCacheNarrowed;
+
+G_GNUC_INTERNAL
+GstCudaCacheNarrowed *gst_cuda_cache_narrowed_new (GstCudaCacheKernels *
+    kernels);
+
+/* Room for a @width x @height frame, allocated now (FALSE, logged, where
+ * the device has none) */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_narrowed_reserve (GstCudaCacheNarrowed * narrowed,
+    gint width, gint height);
+
+/* Launches the narrowing of the frame at @src (its luma and chroma planes)
+ * of @depth bits on @stream and gives the NV12 frame's planes in @data and
+ * @stride, for a plan of NV12 input launched next on @stream. The caller
+ * waits for that conversion before the next narrowing: the frame is
+ * reused. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * narrowed,
+    const guintptr src[2], const gint src_stride[2], gint width, gint height,
+    gint depth, CUstream stream, guintptr data[3], gint stride[3]);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_narrowed_free (GstCudaCacheNarrowed * narrowed);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_KERNELS_PRIVATE_H__ */

@@ -112,6 +112,7 @@ struct _GstCudaCacheKernels
   /* NV12 and I420 to packed RGB and tensors only, else NULL; [0] with
    * windows of CONVERT_FIXED_TAPS taps, [1] of CONVERT_DIRECT_NARROW_TAPS */
   CUfunction direct[2][N_IN_KINDS][N_OUT_KINDS];
+  CUfunction narrow;            /* 16-bit 4:2:0 to NV12 */
   TapArena *arena;              /* the current one */
   /* the last RECENT_PLANS plans made, newest first, each with a reference:
    * caps that switch back and forth find theirs made */
@@ -1001,6 +1002,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
   CUfunction tile[N_IN_KINDS][N_OUT_KINDS];
   CUfunction generic[N_IN_KINDS][N_OUT_KINDS];
   CUfunction direct[2][N_IN_KINDS][N_OUT_KINDS] = { {{NULL,},}, };
+  CUfunction narrow = NULL;
   CUmodule module = NULL;
   gboolean ok;
   guint i, o, w;
@@ -1045,6 +1047,12 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
       }
     }
   }
+  if (ok) {
+    ok = gst_cuda_result (CuModuleGetFunction (&narrow, module,
+            "gst_cuda_cache_narrow_16"));
+    if (!ok)
+      GST_ERROR ("the module lacks gst_cuda_cache_narrow_16");
+  }
   if (!ok && module)
     CuModuleUnload (module);
 
@@ -1063,6 +1071,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
   memcpy (self->tile, tile, sizeof (tile));
   memcpy (self->generic, generic, sizeof (generic));
   memcpy (self->direct, direct, sizeof (direct));
+  self->narrow = narrow;
 
   GST_DEBUG_OBJECT (context, "loaded the kernels (a fatbin of %"
       G_GSIZE_FORMAT " bytes)", gst_cuda_cache_kernels_fatbin_len);
@@ -1499,4 +1508,155 @@ gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
   }
 #endif
   g_free (plan);
+}
+
+/* ---- 16-bit 4:2:0 input ------------------------------------------------ */
+
+#ifdef HAVE_CUDA_KERNELS
+#define NARROW_THREADS 256
+
+struct _GstCudaCacheNarrowed
+{
+  GstCudaCacheKernels *kernels;
+  CUdeviceptr data;             /* luma rows, then chroma rows, at pitch */
+  gsize pitch;
+  gsize bytes;
+};
+#endif
+
+GstCudaCacheNarrowed *
+gst_cuda_cache_narrowed_new (GstCudaCacheKernels * kernels)
+{
+#ifdef HAVE_CUDA_KERNELS
+  GstCudaCacheNarrowed *n;
+
+  g_return_val_if_fail (kernels != NULL, NULL);
+
+  n = g_new0 (GstCudaCacheNarrowed, 1);
+  n->kernels = kernels;
+
+  return n;
+#else
+  g_return_val_if_reached (NULL);
+#endif
+}
+
+gboolean
+gst_cuda_cache_narrowed_reserve (GstCudaCacheNarrowed * n, gint width,
+    gint height)
+{
+#ifdef HAVE_CUDA_KERNELS
+  GstCudaContext *context;
+  gsize row_bytes, rows, pitch = 0;
+  CUdeviceptr data = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (n != NULL, FALSE);
+  g_return_val_if_fail (width > 0 && height > 0, FALSE);
+
+  row_bytes = 2 * (((gsize) width + 1) / 2);
+  rows = (gsize) height + ((gsize) height + 1) / 2;
+  if (n->data && row_bytes <= n->pitch && rows * n->pitch <= n->bytes)
+    return TRUE;
+
+  context = n->kernels->context;
+  if (!gst_cuda_context_push (context)) {
+    GST_ERROR_OBJECT (context, "could not push the CUDA context");
+    return FALSE;
+  }
+  /* the old frame's last reader is done before it goes */
+  if (n->data) {
+    gst_cuda_result (CuMemFree (n->data));
+    n->data = 0;
+    n->pitch = n->bytes = 0;
+  }
+  ok = gst_cuda_result (CuMemAllocPitch (&data, &pitch, row_bytes, rows, 16));
+  gst_cuda_context_pop (NULL);
+  if (!ok) {
+    GST_WARNING_OBJECT (context, "could not allocate %" G_GSIZE_FORMAT
+        " rows of %" G_GSIZE_FORMAT " bytes", rows, row_bytes);
+    return FALSE;
+  }
+  n->data = data;
+  n->pitch = pitch;
+  n->bytes = pitch * rows;
+
+  return TRUE;
+#else
+  g_return_val_if_reached (FALSE);
+#endif
+}
+
+gboolean
+gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * n,
+    const guintptr src[2], const gint src_stride[2], gint width, gint height,
+    gint depth, CUstream stream, guintptr data[3], gint stride[3])
+{
+#ifdef HAVE_CUDA_KERNELS
+  GstCudaContext *context;
+  CUdeviceptr dst_y, dst_uv;
+  gint src_y_stride = src_stride[0], src_uv_stride = src_stride[1];
+  gint pitch, chroma_w = 2 * ((width + 1) / 2);
+  void *args[] = { (void *) &src[0], &src_y_stride, (void *) &src[1],
+    &src_uv_stride, &dst_y, &pitch, &dst_uv, &pitch, &width, &height, &depth
+  };
+  gboolean ok;
+
+  g_return_val_if_fail (n != NULL, FALSE);
+  g_return_val_if_fail (depth > 8 && depth <= 16, FALSE);
+
+  if (!gst_cuda_cache_narrowed_reserve (n, width, height))
+    return FALSE;
+  if (n->pitch > G_MAXINT) {
+    GST_ERROR ("a pitch of %" G_GSIZE_FORMAT " bytes", n->pitch);
+    return FALSE;
+  }
+  pitch = (gint) n->pitch;
+  dst_y = n->data;
+  dst_uv = n->data + (CUdeviceptr) height *n->pitch;
+
+  context = n->kernels->context;
+  if (!gst_cuda_context_push (context)) {
+    GST_ERROR_OBJECT (context, "could not push the CUDA context");
+    return FALSE;
+  }
+  ok = gst_cuda_result (CuLaunchKernel (n->kernels->narrow,
+          (chroma_w + NARROW_THREADS - 1) / NARROW_THREADS,
+          height + (height + 1) / 2, 1, NARROW_THREADS, 1, 1, 0, stream,
+          args, NULL));
+  gst_cuda_context_pop (NULL);
+  if (!ok)
+    return FALSE;
+
+  data[0] = (guintptr) dst_y;
+  data[1] = (guintptr) dst_uv;
+  data[2] = 0;
+  stride[0] = stride[1] = pitch;
+  stride[2] = 0;
+
+  return TRUE;
+#else
+  g_return_val_if_reached (FALSE);
+#endif
+}
+
+void
+gst_cuda_cache_narrowed_free (GstCudaCacheNarrowed * n)
+{
+#ifdef HAVE_CUDA_KERNELS
+  if (!n)
+    return;
+
+  if (n->data) {
+    /* cuMemFree waits for the device: no conversion still reads it */
+    if (gst_cuda_context_push (n->kernels->context)) {
+      gst_cuda_result (CuMemFree (n->data));
+      gst_cuda_context_pop (NULL);
+    } else {
+      GST_ERROR_OBJECT (n->kernels->context, "could not push the CUDA "
+          "context: leaking %" G_GSIZE_FORMAT " bytes", n->bytes);
+    }
+  }
+  g_free (n);
+#endif
 }

@@ -101,6 +101,98 @@ note_difference (Difference * d, gdouble levels, const gchar * plane, gint x,
       "%g, kernels %g)", plane, x, y, c, reference, gpu);
 }
 
+/* Every value of two outputs of @o, @w x @h, compared (@cpu the
+ * reference's, @gpu the kernels'; @scaled: alpha is then left out) */
+static inline Difference
+compare_outputs (GstBuffer * cpu, GstBuffer * gpu, const Output * o, gint w,
+    gint h, gboolean scaled)
+{
+  gchar *caps_str = output_caps (o, w, h, FALSE);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  Difference d = { 0, };
+
+  if (!o->format) {
+    gboolean nchw = g_str_equal (o->layout, "NCHW");
+    gboolean bgr = g_str_equal (o->order, "bgr");
+    GstMapInfo a, b;
+    gsize n = (gsize) w * h * 3, i;
+
+    fail_unless (gst_buffer_map (cpu, &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (gpu, &b, GST_MAP_READ));
+    for (i = 0; i < n; i++) {
+      gint k = nchw ? i / ((gsize) w * h) : i % 3;
+      gsize pixel = nchw ? i % ((gsize) w * h) : i / 3;
+      /* one level of the channel this value holds */
+      gdouble level = o->normalise ?
+          1.0 / 255.0 / imagenet_std[bgr ? 2 - k : k] : 1.0;
+      gdouble va, vb, diff;
+
+      switch (o->dtype[5]) {
+        case '1':              /* float16 */
+          va = half_to_float (((guint16 *) a.data)[i]);
+          vb = half_to_float (((guint16 *) b.data)[i]);
+          break;
+        case '3':              /* float32 */
+          va = ((gfloat *) a.data)[i];
+          vb = ((gfloat *) b.data)[i];
+          break;
+        default:               /* uint8 */
+          va = a.data[i];
+          vb = b.data[i];
+          break;
+      }
+      diff = isnan (va - vb) ? G_MAXDOUBLE : fabs (va - vb) / level;
+      if (diff > d.levels || !d.where[0])
+        note_difference (&d, diff, "tensor", pixel % w, pixel / w, k, va, vb);
+    }
+    gst_buffer_unmap (gpu, &b);
+    gst_buffer_unmap (cpu, &a);
+  } else {
+    GstVideoInfo info;
+    GstVideoFrame a, b;
+    guint p, x, y;
+    /* RGBx/BGRx padding carries nothing; the kernels write alpha 255
+     * (the pictures here are opaque), GstVideoConverter scales alpha with
+     * fixed-point taps (247 after 128 of them): alpha is checked only
+     * unscaled */
+    gboolean padded = g_str_has_suffix (o->format, "x") ||
+        (g_str_has_suffix (o->format, "A") && scaled);
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    fail_unless (gst_video_frame_map (&a, &info, cpu, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&b, &info, gpu, GST_MAP_READ));
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&a, p);
+      guint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&a, p);
+      guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&a, p) * pstride;
+      const gchar *names[] = { "plane 0", "plane 1", "plane 2" };
+
+      for (y = 0; y < rows; y++) {
+        const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p);
+        const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, p) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p);
+
+        for (x = 0; x < bytes; x++) {
+          gdouble diff = fabs ((gdouble) ra[x] - rb[x]);
+
+          if (padded && x % 4 == 3)
+            continue;
+          if (diff > d.levels || !d.where[0])
+            note_difference (&d, diff, names[p], x / pstride, y, x % pstride,
+                ra[x], rb[x]);
+        }
+      }
+    }
+    gst_video_frame_unmap (&b);
+    gst_video_frame_unmap (&a);
+  }
+  gst_caps_unref (caps);
+  g_free (caps_str);
+
+  return d;
+}
+
 /* The picture's size in @geo's output: letterboxed, one side is smaller
  * than the output's (the converter's own rectangle may differ by a pixel
  * of rounding and 4:2:0 alignment). */

@@ -60,4 +60,45 @@ cudacache_make_picture (GstVideoFormat format, gint width, gint height,
   return buf;
 }
 
+/* @nv12 (an NV12 frame of @nv12_info) widened to 16-bit 4:2:0 @format
+ * (P010_10LE or P016_LE): each sample v as round (v * (2^depth -
+ * 1) / 255) at the top of 16 bits, which the converter narrows back to v
+ * exactly; in @info its layout. */
+static inline GstBuffer *
+cudacache_widen_picture (GstBuffer * nv12, const GstVideoInfo * nv12_info,
+    GstVideoFormat format, GstVideoInfo * info)
+{
+  gint w = GST_VIDEO_INFO_WIDTH (nv12_info), h = GST_VIDEO_INFO_HEIGHT
+      (nv12_info);
+  GstVideoFrame src, dst;
+  GstBuffer *buf;
+  guint32 top;
+  gint p, x, y, depth;
+
+  gst_video_info_set_format (info, format, w, h);
+  depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+  top = (1u << depth) - 1;
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  fail_unless (gst_video_frame_map (&src, nv12_info, nv12, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, info, buf, GST_MAP_WRITE));
+  for (p = 0; p < 2; p++) {
+    gint rows = p ? (h + 1) / 2 : h, n = p ? 2 * ((w + 1) / 2) : w;
+
+    for (y = 0; y < rows; y++) {
+      const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&src,
+          p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&src, p);
+      guint8 *d = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&dst, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&dst, p);
+
+      for (x = 0; x < n; x++)
+        GST_WRITE_UINT16_LE (d + 2 * x, ((s[x] * top * 2 + 255) / 510) <<
+            (16 - depth));
+    }
+  }
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+
+  return buf;
+}
+
 #endif /* __CUDACACHE_PICTURE_H__ */

@@ -1507,3 +1507,43 @@ CONVERT_KERNELS_IN (nv12, IN_NV12)
 CONVERT_KERNELS_IN (i420, IN_I420)
 CONVERT_KERNELS_IN (rgb4, IN_RGB4)
 CONVERT_KERNELS_IN (rgb3, IN_RGB3)
+
+/* ---- 16-bit 4:2:0 input ------------------------------------------------- */
+
+#define NARROW_THREADS 256
+
+/* P010 and P016 (NV12's planes, 16-bit samples holding @depth bits
+ * at the top) to an 8-bit NV12 frame, which the kernels above convert:
+ * each sample's bits repeated down to 16, as GStreamer unpacks them, then
+ * scaled by 255 / 65535 and rounded, so that a frame widened from 8 bits
+ * gives its 8-bit samples back. Block row r narrows luma row r, and rows
+ * past @height the chroma rows. */
+extern "C" __global__ void __launch_bounds__ (NARROW_THREADS)
+gst_cuda_cache_narrow_16 (const unsigned char *src_y, int src_y_stride,
+    const unsigned char *src_uv, int src_uv_stride, unsigned char *dst_y,
+    int dst_y_stride, unsigned char *dst_uv, int dst_uv_stride, int width,
+    int height, int depth)
+{
+  int x = blockIdx.x * NARROW_THREADS + threadIdx.x;
+  int row = blockIdx.y;
+  const unsigned short *s;
+  unsigned char *d;
+  unsigned int v;
+  int n;
+
+  if (row < height) {
+    s = (const unsigned short *) (src_y + (long long) row * src_y_stride);
+    d = dst_y + (long long) row * dst_y_stride;
+    n = width;
+  } else {
+    row -= height;
+    s = (const unsigned short *) (src_uv + (long long) row * src_uv_stride);
+    d = dst_uv + (long long) row * dst_uv_stride;
+    n = 2 * ((width + 1) / 2);
+  }
+  if (x >= n)
+    return;
+  v = s[x];
+  v |= v >> depth;
+  d[x] = (unsigned char) ((v * 255u + 32767u) / 65535u);
+}

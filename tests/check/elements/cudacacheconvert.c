@@ -335,6 +335,53 @@ GST_START_TEST (test_unsupported_caps_refused)
 
 GST_END_TEST;
 
+/* 16-bit 4:2:0 (a 10-bit decoder's P010_10LE) comes in, and goes out as
+ * its 8-bit counterpart NV12 where downstream leaves the format open; it
+ * is never made. */
+GST_START_TEST (test_p010_in_nv12_out)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstMapInfo map;
+  gsize i;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=P010_10LE,width=64,height=48,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,width=32,height=24");
+  /* grey: Y, U and V of 512 in 10 bits, 128 in 8 */
+  in = gst_harness_create_buffer (h, 64 * 48 * 3);
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size / 2; i++)
+    GST_WRITE_UINT16_LE (map.data + 2 * i, 512 << 6);
+  gst_buffer_unmap (in, &map);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_FORMAT_NV12);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 32);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, info.size);
+  for (i = 0; i < map.size; i++)
+    fail_unless_equals_int (map.data[i], 128);
+  gst_buffer_unmap (out, &map);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* not an output format */
+  h = gst_harness_new ("cudacacheconvert");
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=P010_10LE");
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_bad_properties_refused)
 {
   GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
@@ -571,6 +618,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_output_from_cache);
   tcase_add_test (tc, test_renegotiation_reuses_memory);
   tcase_add_test (tc, test_unsupported_caps_refused);
+  tcase_add_test (tc, test_p010_in_nv12_out);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);

@@ -277,97 +277,6 @@ convert (GstBuffer * in, const gchar * in_caps, const Output * o,
   return out;
 }
 
-/* Every value of two outputs of @o, @w x @h, compared. */
-static Difference
-compare (GstBuffer * cpu, GstBuffer * gpu, const Output * o, gint w, gint h,
-    gboolean scaled)
-{
-  gchar *caps_str = output_caps (o, w, h, FALSE);
-  GstCaps *caps = gst_caps_from_string (caps_str);
-  Difference d = { 0, };
-
-  if (!o->format) {
-    gboolean nchw = g_str_equal (o->layout, "NCHW");
-    gboolean bgr = g_str_equal (o->order, "bgr");
-    GstMapInfo a, b;
-    gsize n = (gsize) w * h * 3, i;
-
-    fail_unless (gst_buffer_map (cpu, &a, GST_MAP_READ));
-    fail_unless (gst_buffer_map (gpu, &b, GST_MAP_READ));
-    for (i = 0; i < n; i++) {
-      gint k = nchw ? i / ((gsize) w * h) : i % 3;
-      gsize pixel = nchw ? i % ((gsize) w * h) : i / 3;
-      /* one level of the channel this value holds */
-      gdouble level = o->normalise ?
-          1.0 / 255.0 / imagenet_std[bgr ? 2 - k : k] : 1.0;
-      gdouble va, vb, diff;
-
-      switch (o->dtype[5]) {
-        case '1':              /* float16 */
-          va = half_to_float (((guint16 *) a.data)[i]);
-          vb = half_to_float (((guint16 *) b.data)[i]);
-          break;
-        case '3':              /* float32 */
-          va = ((gfloat *) a.data)[i];
-          vb = ((gfloat *) b.data)[i];
-          break;
-        default:               /* uint8 */
-          va = a.data[i];
-          vb = b.data[i];
-          break;
-      }
-      diff = isnan (va - vb) ? G_MAXDOUBLE : fabs (va - vb) / level;
-      if (diff > d.levels || !d.where[0])
-        note_difference (&d, diff, "tensor", pixel % w, pixel / w, k, va, vb);
-    }
-    gst_buffer_unmap (gpu, &b);
-    gst_buffer_unmap (cpu, &a);
-  } else {
-    GstVideoInfo info;
-    GstVideoFrame a, b;
-    guint p, x, y;
-    /* RGBx/BGRx padding carries nothing; the kernels write alpha 255
-     * (the pictures here are opaque), GstVideoConverter scales alpha with
-     * fixed-point taps (247 after 128 of them): alpha is checked only
-     * unscaled */
-    gboolean padded = g_str_has_suffix (o->format, "x") ||
-        (g_str_has_suffix (o->format, "A") && scaled);
-
-    fail_unless (gst_video_info_from_caps (&info, caps));
-    fail_unless (gst_video_frame_map (&a, &info, cpu, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&b, &info, gpu, GST_MAP_READ));
-    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-      guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&a, p);
-      guint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&a, p);
-      guint bytes = GST_VIDEO_FRAME_COMP_WIDTH (&a, p) * pstride;
-      const gchar *names[] = { "plane 0", "plane 1", "plane 2" };
-
-      for (y = 0; y < rows; y++) {
-        const guint8 *ra = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p);
-        const guint8 *rb = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, p) +
-            y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p);
-
-        for (x = 0; x < bytes; x++) {
-          gdouble diff = fabs ((gdouble) ra[x] - rb[x]);
-
-          if (padded && x % 4 == 3)
-            continue;
-          if (diff > d.levels || !d.where[0])
-            note_difference (&d, diff, names[p], x / pstride, y, x % pstride,
-                ra[x], rb[x]);
-        }
-      }
-    }
-    gst_video_frame_unmap (&b);
-    gst_video_frame_unmap (&a);
-  }
-  gst_caps_unref (caps);
-  g_free (caps_str);
-
-  return d;
-}
-
 /* Tolerances, in 8-bit levels (measured worst on an H100 in brackets).
  * Same-size RGB to packed RGB is a copy: exact. Scaled RGB input: rounding
  * of GstVideoConverter's fixed-point taps against the kernels' floats.
@@ -449,7 +358,7 @@ check_against_cpu (GstBuffer * sys, GstBuffer * dev, const GstVideoInfo * info,
     tolerance = 0.5 + (o->dtype && o->dtype[5] == '1' ? SLACK_F16 :
         GST_VIDEO_INFO_IS_RGB (info) ? 0.02 : 0.1);
   } else {
-    *d = compare (a, b, o, geo->out_w, geo->out_h,
+    *d = compare_outputs (a, b, o, geo->out_w, geo->out_h,
         geo->in_w != geo->out_w || geo->in_h != geo->out_h);
   }
   if (d->levels > tolerance)
@@ -639,6 +548,58 @@ GST_START_TEST (test_random_geometries_match_cpu)
 
 GST_END_TEST;
 
+/* 16-bit 4:2:0 input (P010_10LE, P016_LE) widened from an NV12
+ * picture: the kernels convert the NV12 frame it narrows to, which is that
+ * picture, so every output equals the NV12 picture's, to the bit, at every
+ * geometry; rows of any alignment (the input shifted by 2 bytes). */
+GST_START_TEST (test_16bit_input_matches_nv12)
+{
+  static const GstVideoFormat wide[] = { GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_P016_LE
+  };
+  guint g, j, n = 0;
+
+  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+    const Geometry *geo = &geometries[g];
+    GstVideoInfo info, wide_info;
+    GstBuffer *nv12 = cudacache_make_picture (GST_VIDEO_FORMAT_NV12,
+        geo->in_w, geo->in_h, &info);
+    GstBuffer *in = cudacache_widen_picture (nv12, &info,
+        wide[g % G_N_ELEMENTS (wide)], &wide_info);
+    GstBuffer *dev_nv12 = upload (nv12, &info);
+    GstBuffer *dev_in = upload_shifted (in, &wide_info, g % 2 ? 2 : 0);
+    gchar *nv12_caps = input_caps (&info, geo, TRUE);
+    gchar *in_caps = input_caps (&wide_info, geo, TRUE);
+
+    for (j = 0; j < G_N_ELEMENTS (outputs); j++) {
+      GstBuffer *a, *b;
+      Difference d;
+
+      if (!geo->all_outputs && j % 3 != g % 3)
+        continue;
+      a = convert (dev_nv12, nv12_caps, &outputs[j], geo, TRUE);
+      b = convert (dev_in, in_caps, &outputs[j], geo, TRUE);
+      d = compare_outputs (a, b, &outputs[j], geo->out_w, geo->out_h, FALSE);
+      fail_unless (d.levels == 0.0, "%dx%d %s -> %dx%d %s: %.3f levels from "
+          "NV12 at %s", geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME (&wide_info),
+          geo->out_w, geo->out_h, outputs[j].format ? outputs[j].format :
+          outputs[j].dtype, d.levels, d.where);
+      n++;
+      gst_buffer_unref (b);
+      gst_buffer_unref (a);
+    }
+    g_free (in_caps);
+    g_free (nv12_caps);
+    gst_buffer_unref (dev_in);
+    gst_buffer_unref (dev_nv12);
+    gst_buffer_unref (in);
+    gst_buffer_unref (nv12);
+  }
+  g_print ("16-bit input: %u conversions equal to NV12's\n", n);
+}
+
+GST_END_TEST;
+
 /* Largest difference between an RGBA frame and the picture it came from. */
 static gdouble
 error_against_picture (GstBuffer * out)
@@ -737,6 +698,31 @@ GST_START_TEST (test_tensor_pipeline)
 
 GST_END_TEST;
 
+/* A 10-bit stream's frames, as nvh265dec gives them, to an inference
+ * tensor and to RGBA. */
+GST_START_TEST (test_p010_pipeline)
+{
+  CudaCacheFrameCount c = { NULL, 0, 0 };
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=20 ! "
+      "video/x-raw,format=P010_10LE,width=1280,height=720 ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! tee name=t ! queue ! "
+      "cudacacheconvert letterbox=true scale=0.00392156862745098 ! "
+      "other/tensors(memory:CUDAMemory),types=float32,"
+      "dimensions=640:640:3:1 ! cudacacheidentity name=id ! fakesink "
+      "t. ! queue ! cudacacheconvert ! video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=321,height=181 ! fakesink", NULL);
+
+  fail_unless (pipeline != NULL);
+  c.cache = gst_cuda_cache_device_get_cache (context);
+  cudacache_count_frames (pipeline, "id", &c);
+  cudacache_run_pipeline (pipeline, context);
+  fail_unless_equals_int (c.frames, 20);
+  gst_object_unref (c.cache);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* NVDEC decodes into the pool cudacacheidentity proposes. */
 GST_START_TEST (test_nvh264dec_takes_the_pool)
 {
@@ -799,7 +785,8 @@ GST_START_TEST (test_direct_and_tiled_kernels_agree)
         const Output *o = &outputs[outs[j]];
         GstBuffer *a = convert (aligned, caps, o, &geos[g], TRUE);
         GstBuffer *b = convert (shifted, caps, o, &geos[g], TRUE);
-        Difference d = compare (a, b, o, geos[g].out_w, geos[g].out_h, TRUE);
+        Difference d =
+            compare_outputs (a, b, o, geos[g].out_w, geos[g].out_h, TRUE);
 
         fail_unless (d.levels <= 1.0 + SLACK, "%dx%d %s -> %dx%d %s: the "
             "kernels differ by %.3f levels at %s", geos[g].in_w,
@@ -1013,6 +1000,8 @@ cudaconvert_suite (void)
   tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_kernels_match_cpu_reference);
   tcase_add_test (tc, test_random_geometries_match_cpu);
+  tcase_add_test (tc, test_16bit_input_matches_nv12);
+  tcase_add_test (tc, test_p010_pipeline);
   tcase_add_test (tc, test_direct_and_tiled_kernels_agree);
   tcase_add_test (tc, test_threads_wait_for_their_own_frames);
   tcase_add_test (tc, test_yuv_closer_to_the_picture);

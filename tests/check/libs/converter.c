@@ -96,6 +96,10 @@ GST_START_TEST (test_refusals_say_why)
       TENSOR "types=uint8,dimensions=64:x:3:1", "dimensions", "channel");
   assert_error_mentions ("video/x-raw,format=YUY2,width=64,height=48",
       RGBA_64x48, "YUY2", NULL);
+  /* 16-bit 4:2:0 is taken, not made */
+  assert_error_mentions (RGBA_64x48,
+      "video/x-raw,format=P010_10LE,width=64,height=48",
+      "output format P010_10LE is not one the converter makes", NULL);
 }
 
 GST_END_TEST;
@@ -809,6 +813,64 @@ check_cpu_chroma_rows (gint in_w, gint in_h, gint out_w, gint out_h)
   g_free (out);
 }
 
+/* 16-bit 4:2:0 input (P010_10LE, P016_LE) on the CPU path:
+ * taken at every geometry and output, and within the 8 levels that
+ * GstVideoConverter's 8-bit YUV to RGB is off the exact values of the same
+ * picture in NV12 (it works 16-bit input in 16 bits: 6 levels apart seen,
+ * 33x17 to RGBA). The CUDA path narrows it to that NV12 frame exactly, as
+ * the GPU suite checks. */
+GST_START_TEST (test_16bit_input_cpu_path)
+{
+  static const Output outs[] = {
+    {"RGBA",}, {"I420",}, {NULL, "float32", "NCHW", "rgb", TRUE},
+    {NULL, "uint8", "NHWC", "bgr", FALSE},
+  };
+  static const Geometry geos[] = {
+    {33, 17, 33, 17, FALSE},
+    {64, 48, 31, 23, FALSE},
+    {31, 23, 64, 48, FALSE},
+    {45, 101, 66, 33, TRUE},
+    {640, 480, 300, 200, FALSE, FALSE, FALSE, "bt2020"},
+  };
+  static const GstVideoFormat wide[] = { GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_P016_LE
+  };
+  gdouble worst = 0;
+  guint g, j, k;
+
+  for (g = 0; g < G_N_ELEMENTS (geos); g++) {
+    GstVideoInfo info;
+    GstBuffer *nv12 = cudacache_make_picture (GST_VIDEO_FORMAT_NV12,
+        geos[g].in_w, geos[g].in_h, &info);
+
+    for (k = 0; k < G_N_ELEMENTS (wide); k++) {
+      GstVideoInfo wide_info;
+      GstBuffer *in = cudacache_widen_picture (nv12, &info, wide[k],
+          &wide_info);
+
+      for (j = 0; j < G_N_ELEMENTS (outs); j++) {
+        GstBuffer *a = cpu_path_convert (nv12, &info, &outs[j], &geos[g]);
+        GstBuffer *b = cpu_path_convert (in, &wide_info, &outs[j], &geos[g]);
+        Difference d = compare_outputs (a, b, &outs[j], geos[g].out_w,
+            geos[g].out_h, TRUE);
+
+        fail_unless (d.levels <= 8.0, "%dx%d %s -> %dx%d %s: %.3f levels "
+            "from NV12 at %s", geos[g].in_w, geos[g].in_h,
+            GST_VIDEO_INFO_NAME (&wide_info), geos[g].out_w, geos[g].out_h,
+            outs[j].format ? outs[j].format : outs[j].dtype, d.levels, d.where);
+        worst = MAX (worst, d.levels);
+        gst_buffer_unref (b);
+        gst_buffer_unref (a);
+      }
+      gst_buffer_unref (in);
+    }
+    gst_buffer_unref (nv12);
+  }
+  GST_INFO ("16-bit input: worst %.3f levels from NV12", worst);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_path_420_chroma_rows)
 {
   check_cpu_chroma_rows (15, 11, 6, 4);
@@ -937,6 +999,7 @@ converter_suite (void)
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
   tcase_add_test (tc, test_definition_near_cpu_path);
+  tcase_add_test (tc, test_16bit_input_cpu_path);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
   tcase_add_test (tc, test_cpu_path_420_threads_and_layouts);
 
