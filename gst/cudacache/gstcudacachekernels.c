@@ -1620,10 +1620,11 @@ gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * n,
     GST_ERROR_OBJECT (context, "could not push the CUDA context");
     return FALSE;
   }
+  /* block rows loop over the frame's rows past a grid's 65535 */
   ok = gst_cuda_result (CuLaunchKernel (n->kernels->narrow,
           (chroma_w + NARROW_THREADS - 1) / NARROW_THREADS,
-          height + (height + 1) / 2, 1, NARROW_THREADS, 1, 1, 0, stream,
-          args, NULL));
+          MIN (height + (height + 1) / 2, 65535), 1, NARROW_THREADS, 1, 1, 0,
+          stream, args, NULL));
   gst_cuda_context_pop (NULL);
   if (!ok)
     return FALSE;

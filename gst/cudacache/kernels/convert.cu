@@ -1516,8 +1516,9 @@ CONVERT_KERNELS_IN (rgb3, IN_RGB3)
  * at the top) to an 8-bit NV12 frame, which the kernels above convert:
  * each sample's bits repeated down to 16, as GStreamer unpacks them, then
  * scaled by 255 / 65535 and rounded, so that a frame widened from 8 bits
- * gives its 8-bit samples back. Block row r narrows luma row r, and rows
- * past @height the chroma rows. */
+ * gives its 8-bit samples back. Rows 0 to @height - 1 are luma, the rest
+ * chroma; block row b narrows rows b, b + gridDim.y, ... (a grid has at
+ * most 65535 rows of blocks). */
 extern "C" __global__ void __launch_bounds__ (NARROW_THREADS)
 gst_cuda_cache_narrow_16 (const unsigned char *src_y, int src_y_stride,
     const unsigned char *src_uv, int src_uv_stride, unsigned char *dst_y,
@@ -1525,25 +1526,29 @@ gst_cuda_cache_narrow_16 (const unsigned char *src_y, int src_y_stride,
     int height, int depth)
 {
   int x = blockIdx.x * NARROW_THREADS + threadIdx.x;
-  int row = blockIdx.y;
-  const unsigned short *s;
-  unsigned char *d;
-  unsigned int v;
-  int n;
+  int rows = height + (height + 1) / 2;
+  int row;
 
-  if (row < height) {
-    s = (const unsigned short *) (src_y + (long long) row * src_y_stride);
-    d = dst_y + (long long) row * dst_y_stride;
-    n = width;
-  } else {
-    row -= height;
-    s = (const unsigned short *) (src_uv + (long long) row * src_uv_stride);
-    d = dst_uv + (long long) row * dst_uv_stride;
-    n = 2 * ((width + 1) / 2);
+  for (row = blockIdx.y; row < rows; row += gridDim.y) {
+    const unsigned short *s;
+    unsigned char *d;
+    unsigned int v;
+    int n;
+
+    if (row < height) {
+      s = (const unsigned short *) (src_y + (long long) row * src_y_stride);
+      d = dst_y + (long long) row * dst_y_stride;
+      n = width;
+    } else {
+      s = (const unsigned short *) (src_uv + (long long) (row - height) *
+          src_uv_stride);
+      d = dst_uv + (long long) (row - height) * dst_uv_stride;
+      n = 2 * ((width + 1) / 2);
+    }
+    if (x >= n)
+      continue;
+    v = s[x];
+    v |= v >> depth;
+    d[x] = (unsigned char) ((v * 255u + 32767u) / 65535u);
   }
-  if (x >= n)
-    return;
-  v = s[x];
-  v |= v >> depth;
-  d[x] = (unsigned char) ((v * 255u + 32767u) / 65535u);
 }

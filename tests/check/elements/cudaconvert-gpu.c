@@ -551,16 +551,20 @@ GST_END_TEST;
 /* 16-bit 4:2:0 input (P010_10LE, P016_LE) widened from an NV12
  * picture: the kernels convert the NV12 frame it narrows to, which is that
  * picture, so every output equals the NV12 picture's, to the bit, at every
- * geometry; rows of any alignment (the input shifted by 2 bytes). */
+ * geometry and one taller than a grid; rows of any alignment (the input
+ * shifted by 2 bytes). */
 GST_START_TEST (test_16bit_input_matches_nv12)
 {
   static const GstVideoFormat wide[] = { GST_VIDEO_FORMAT_P010_10LE,
     GST_VIDEO_FORMAT_P016_LE
   };
+  /* more rows than a grid has rows of blocks (65535) */
+  static const Geometry tall = { 6, 44001, 5, 9, FALSE, TRUE };
   guint g, j, n = 0;
 
-  for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
-    const Geometry *geo = &geometries[g];
+  for (g = 0; g <= G_N_ELEMENTS (geometries); g++) {
+    const Geometry *geo = g < G_N_ELEMENTS (geometries) ? &geometries[g] :
+        &tall;
     GstVideoInfo info, wide_info;
     GstBuffer *nv12 = cudacache_make_picture (GST_VIDEO_FORMAT_NV12,
         geo->in_w, geo->in_h, &info);
