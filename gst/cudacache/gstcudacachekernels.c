@@ -1513,7 +1513,6 @@ gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
 /* ---- 16-bit 4:2:0 input ------------------------------------------------ */
 
 #ifdef HAVE_CUDA_KERNELS
-#define NARROW_THREADS 256
 
 struct _GstCudaCacheNarrowed
 {
@@ -1622,9 +1621,10 @@ gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * n,
   }
   /* block rows loop over the frame's rows past a grid's 65535 */
   ok = gst_cuda_result (CuLaunchKernel (n->kernels->narrow,
-          (chroma_w + NARROW_THREADS - 1) / NARROW_THREADS,
-          MIN (height + (height + 1) / 2, 65535), 1, NARROW_THREADS, 1, 1, 0,
-          stream, args, NULL));
+          (chroma_w + CONVERT_NARROW_THREADS * CONVERT_NARROW_SAMPLES - 1) /
+          (CONVERT_NARROW_THREADS * CONVERT_NARROW_SAMPLES),
+          MIN (height + (height + 1) / 2, 65535), 1, CONVERT_NARROW_THREADS, 1,
+          1, 0, stream, args, NULL));
   gst_cuda_context_pop (NULL);
   if (!ok)
     return FALSE;

@@ -128,6 +128,11 @@ enum
  * taps less of each plane per input row. */
 #define CONVERT_DIRECT_NARROW_TAPS 6
 
+/* The narrowing of 16-bit 4:2:0 input (gst_cuda_cache_narrow_16): threads
+ * a block, and samples of a row a thread */
+#define CONVERT_NARROW_THREADS 256
+#define CONVERT_NARROW_SAMPLES 8
+
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */
 typedef struct

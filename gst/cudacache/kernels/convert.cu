@@ -1510,29 +1510,38 @@ CONVERT_KERNELS_IN (rgb3, IN_RGB3)
 
 /* ---- 16-bit 4:2:0 input ------------------------------------------------- */
 
-#define NARROW_THREADS 256
 
-/* P010 and P016 (NV12's planes, 16-bit samples holding @depth bits
- * at the top) to an 8-bit NV12 frame, which the kernels above convert:
- * each sample's bits repeated down to 16, as GStreamer unpacks them, then
- * scaled by 255 / 65535 and rounded, so that a frame widened from 8 bits
- * gives its 8-bit samples back. Rows 0 to @height - 1 are luma, the rest
- * chroma; block row b narrows rows b, b + gridDim.y, ... (a grid has at
- * most 65535 rows of blocks). */
-extern "C" __global__ void __launch_bounds__ (NARROW_THREADS)
+/* One 16-bit sample of @depth bits at the top, as 8 bits: its bits
+ * repeated down to 16, as GStreamer unpacks them, then scaled by
+ * 255 / 65535 and rounded, so that a sample widened from 8 bits gives its
+ * 8-bit value back. */
+__device__ static __forceinline__ unsigned int
+narrow_sample (unsigned int v, int depth)
+{
+  v |= v >> depth;
+  return (v * 255u + 32767u) / 65535u;
+}
+
+/* P010 and P016 (NV12's planes, 16-bit samples holding @depth bits at the
+ * top) to an 8-bit NV12 frame, which the kernels above convert. A thread
+ * narrows CONVERT_NARROW_SAMPLES samples of a row: one 16-byte load and one
+ * 8-byte store where both are aligned, else sample by sample. Rows 0 to
+ * @height - 1 are luma, the rest chroma; block row b narrows rows b,
+ * b + gridDim.y, ... (a grid has at most 65535 rows of blocks). */
+extern "C" __global__ void __launch_bounds__ (CONVERT_NARROW_THREADS)
 gst_cuda_cache_narrow_16 (const unsigned char *src_y, int src_y_stride,
     const unsigned char *src_uv, int src_uv_stride, unsigned char *dst_y,
     int dst_y_stride, unsigned char *dst_uv, int dst_uv_stride, int width,
     int height, int depth)
 {
-  int x = blockIdx.x * NARROW_THREADS + threadIdx.x;
+  int x = (blockIdx.x * CONVERT_NARROW_THREADS + threadIdx.x) *
+      CONVERT_NARROW_SAMPLES;
   int rows = height + (height + 1) / 2;
-  int row;
+  int row, i;
 
   for (row = blockIdx.y; row < rows; row += gridDim.y) {
     const unsigned short *s;
     unsigned char *d;
-    unsigned int v;
     int n;
 
     if (row < height) {
@@ -1547,8 +1556,19 @@ gst_cuda_cache_narrow_16 (const unsigned char *src_y, int src_y_stride,
     }
     if (x >= n)
       continue;
-    v = s[x];
-    v |= v >> depth;
-    d[x] = (unsigned char) ((v * 255u + 32767u) / 65535u);
+    if (x + CONVERT_NARROW_SAMPLES <= n && ((size_t) (s + x) & 15) == 0 &&
+        ((size_t) (d + x) & 7) == 0) {
+      uint4 w = *(const uint4 *) (s + x);
+      unsigned int words[4] = { w.x, w.y, w.z, w.w };
+      unsigned long long out = 0;
+
+      for (i = 0; i < CONVERT_NARROW_SAMPLES; i++)
+        out |= (unsigned long long) narrow_sample ((words[i / 2] >>
+                (16 * (i & 1))) & 0xffff, depth) << (8 * i);
+      *(unsigned long long *) (d + x) = out;
+    } else {
+      for (i = 0; i < CONVERT_NARROW_SAMPLES && x + i < n; i++)
+        d[x + i] = (unsigned char) narrow_sample (s[x + i], depth);
+    }
   }
 }
