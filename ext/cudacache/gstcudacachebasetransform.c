@@ -857,7 +857,7 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
   gsize frame_size = caps_frame_size (caps);
   GstBufferPool *pool = NULL;
   KeptPools *kept;
-  guint pass, i;
+  guint i;
 
   /* GstBufferPool's configuration holds a buffer's size in a guint */
   if (frame_size == 0 || frame_size > G_MAXUINT) {
@@ -891,32 +891,26 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
     }
   }
 
-  /* Least recently used first, and inactive pools before the active one:
-   * the active one is the pool this element's output, or upstream, is
-   * leaving now. GstBufferPool refuses a new configuration while active,
-   * and the element that activated it deactivates it only after its
-   * decide_allocation configured the pool it got from this query, so an
-   * active pool is deactivated here before it is reconfigured. */
-  for (pass = 0; pass < 2 && !pool; pass++) {
-    for (i = kept->n_pools; i > 0 && !pool; i--) {
-      GstBufferPool *candidate = kept->pools[i - 1];
-      gboolean active = gst_buffer_pool_is_active (candidate);
+  /* Least recently used first, and only pools nobody holds active: an
+   * active pool is upstream's (or this element's output's) until its user
+   * deactivates it, and is never deactivated or reconfigured under it.
+   * GstBufferPool itself refuses a pool whose buffers are still out, and
+   * the pools discard what a deferred stop left queued (set_config). */
+  for (i = kept->n_pools; i > 0 && !pool; i--) {
+    GstBufferPool *candidate = kept->pools[i - 1];
 
-      if (active != (pass == 1))
-        continue;
-      if (active && !gst_buffer_pool_set_active (candidate, FALSE))
-        continue;
-      if (gst_cuda_cache_base_transform_configure_pool (self, candidate,
-              side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
-              size)) {
-        kept_pools_promote (kept, i - 1);
-        pool = gst_object_ref (candidate);
-        GST_DEBUG_OBJECT (self, "reconfigured kept %" GST_PTR_FORMAT
-            " for %" GST_PTR_FORMAT, pool, caps);
-      } else {
-        GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " still has buffers "
-            "out", candidate);
-      }
+    if (gst_buffer_pool_is_active (candidate)) {
+      GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " is active", candidate);
+    } else if (gst_cuda_cache_base_transform_configure_pool (self, candidate,
+            side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
+            size)) {
+      kept_pools_promote (kept, i - 1);
+      pool = gst_object_ref (candidate);
+      GST_DEBUG_OBJECT (self, "reconfigured kept %" GST_PTR_FORMAT
+          " for %" GST_PTR_FORMAT, pool, caps);
+    } else {
+      GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " still has buffers "
+          "out", candidate);
     }
   }
 

@@ -83,6 +83,10 @@ const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_add (
     GstCudaCacheKnownLayouts * layouts, const GstCudaCacheLayoutSignature * sig,
     const gchar * key, gsize size);
 
+G_GNUC_INTERNAL
+void gst_cuda_cache_pool_discard_queued (GstBufferPool * pool,
+    GstBufferPoolClass * base_class);
+
 /* The cache group of a CUDA context's blocks. */
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))

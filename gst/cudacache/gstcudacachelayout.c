@@ -156,3 +156,20 @@ gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache, gsize bytes,
       "and retrying", bytes, key, stats.limit_bytes, stats.current_size,
       stats.used_bytes);
 }
+
+/* For a pool's set_config, before anything else: frees the buffers still
+ * queued in @pool through @base_class, GstBufferPool's own stop. A
+ * deactivated pool frees its buffers when the last one comes back, but
+ * GstBufferPool takes the pool's lock for that only after the count of
+ * buffers out reached zero; in between, set_config already succeeds, and
+ * the activation that follows skips start (the pool still counts as
+ * started), so the buffers of the old configuration would be handed out
+ * for the new one. Whatever is queued when a configuration is replaced
+ * belongs to the old one: with nothing queued this frees nothing. */
+void
+gst_cuda_cache_pool_discard_queued (GstBufferPool * pool,
+    GstBufferPoolClass * base_class)
+{
+  /* FALSE only where buffers are out, which set_config has ruled out */
+  base_class->stop (pool);
+}

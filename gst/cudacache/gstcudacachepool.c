@@ -332,6 +332,9 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   guint min_buffers, max_buffers;
   gsize size;
 
+  gst_cuda_cache_pool_discard_queued (pool,
+      gst_cuda_cache_pool_buffer_pool_class ());
+
   if (!gst_buffer_pool_config_get_params (config, &caps, NULL, &min_buffers,
           &max_buffers))
     goto wrong_config;

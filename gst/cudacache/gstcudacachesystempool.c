@@ -124,6 +124,9 @@ gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
   gsize bytes;
   gchar *key;
 
+  gst_cuda_cache_pool_discard_queued (pool, GST_BUFFER_POOL_CLASS
+      (parent_class));
+
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers,
           &max_buffers))
     goto wrong_config;

@@ -14,6 +14,7 @@
 #include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
+#include "../cudacache-pool-race.h"
 
 static GstCudaCacheStats
 stats_of (GstCudaCache * cache)
@@ -644,6 +645,19 @@ GST_START_TEST (test_blocks_keep_their_stream)
 
 GST_END_TEST;
 
+/* cudacache-pool-race.h, on device memory */
+GST_START_TEST (test_reconfigure_while_last_buffer_returns)
+{
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+
+  cudacache_check_reconfigure_race (pool,
+      "video/x-raw(memory:CUDAMemory),format=RGBA,width=64,height=48",
+      "video/x-raw(memory:CUDAMemory),format=NV12,width=30,height=18", 5000);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudapool_suite (void)
 {
@@ -665,6 +679,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_context_freed_with_last_user);
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_blocks_keep_their_stream);
+  tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
 
   return s;
 }

@@ -7,6 +7,7 @@
 #endif
 
 #include "../cudacache-check.h"
+#include "../cudacache-pool-race.h"
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 
@@ -469,6 +470,20 @@ GST_START_TEST (test_buffer_outlives_pool_and_cache)
 
 GST_END_TEST;
 
+/* cudacache-pool-race.h */
+GST_START_TEST (test_reconfigure_while_last_buffer_returns)
+{
+  GstBufferPool *pool = gst_cuda_cache_system_pool_new (NULL);
+
+  cudacache_check_reconfigure_race (pool,
+      "video/x-raw,format=RGBA,width=64,height=48",
+      "video/x-raw,format=NV12,width=30,height=18",
+      RUNNING_ON_VALGRIND ? 200 : 5000);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 systempool_suite (void)
 {
@@ -488,6 +503,7 @@ systempool_suite (void)
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_default_cache_is_shared);
   tcase_add_test (tc, test_buffer_outlives_pool_and_cache);
+  tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
 
   return s;
 }
