@@ -104,6 +104,22 @@ def _gi_export(buffer, caps, plane):
     return GstCudaCache.CudaCache.dlpack_export(buffer, caps, plane) or None
 
 
+def _check_arguments(buffer, caps, plane):
+    # the library's guards are for C callers; Python's get the reason
+    if buffer is None:
+        raise ValueError("no buffer to export")
+    if isinstance(plane, bool) or not isinstance(plane, int) or plane < WHOLE:
+        raise ValueError(f"plane must be WHOLE ({WHOLE}) or a plane's index "
+                         f"(0 or more), not {plane!r}")
+    if caps is not None:
+        if caps.is_empty() or caps.is_any():
+            raise ValueError(f"caps {caps.to_string()} describe no frame or "
+                             "tensor: pass the sample's (fixed) caps")
+        if not caps.is_fixed():
+            raise ValueError(f"caps {caps.to_string()} are not fixed: pass "
+                             "the sample's caps")
+
+
 class Tensor:
     """One DLPack export of a buffer: pass it to torch.from_dlpack(),
     cupy.from_dlpack() or numpy.from_dlpack(), once.
@@ -120,6 +136,7 @@ class Tensor:
         is WHOLE for a tensor or single-plane frame, or a plane's index.
         Raises ValueError if the buffer's layout cannot be described."""
         self._ptr = None
+        _check_arguments(buffer, caps, plane)
         self._adopt(_gi_export(buffer, caps, plane))
 
     @classmethod

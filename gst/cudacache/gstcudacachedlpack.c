@@ -220,6 +220,26 @@ plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
   return TRUE;
 }
 
+/* A video meta says where a plane is, not that the buffer holds it: the
+ * @extent bytes exported from plane @p must lie inside what @frame mapped
+ * for it (the memory holding the plane with a meta, the whole buffer
+ * without one). */
+static gboolean
+frame_plane_fits (const GstVideoFrame * frame, guint p, gsize extent)
+{
+  const GstMapInfo *map = &frame->map[frame->meta ? p : 0];
+  const guint8 *data = frame->data[p];
+
+  if (data >= map->data && data <= map->data + map->size &&
+      extent <= map->size - (gsize) (data - map->data))
+    return TRUE;
+
+  GST_WARNING ("plane %u of buffer %p needs %" G_GSIZE_FORMAT " bytes from "
+      "offset %" G_GSIZE_FORMAT ", its memory holds %" G_GSIZE_FORMAT, p,
+      frame->buffer, extent, (gsize) (data - map->data), map->size);
+  return FALSE;
+}
+
 static gboolean
 export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
     gint plane, GstMapFlags flags)
@@ -285,6 +305,12 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   self->shape[0] = GST_VIDEO_FRAME_COMP_HEIGHT (&self->frame, comp);
   self->shape[1] = GST_VIDEO_FRAME_COMP_WIDTH (&self->frame, comp);
   self->shape[2] = GST_VIDEO_FRAME_COMP_PSTRIDE (&self->frame, comp) / bytes;
+  if (!frame_plane_fits (&self->frame, p, (self->shape[0] - 1) * stride +
+          self->shape[1] * self->shape[2] * bytes)) {
+    gst_video_frame_unmap (&self->frame);
+    self->is_frame = FALSE;
+    return FALSE;
+  }
   self->strides[0] = stride / bytes;
   self->strides[1] = self->shape[2];
   self->strides[2] = 1;
@@ -358,7 +384,7 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
       gst_structure_has_name (gst_caps_get_structure (caps, 0),
           GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
     is_tensor = gst_cuda_cache_tensor_info_from_caps (&tensor, caps);
-  } else if (caps) {
+  } else if (caps && gst_caps_is_fixed (caps)) {
     is_video = gst_video_info_from_caps (&vinfo, caps);
   }
   if (!is_tensor && !is_video) {

@@ -18,7 +18,8 @@ try:
     import gi
     gi.require_version("Gst", "1.0")
     gi.require_version("GstCudaCache", "1.0")
-    from gi.repository import Gst, GstCudaCache
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import Gst, GstCudaCache, GstVideo
     import numpy
 except (ImportError, ValueError) as e:
     print(f"skipped: {e} (install python3-gi, python3-gst-1.0, python3-numpy)")
@@ -331,6 +332,60 @@ class DLPack(unittest.TestCase):
         with self.assertRaises(ValueError):
             gstcudacache.Tensor(buf, caps)
         self.assertEqual(buf.mini_object.refcount, base)
+
+
+    def test_bad_arguments_raise_value_error(self):
+        # the reason comes back as a ValueError; the library raises no
+        # critical (the suite runs with G_DEBUG=fatal-criticals)
+        buf = Gst.Buffer.new_allocate(None, W * H * 4, None)
+        base = buf.mini_object.refcount
+        fixed = Gst.Caps.from_string(
+            f"video/x-raw,format=RGBA,width={W},height={H}")
+        for caps, reason in ((Gst.Caps.new_any(), "no frame"),
+                             (Gst.Caps.new_empty(), "no frame"),
+                             (Gst.Caps.from_string(
+                                 "video/x-raw,format={RGBA,NV12},width=4,"
+                                 "height=4"), "fixed")):
+            with self.assertRaisesRegex(ValueError, reason):
+                gstcudacache.Tensor(buf, caps)
+        with self.assertRaises(ValueError):
+            gstcudacache.Tensor(buf, Gst.Caps.from_string("video/x-raw"))
+        for plane in (-2, 1.5, "0", None):
+            with self.assertRaisesRegex(ValueError, "plane"):
+                gstcudacache.Tensor(buf, fixed, plane)
+        with self.assertRaisesRegex(ValueError, "buffer"):
+            gstcudacache.Tensor(None, fixed)
+        self.assertEqual(buf.mini_object.refcount, base)
+        # and the good call still works on the same buffer
+        array = numpy.from_dlpack(gstcudacache.Tensor(buf, fixed))
+        self.assertEqual(array.shape, (H, W, 4))
+
+    def test_frame_meta_beyond_buffer_refused(self):
+        # a video meta that claims more than the buffer holds is refused,
+        # not exported as an array reading past the memory
+        caps = Gst.Caps.from_string("video/x-raw,format=RGBA,width=640,"
+                                    "height=480")
+        for size in (64, 640 * 480 * 4 - 1):
+            buf = Gst.Buffer.new_allocate(None, size, None)
+            GstVideo.buffer_add_video_meta(buf, GstVideo.VideoFrameFlags.NONE,
+                                           GstVideo.VideoFormat.RGBA, 640, 480)
+            with self.assertRaises(ValueError):
+                gstcudacache.Tensor(buf, caps)
+        buf = Gst.Buffer.new_allocate(None, 640 * 480 * 4, None)
+        GstVideo.buffer_add_video_meta(buf, GstVideo.VideoFrameFlags.NONE,
+                                       GstVideo.VideoFormat.RGBA, 640, 480)
+        array = numpy.from_dlpack(gstcudacache.Tensor(buf, caps))
+        self.assertEqual(array.shape, (480, 640, 4))
+
+        # NV12 whose chroma plane is cut short
+        buf = Gst.Buffer.new_allocate(None, W * H + 4, None)
+        GstVideo.buffer_add_video_meta(buf, GstVideo.VideoFrameFlags.NONE,
+                                       GstVideo.VideoFormat.NV12, W, H)
+        caps = Gst.Caps.from_string(
+            f"video/x-raw,format=NV12,width={W},height={H}")
+        numpy.from_dlpack(gstcudacache.Tensor(buf, caps, 0))
+        with self.assertRaises(ValueError):
+            gstcudacache.Tensor(buf, caps, 1)
 
 
 class Result(unittest.TextTestResult):
