@@ -155,7 +155,8 @@ def kernel_results(run_dir):
     """{(case, variant): {"us": Stat, "launches": float, "names": set}}"""
     ncu_dir = os.path.join(run_dir, "ncu")
     try:
-        frames = int(open(os.path.join(ncu_dir, "frames")).read().strip())
+        with open(os.path.join(ncu_dir, "frames")) as f:
+            frames = int(f.read().strip())
     except (OSError, ValueError):
         return {}, 0
     per = {}
@@ -178,13 +179,11 @@ def kernel_results(run_dir):
     return out, frames
 
 
-def plot(run_dir, name, title, ylabel, labels, series, logscale):
-    """Clustered bars with min-max error bars, by gnuplot; False without it.
+def plot_data(run_dir, name, labels, series):
+    """Writes RUN_DIR/NAME.dat, what a plot is drawn from: a line per label,
+    median, min and max of each series. Returns its path.
 
     series: [(legend, [Stat or None per label])]."""
-    gnuplot = shutil.which("gnuplot")
-    if not gnuplot:
-        return False
     dat = os.path.join(run_dir, name + ".dat")
     with open(dat, "w") as f:
         for i, label in enumerate(labels):
@@ -194,6 +193,16 @@ def plot(run_dir, name, title, ylabel, labels, series, logscale):
                 cols += ["%g %g %g" % (st.median, st.min, st.max) if st and st.median
                          else "NaN NaN NaN"]
             f.write('"%s" %s\n' % (label, " ".join(cols)))
+    return dat
+
+
+def plot(run_dir, name, title, ylabel, labels, series, logscale):
+    """Clustered bars with min-max error bars, by gnuplot, into RUN_DIR/NAME.png
+    (from RUN_DIR/NAME.dat, see plot_data); False without gnuplot."""
+    gnuplot = shutil.which("gnuplot")
+    if not gnuplot:
+        return False
+    dat = plot_data(run_dir, name, labels, series)
     n = len(series)
     width = 0.8 / n
     # the labels once, at the middle of each cluster
@@ -233,7 +242,8 @@ def report(run_dir, images=""):
     res = Results(data)
     machine = ""
     try:
-        machine = open(os.path.join(run_dir, "machine.txt")).read().strip()
+        with open(os.path.join(run_dir, "machine.txt")) as f:
+            machine = f.read().strip()
     except OSError:
         pass
     smoke = "smoke run" in machine
