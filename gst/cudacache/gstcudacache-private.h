@@ -9,6 +9,37 @@
 
 G_BEGIN_DECLS
 
+/* The one way a file of the library gets its debug category: made on first
+ * use, since any public function may run before a type's class_init. In
+ * place of GST_DEBUG_CATEGORY_STATIC, a file says
+ *
+ *   GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachefoo", "CUDA cache: foo");
+ *   #define GST_CAT_DEFAULT ensure_debug_category ()
+ *
+ * as gst-plugins-base's video library does. */
+#ifndef GST_DISABLE_GST_DEBUG
+#define GST_CUDA_CACHE_DEBUG_CATEGORY(name, description)                 \
+static GstDebugCategory *                                                \
+ensure_debug_category (void)                                             \
+{                                                                        \
+  static gsize cat = 0;                                                  \
+                                                                         \
+  if (g_once_init_enter (&cat))                                          \
+    g_once_init_leave (&cat,                                             \
+        (gsize) _gst_debug_category_new (name, 0, description));        \
+  return (GstDebugCategory *) cat;                                       \
+}                                                                        \
+static GstDebugCategory *ensure_debug_category (void)
+#else
+#define GST_CUDA_CACHE_DEBUG_CATEGORY(name, description)                 \
+static inline GstDebugCategory *                                         \
+ensure_debug_category (void)                                             \
+{                                                                        \
+  return NULL;                                                           \
+}                                                                        \
+static inline GstDebugCategory *ensure_debug_category (void)
+#endif
+
 /* What a pool's caps ask for: a pitched video image, or a packed tensor. */
 typedef enum
 {

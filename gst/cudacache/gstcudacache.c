@@ -35,13 +35,15 @@
 #endif
 
 #include "gstcudacache.h"
+#include "gstcudacache-private.h"
 
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_debug
+GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacache",
+    "CUDA cache: keyed store of idle memory");
+#define GST_CAT_DEFAULT ensure_debug_category ()
 
 enum
 {
@@ -224,9 +226,6 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "errors", 0, G_MAXUINT64, 0, ro));
 
   block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
-
-  GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_debug, "cudacache", 0,
-      "CUDA cache: keyed store of idle memory");
 }
 
 static void
