@@ -118,6 +118,12 @@ const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_add (
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))
 
+/* gst_cuda_cache_new() with a name, so that what the cache logs while it
+ * is made (a bad GST_CUDA_CACHE_LIMIT) names it. */
+G_GNUC_INTERNAL
+GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
+    guint64 device_memory, GstCudaCacheFlags flags);
+
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
     gsize bytes, const gchar * key);

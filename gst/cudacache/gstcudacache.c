@@ -153,6 +153,8 @@ static void gst_cuda_cache_finalize (GObject * object);
 static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
 static gpointer gst_cuda_cache_reaper_thread (gpointer data);
 static void gst_cuda_cache_entry_free (GstCudaCacheEntry * entry);
+static gboolean gst_cuda_cache_parse_limit_why (const gchar * str,
+    guint64 device_memory, guint64 * limit_bytes, const gchar ** why);
 
 static void
 gst_cuda_cache_class_init (GstCudaCacheClass * klass)
@@ -251,24 +253,23 @@ gst_cuda_cache_constructed (GObject * object)
   self->limit_bytes = self->device_memory / 2;
 
   if (env) {
+    const gchar *why = NULL;
     guint64 limit;
 
-    if (gst_cuda_cache_parse_limit (env, self->device_memory, &limit)) {
+    if (gst_cuda_cache_parse_limit_why (env, self->device_memory, &limit, &why)) {
       GST_INFO_OBJECT (self, "limit %" G_GUINT64_FORMAT " bytes from "
           GST_CUDA_CACHE_LIMIT_ENV "=%s", limit, env);
       self->limit_bytes = limit;
     } else {
-      /* a bad environment is the user's to fix, not a programming error:
-       * say it once where they look, never through g_warning (fatal under
-       * G_DEBUG=fatal-warnings) */
-      GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\"; "
-          "keeping the default limit of %" G_GUINT64_FORMAT " bytes", env,
-          self->limit_bytes);
-      g_printerr ("gst-cuda-cache: ignoring " GST_CUDA_CACHE_LIMIT_ENV
-          "=\"%s\": expected bytes with an optional K, M, G or T suffix "
-          "(e.g. 512M) or a percentage of device memory (e.g. 25%%); "
-          "keeping the default limit of %" G_GUINT64_FORMAT " bytes\n",
-          env, self->limit_bytes);
+      /* the user's to fix, not a programming error: a warning on the debug
+       * category, never g_warning (fatal under G_DEBUG=fatal-warnings) nor
+       * a line on stderr (a library does not print) */
+      GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\": "
+          "%s; expected bytes with an optional K, M, G or T suffix (e.g. "
+          "512M) or a percentage (e.g. 25%%) of the %" G_GUINT64_FORMAT
+          " bytes of memory this cache allocates from; keeping the default "
+          "limit of %" G_GUINT64_FORMAT " bytes", env, why,
+          self->device_memory, self->limit_bytes);
     }
   }
 
@@ -678,7 +679,14 @@ gst_cuda_cache_memory_dispose (GstMiniObject * obj)
 GstCudaCache *
 gst_cuda_cache_new (guint64 device_memory, GstCudaCacheFlags flags)
 {
-  GstCudaCache *self = g_object_new (GST_TYPE_CUDA_CACHE,
+  return gst_cuda_cache_new_named (NULL, device_memory, flags);
+}
+
+GstCudaCache *
+gst_cuda_cache_new_named (const gchar * name, guint64 device_memory,
+    GstCudaCacheFlags flags)
+{
+  GstCudaCache *self = g_object_new (GST_TYPE_CUDA_CACHE, "name", name,
       "device-memory", device_memory, "flags", flags, NULL);
 
   gst_object_ref_sink (self);
@@ -704,10 +712,10 @@ gst_cuda_cache_get_system (void)
   if (g_once_init_enter (&system_cache)) {
     gint64 pages = sysconf (_SC_PHYS_PAGES);
     gint64 page_size = sysconf (_SC_PAGESIZE);
-    GstCudaCache *cache = gst_cuda_cache_new (pages > 0 && page_size > 0 ?
-        (guint64) pages * page_size : 0, GST_CUDA_CACHE_FLAG_NONE);
+    GstCudaCache *cache = gst_cuda_cache_new_named ("cudacache-system",
+        pages > 0 && page_size > 0 ? (guint64) pages * page_size : 0,
+        GST_CUDA_CACHE_FLAG_NONE);
 
-    gst_object_set_name (GST_OBJECT (cache), "cudacache-system");
     GST_OBJECT_FLAG_SET (cache, GST_OBJECT_FLAG_MAY_BE_LEAKED);
     g_once_init_leave (&system_cache, cache);
   }
@@ -1218,6 +1226,71 @@ gst_cuda_cache_drain (GstCudaCache * cache)
   g_mutex_unlock (&cache->lock);
 }
 
+/* gst_cuda_cache_parse_limit(), saying in @why what is wrong with @str
+ * when it is not a limit. */
+static gboolean
+gst_cuda_cache_parse_limit_why (const gchar * str, guint64 device_memory,
+    guint64 * limit_bytes, const gchar ** why)
+{
+  static const gchar *suffixes = "KMGT";
+  gchar *copy, *s, *end;
+  gboolean ret = FALSE;
+  guint64 value, scale = 1;
+
+  copy = g_strstrip (g_strdup (str));
+  s = copy;
+  if (!g_ascii_isdigit (*s)) {
+    *why = "not a number";
+    goto out;
+  }
+
+  if (g_str_has_suffix (s, "%")) {
+    gdouble percent = g_ascii_strtod (s, &end);
+
+    if (*end != '%' || end[1] != '\0' || percent < 0 || percent > 100) {
+      *why = "a percentage is a number from 0 to 100 followed by one %";
+      goto out;
+    }
+    *limit_bytes = (guint64) (device_memory * (percent / 100.0));
+    ret = TRUE;
+    goto out;
+  }
+
+  errno = 0;
+  value = g_ascii_strtoull (s, &end, 10);
+  if (errno != 0) {
+    *why = "too large";
+    goto out;
+  }
+
+  if (*end && g_ascii_strcasecmp (end, "B") != 0) {
+    const gchar *unit = strchr (suffixes, g_ascii_toupper (*end));
+
+    if (!unit) {
+      *why = "unknown unit";
+      goto out;
+    }
+    scale = G_GUINT64_CONSTANT (1) << (10 * (unit - suffixes + 1));
+    end++;
+    if (g_ascii_strcasecmp (end, "") != 0 && g_ascii_strcasecmp (end, "B") != 0
+        && g_ascii_strcasecmp (end, "iB") != 0) {
+      *why = "unknown unit";
+      goto out;
+    }
+  }
+
+  if (value > G_MAXUINT64 / scale) {
+    *why = "too large";
+    goto out;
+  }
+  *limit_bytes = value * scale;
+  ret = TRUE;
+
+out:
+  g_free (copy);
+  return ret;
+}
+
 /**
  * gst_cuda_cache_parse_limit:
  * @str: a limit: bytes with an optional `K`, `M`, `G` or `T` suffix (powers
@@ -1226,7 +1299,8 @@ gst_cuda_cache_drain (GstCudaCache * cache)
  * @device_memory: total bytes, for percentages
  * @limit_bytes: (out): the limit in bytes
  *
- * Parses a limit as %GST_CUDA_CACHE_LIMIT_ENV takes it.
+ * Parses a limit as %GST_CUDA_CACHE_LIMIT_ENV takes it. What is wrong with a
+ * refused @str is logged on the `cudacache` debug category.
  *
  * Returns: %TRUE if @str is a valid limit
  *
@@ -1236,54 +1310,16 @@ gboolean
 gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
     guint64 * limit_bytes)
 {
-  static const gchar *suffixes = "KMGT";
-  gchar *copy, *s, *end;
-  gboolean ret = FALSE;
-  guint64 value, scale = 1;
+  const gchar *why = NULL;
 
   g_return_val_if_fail (str != NULL, FALSE);
   g_return_val_if_fail (limit_bytes != NULL, FALSE);
 
-  copy = g_strstrip (g_strdup (str));
-  s = copy;
-  if (!g_ascii_isdigit (*s))
-    goto out;
-
-  if (g_str_has_suffix (s, "%")) {
-    gdouble percent = g_ascii_strtod (s, &end);
-
-    if (*end != '%' || end[1] != '\0' || percent < 0 || percent > 100)
-      goto out;
-    *limit_bytes = (guint64) (device_memory * (percent / 100.0));
-    ret = TRUE;
-    goto out;
+  if (!gst_cuda_cache_parse_limit_why (str, device_memory, limit_bytes, &why)) {
+    GST_DEBUG ("\"%s\" is not a limit: %s", str, why);
+    return FALSE;
   }
-
-  errno = 0;
-  value = g_ascii_strtoull (s, &end, 10);
-  if (errno != 0)
-    goto out;
-
-  if (*end && g_ascii_strcasecmp (end, "B") != 0) {
-    const gchar *unit = strchr (suffixes, g_ascii_toupper (*end));
-
-    if (!unit)
-      goto out;
-    scale = G_GUINT64_CONSTANT (1) << (10 * (unit - suffixes + 1));
-    end++;
-    if (g_ascii_strcasecmp (end, "") != 0 && g_ascii_strcasecmp (end, "B") != 0
-        && g_ascii_strcasecmp (end, "iB") != 0)
-      goto out;
-  }
-
-  if (value > G_MAXUINT64 / scale)
-    goto out;
-  *limit_bytes = value * scale;
-  ret = TRUE;
-
-out:
-  g_free (copy);
-  return ret;
+  return TRUE;
 }
 
 /**

@@ -192,9 +192,9 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
     gchar *name;
 
     gst_cuda_cache_device_get_memory_info (context, NULL, &total);
-    cache = gst_cuda_cache_new (total, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
     name = g_strdup_printf ("cudacache-device%u", device_id);
-    gst_object_set_name (GST_OBJECT (cache), name);
+    cache = gst_cuda_cache_new_named (name, total,
+        GST_CUDA_CACHE_FLAG_ASYNC_FREE);
     g_free (name);
     /* lives as long as the process, like a registered allocator */
     GST_OBJECT_FLAG_SET (cache, GST_OBJECT_FLAG_MAY_BE_LEAKED);

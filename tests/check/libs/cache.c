@@ -526,6 +526,7 @@ GST_START_TEST (test_parse_limit)
 GST_END_TEST;
 
 static GString *printed;
+static GString *logged;
 
 static void
 collect_printerr (const gchar * str)
@@ -533,10 +534,55 @@ collect_printerr (const gchar * str)
   g_string_append (printed, str);
 }
 
+/* "name: message" lines of the cache's warnings */
+static void
+collect_cache_warnings (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (level != GST_LEVEL_WARNING ||
+      g_strcmp0 (gst_debug_category_get_name (category), "cudacache") != 0)
+    return;
+
+  g_string_append_printf (logged, "%s: %s\n",
+      GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object) : "",
+      gst_debug_message_get (message));
+}
+
+static void
+watch_output (gboolean on)
+{
+  static GPrintFunc old_print, old_printerr;
+
+  if (on) {
+    printed = g_string_new (NULL);
+    logged = g_string_new (NULL);
+    gst_debug_set_threshold_for_name ("cudacache", GST_LEVEL_WARNING);
+    gst_debug_add_log_function (collect_cache_warnings, NULL, NULL);
+    old_print = g_set_print_handler (collect_printerr);
+    old_printerr = g_set_printerr_handler (collect_printerr);
+  } else {
+    g_set_print_handler (old_print);
+    g_set_printerr_handler (old_printerr);
+    gst_debug_remove_log_function (collect_cache_warnings);
+    gst_debug_unset_threshold_for_name ("cudacache");
+  }
+}
+
+static void
+unwatch_output (void)
+{
+  g_string_free (printed, TRUE);
+  printed = NULL;
+  g_string_free (logged, TRUE);
+  logged = NULL;
+}
+
 GST_START_TEST (test_limit_from_environment)
 {
-  GPrintFunc old_handler;
   GstCudaCache *cache;
+  gchar *expected;
+  guint64 machine;
 
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "64M", TRUE);
   cache = gst_cuda_cache_new (1000, 0);
@@ -548,21 +594,48 @@ GST_START_TEST (test_limit_from_environment)
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 100);
   gst_object_unref (cache);
 
-  /* a bad value keeps the default (half the device) and says so in one
-   * line on stderr, never through g_warning: gst-check makes warnings
-   * fatal, as G_DEBUG=fatal-warnings does in apps */
+  /* a bad value keeps the default (half the device) and says why in one
+   * warning on the cudacache debug category that names the variable and
+   * the value; nothing is printed (a library does not print), and never
+   * g_warning: gst-check makes warnings fatal, as G_DEBUG=fatal-warnings
+   * does in apps */
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "banana", TRUE);
-  printed = g_string_new (NULL);
-  old_handler = g_set_printerr_handler (collect_printerr);
+  watch_output (TRUE);
   cache = gst_cuda_cache_new (1000, 0);
-  g_set_printerr_handler (old_handler);
+  watch_output (FALSE);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
-  fail_unless (strstr (printed->str, "GST_CUDA_CACHE_LIMIT=\"banana\"") != NULL,
-      "no visible line about the bad value: \"%s\"", printed->str);
-  fail_unless (strchr (printed->str, '\n') == printed->str + printed->len - 1,
-      "expected one line: \"%s\"", printed->str);
-  g_string_free (printed, TRUE);
-  printed = NULL;
+  fail_unless_equals_string (printed->str, "");
+  fail_unless (strstr (logged->str, "GST_CUDA_CACHE_LIMIT=\"banana\": not a "
+          "number") != NULL, "no warning about the bad value: \"%s\"",
+      logged->str);
+  fail_unless (strstr (logged->str, "a percentage (e.g. 25%) of the 1000 "
+          "bytes of memory this cache allocates from") != NULL,
+      "the warning does not say what a percentage is of: \"%s\"", logged->str);
+  fail_unless (strchr (logged->str, '\n') == logged->str + logged->len - 1,
+      "expected one warning: \"%s\"", logged->str);
+  unwatch_output ();
+  gst_object_unref (cache);
+
+  /* the system cache's percentages are of the machine's memory: its
+   * warning names it and says so, not "device memory" */
+  g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "101%", TRUE);
+  watch_output (TRUE);
+  cache = gst_cuda_cache_get_system ();
+  watch_output (FALSE);
+  machine = gst_cuda_cache_get_device_memory (cache);
+  fail_unless (machine > 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), machine / 2);
+  fail_unless_equals_string (printed->str, "");
+  expected = g_strdup_printf ("cudacache-system: ignoring "
+      "GST_CUDA_CACHE_LIMIT=\"101%%\": a percentage is a number from 0 to 100 "
+      "followed by one %%; expected bytes with an optional K, M, G or T "
+      "suffix (e.g. 512M) or a percentage (e.g. 25%%) of the %"
+      G_GUINT64_FORMAT " bytes of memory this cache allocates from; keeping "
+      "the default limit of %" G_GUINT64_FORMAT " bytes\n", machine,
+      machine / 2);
+  fail_unless_equals_string (logged->str, expected);
+  g_free (expected);
+  unwatch_output ();
   gst_object_unref (cache);
 
   g_unsetenv (GST_CUDA_CACHE_LIMIT_ENV);
