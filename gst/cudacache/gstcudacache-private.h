@@ -124,6 +124,12 @@ G_GNUC_INTERNAL
 GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
     guint64 device_memory, GstCudaCacheFlags flags);
 
+/* For the tests, which link the library: how many sets of per-thread
+ * counters @cache holds, those of living threads and those kept for blocks
+ * whose thread has ended. Not in the public headers. */
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_count_thread_counters (GstCudaCache * cache);
+
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
     gsize bytes, const gchar * key);

@@ -31,7 +31,8 @@ G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
  * @GST_CUDA_CACHE_SCOPE_THREAD: the blocks the calling thread allocated, and
  *     the lookups it made
  *
- * What statistics and clearing apply to.
+ * What statistics and clearing apply to. A thread's figures go when the
+ * thread ends.
  *
  * Since: 0.1
  */
