@@ -9,6 +9,37 @@
 
 G_BEGIN_DECLS
 
+/* The one way a file of the library gets its debug category: made on first
+ * use, since any public function may run before a type's class_init. In
+ * place of GST_DEBUG_CATEGORY_STATIC, a file says
+ *
+ *   GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachefoo", "CUDA cache: foo");
+ *   #define GST_CAT_DEFAULT ensure_debug_category ()
+ *
+ * as gst-plugins-base's video library does. */
+#ifndef GST_DISABLE_GST_DEBUG
+#define GST_CUDA_CACHE_DEBUG_CATEGORY(name, description)                 \
+static GstDebugCategory *                                                \
+ensure_debug_category (void)                                             \
+{                                                                        \
+  static gsize cat = 0;                                                  \
+                                                                         \
+  if (g_once_init_enter (&cat))                                          \
+    g_once_init_leave (&cat,                                             \
+        (gsize) _gst_debug_category_new (name, 0, description));        \
+  return (GstDebugCategory *) cat;                                       \
+}                                                                        \
+static GstDebugCategory *ensure_debug_category (void)
+#else
+#define GST_CUDA_CACHE_DEBUG_CATEGORY(name, description)                 \
+static inline GstDebugCategory *                                         \
+ensure_debug_category (void)                                             \
+{                                                                        \
+  return NULL;                                                           \
+}                                                                        \
+static inline GstDebugCategory *ensure_debug_category (void)
+#endif
+
 /* What a pool's caps ask for: a pitched video image, or a packed tensor. */
 typedef enum
 {
@@ -90,6 +121,18 @@ void gst_cuda_cache_pool_discard_queued (GstBufferPool * pool,
 /* The cache group of a CUDA context's blocks. */
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))
+
+/* gst_cuda_cache_new() with a name, so that what the cache logs while it
+ * is made (a bad GST_CUDA_CACHE_LIMIT) names it. */
+G_GNUC_INTERNAL
+GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
+    guint64 device_memory, GstCudaCacheFlags flags);
+
+/* For the tests, which link the library: how many sets of per-thread
+ * counters @cache holds, those of living threads and those kept for blocks
+ * whose thread has ended. Not in the public headers. */
+GST_CUDA_CACHE_API
+guint gst_cuda_cache_count_thread_counters (GstCudaCache * cache);
 
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,

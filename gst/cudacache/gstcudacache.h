@@ -16,7 +16,10 @@ G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
  *
  * The environment variable that overrides a new cache's default limit:
  * bytes, optionally with a `K`, `M`, `G` or `T` suffix (powers of 1024), or a
- * percentage of the device's memory such as `25%`.
+ * percentage such as `25%` of the memory the cache allocates from (the
+ * device's for a device cache, the machine's for the system cache). A value
+ * that does not parse is ignored, with a warning on the `cudacache` debug
+ * category.
  *
  * Since: 0.1
  */
@@ -28,7 +31,8 @@ G_DECLARE_FINAL_TYPE (GstCudaCache, gst_cuda_cache, GST, CUDA_CACHE, GstObject)
  * @GST_CUDA_CACHE_SCOPE_THREAD: the blocks the calling thread allocated, and
  *     the lookups it made
  *
- * What statistics and clearing apply to.
+ * What statistics and clearing apply to. A thread's figures go when the
+ * thread ends.
  *
  * Since: 0.1
  */

@@ -31,8 +31,9 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_device_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_device_debug
+GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedevice",
+    "CUDA cache: devices and their caches");
+#define GST_CAT_DEFAULT ensure_debug_category ()
 
 #ifndef CUDAAPI
 #define CUDAAPI
@@ -53,18 +54,6 @@ static GstCudaCacheDriver driver;
 static GMutex caches_lock;
 static GHashTable *caches;      /* device id -> GstCudaCache */
 
-static void
-gst_cuda_cache_device_init_debug (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_device_debug, "cudacachedevice",
-        0, "CUDA cache: devices and their caches");
-    g_once_init_leave (&once, 1);
-  }
-}
-
 /* Loads the driver and counts devices, once. Everything in gst-cuda waits
  * until this has found a device: 1.22 logs on debug categories it only sets
  * up once a device answered. */
@@ -77,7 +66,6 @@ gst_cuda_cache_driver_load (void)
     GModule *module;
     int count = 0;
 
-    gst_cuda_cache_device_init_debug ();
     module = g_module_open ("libcuda.so.1", G_MODULE_BIND_LAZY);
     if (!module) {
       GST_INFO ("no CUDA driver: %s", g_module_error ());
@@ -193,7 +181,6 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
-  gst_cuda_cache_device_init_debug ();
   device_id = gst_cuda_cache_device_id (context);
 
   g_mutex_lock (&caches_lock);
@@ -205,9 +192,9 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
     gchar *name;
 
     gst_cuda_cache_device_get_memory_info (context, NULL, &total);
-    cache = gst_cuda_cache_new (total, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
     name = g_strdup_printf ("cudacache-device%u", device_id);
-    gst_object_set_name (GST_OBJECT (cache), name);
+    cache = gst_cuda_cache_new_named (name, total,
+        GST_CUDA_CACHE_FLAG_ASYNC_FREE);
     g_free (name);
     /* lives as long as the process, like a registered allocator */
     GST_OBJECT_FLAG_SET (cache, GST_OBJECT_FLAG_MAY_BE_LEAKED);
@@ -348,7 +335,6 @@ gst_cuda_cache_device_get_default_context (guint device_id)
   GstCudaContext *context;
   GWeakRef *ref;
 
-  gst_cuda_cache_device_init_debug ();
   if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
     GST_INFO ("no CUDA device %u", device_id);
     return NULL;

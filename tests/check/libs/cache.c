@@ -8,6 +8,7 @@
 
 #include "../cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
+#include <gst/cudacache/gstcudacache-private.h>
 
 /* A fake device: counts allocations and frees, and refuses allocations
  * beyond its capacity, as a device out of memory would. */
@@ -526,6 +527,7 @@ GST_START_TEST (test_parse_limit)
 GST_END_TEST;
 
 static GString *printed;
+static GString *logged;
 
 static void
 collect_printerr (const gchar * str)
@@ -533,10 +535,59 @@ collect_printerr (const gchar * str)
   g_string_append (printed, str);
 }
 
+/* "name: message" lines of the cache's warnings, while watched */
+static void
+collect_cache_warnings (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (!logged || level != GST_LEVEL_WARNING ||
+      g_strcmp0 (gst_debug_category_get_name (category), "cudacache") != 0)
+    return;
+
+  g_string_append_printf (logged, "%s: %s\n",
+      GST_IS_OBJECT (object) ? GST_OBJECT_NAME (object) : "",
+      gst_debug_message_get (message));
+}
+
+static void
+watch_output (gboolean on)
+{
+  static GPrintFunc old_print, old_printerr;
+  static gboolean added;
+
+  if (on) {
+    printed = g_string_new (NULL);
+    logged = g_string_new (NULL);
+    gst_debug_set_threshold_for_name ("cudacache", GST_LEVEL_WARNING);
+    /* added once and left: GStreamer keeps a removed function's list alive
+     * on purpose, which valgrind sees as lost */
+    if (!added)
+      gst_debug_add_log_function (collect_cache_warnings, NULL, NULL);
+    added = TRUE;
+    old_print = g_set_print_handler (collect_printerr);
+    old_printerr = g_set_printerr_handler (collect_printerr);
+  } else {
+    g_set_print_handler (old_print);
+    g_set_printerr_handler (old_printerr);
+    gst_debug_unset_threshold_for_name ("cudacache");
+  }
+}
+
+static void
+unwatch_output (void)
+{
+  g_string_free (printed, TRUE);
+  printed = NULL;
+  g_string_free (logged, TRUE);
+  logged = NULL;
+}
+
 GST_START_TEST (test_limit_from_environment)
 {
-  GPrintFunc old_handler;
   GstCudaCache *cache;
+  gchar *expected;
+  guint64 machine;
 
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "64M", TRUE);
   cache = gst_cuda_cache_new (1000, 0);
@@ -548,21 +599,48 @@ GST_START_TEST (test_limit_from_environment)
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 100);
   gst_object_unref (cache);
 
-  /* a bad value keeps the default (half the device) and says so in one
-   * line on stderr, never through g_warning: gst-check makes warnings
-   * fatal, as G_DEBUG=fatal-warnings does in apps */
+  /* a bad value keeps the default (half the device) and says why in one
+   * warning on the cudacache debug category that names the variable and
+   * the value; nothing is printed (a library does not print), and never
+   * g_warning: gst-check makes warnings fatal, as G_DEBUG=fatal-warnings
+   * does in apps */
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "banana", TRUE);
-  printed = g_string_new (NULL);
-  old_handler = g_set_printerr_handler (collect_printerr);
+  watch_output (TRUE);
   cache = gst_cuda_cache_new (1000, 0);
-  g_set_printerr_handler (old_handler);
+  watch_output (FALSE);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 500);
-  fail_unless (strstr (printed->str, "GST_CUDA_CACHE_LIMIT=\"banana\"") != NULL,
-      "no visible line about the bad value: \"%s\"", printed->str);
-  fail_unless (strchr (printed->str, '\n') == printed->str + printed->len - 1,
-      "expected one line: \"%s\"", printed->str);
-  g_string_free (printed, TRUE);
-  printed = NULL;
+  fail_unless_equals_string (printed->str, "");
+  fail_unless (strstr (logged->str, "GST_CUDA_CACHE_LIMIT=\"banana\": not a "
+          "number") != NULL, "no warning about the bad value: \"%s\"",
+      logged->str);
+  fail_unless (strstr (logged->str, "a percentage (e.g. 25%) of the 1000 "
+          "bytes of memory this cache allocates from") != NULL,
+      "the warning does not say what a percentage is of: \"%s\"", logged->str);
+  fail_unless (strchr (logged->str, '\n') == logged->str + logged->len - 1,
+      "expected one warning: \"%s\"", logged->str);
+  unwatch_output ();
+  gst_object_unref (cache);
+
+  /* the system cache's percentages are of the machine's memory: its
+   * warning names it and says so, not "device memory" */
+  g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "101%", TRUE);
+  watch_output (TRUE);
+  cache = gst_cuda_cache_get_system ();
+  watch_output (FALSE);
+  machine = gst_cuda_cache_get_device_memory (cache);
+  fail_unless (machine > 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), machine / 2);
+  fail_unless_equals_string (printed->str, "");
+  expected = g_strdup_printf ("cudacache-system: ignoring "
+      "GST_CUDA_CACHE_LIMIT=\"101%%\": a percentage is a number from 0 to 100 "
+      "followed by one %%; expected bytes with an optional K, M, G or T "
+      "suffix (e.g. 512M) or a percentage (e.g. 25%%) of the %"
+      G_GUINT64_FORMAT " bytes of memory this cache allocates from; keeping "
+      "the default limit of %" G_GUINT64_FORMAT " bytes\n", machine,
+      machine / 2);
+  fail_unless_equals_string (logged->str, expected);
+  g_free (expected);
+  unwatch_output ();
   gst_object_unref (cache);
 
   g_unsetenv (GST_CUDA_CACHE_LIMIT_ENV);
@@ -956,6 +1034,219 @@ GST_START_TEST (test_concurrent_use)
 
 GST_END_TEST;
 
+/* A thread's counters go with the thread: a process that makes and drops
+ * pipelines, and their streaming threads, for days keeps a flat cache. */
+#define N_SHORT_LIVED 1000
+#define N_AT_ONCE 8
+
+typedef struct
+{
+  GstCudaCache *cache;
+  Device *dev;
+  gint right;                   /* threads whose own figures were right */
+} ShortLived;
+
+static gpointer
+short_lived_thread (gpointer data)
+{
+  ShortLived *s = data;
+  GstCudaCacheStats stats;
+
+  gst_memory_unref (gst_cuda_cache_acquire (s->cache, "S", device_alloc,
+          s->dev));
+  gst_cuda_cache_get_stats (s->cache, GST_CUDA_CACHE_SCOPE_THREAD, &stats);
+  if (stats.hits + stats.misses == 1)
+    g_atomic_int_inc (&s->right);
+
+  return NULL;
+}
+
+GST_START_TEST (test_thread_counters_go_with_their_thread)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GThread *threads[N_AT_ONCE];
+  GstCudaCacheStats stats;
+  ShortLived args;
+  GstMemory *mine;
+  Device dev;
+  guint i, j, start;
+
+  device_init (&dev, 100);
+  args.cache = cache;
+  args.dev = &dev;
+  args.right = 0;
+  start = gst_cuda_cache_count_thread_counters (cache);
+
+  /* this thread's counters, which must outlive the others' */
+  mine = gst_cuda_cache_acquire (cache, "M", device_alloc, &dev);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache),
+      start + 1);
+
+  for (i = 0; i < N_SHORT_LIVED; i += N_AT_ONCE) {
+    for (j = 0; j < N_AT_ONCE; j++)
+      threads[j] = g_thread_new ("short-lived", short_lived_thread, &args);
+    for (j = 0; j < N_AT_ONCE; j++)
+      g_thread_join (threads[j]);
+    /* of the ended threads, only the counters of idle blocks they made */
+    stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+    fail_unless (gst_cuda_cache_count_thread_counters (cache) <=
+        start + 1 + stats.idle_blocks, "%u sets of counters after %u threads",
+        gst_cuda_cache_count_thread_counters (cache), i + N_AT_ONCE);
+  }
+  fail_unless_equals_int (g_atomic_int_get (&args.right), N_SHORT_LIVED);
+
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.hits + stats.misses, N_SHORT_LIVED + 1);
+  fail_unless (stats.misses <= N_AT_ONCE + 1);
+  fail_unless_equals_uint64 (stats.used_bytes, 100);
+
+  /* the last blocks of ended threads take their counters with them */
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL), stats.idle_bytes);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache),
+      start + 1);
+
+  /* a living thread's figures are as they were */
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.misses, 1);
+  fail_unless_equals_uint64 (stats.hits, 0);
+  fail_unless_equals_uint64 (stats.used_bytes, 100);
+  fail_unless_equals_int (stats.used_blocks, 1);
+  gst_memory_unref (mine);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.used_bytes, 0);
+  fail_unless_equals_uint64 (stats.idle_bytes, 100);
+  fail_unless_equals_uint64 (stats.peak_size, 100);
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_THREAD), 100);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache),
+      start + 1);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.allocs, dev.frees);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+static gpointer
+acquire_thread (gpointer data)
+{
+  GstCudaCache *cache = ((gpointer *) data)[0];
+  Device *dev = ((gpointer *) data)[1];
+
+  return gst_cuda_cache_acquire (cache, "O", device_alloc, dev);
+}
+
+/* A block may outlive the thread that made it: its counters stay with it,
+ * counting, and go with it. */
+GST_START_TEST (test_block_outlives_its_thread)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCacheStats stats;
+  GstMemory *mem, *again;
+  gpointer args[2];
+  Device dev;
+
+  device_init (&dev, 100);
+  args[0] = cache;
+  args[1] = &dev;
+  mem = g_thread_join (g_thread_new ("made-it", acquire_thread, args));
+  fail_unless (mem != NULL);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache), 1);
+
+  gst_memory_unref (mem);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.idle_bytes, 100);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache), 1);
+
+  /* a hit is the caller's; the block's size stays its maker's */
+  again = gst_cuda_cache_acquire (cache, "O", device_alloc, &dev);
+  fail_unless (again == mem);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+  fail_unless_equals_uint64 (stats.hits, 1);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache), 2);
+  gst_memory_unref (again);
+
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_THREAD), 0);
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL), 100);
+  fail_unless_equals_int (dev.frees, 1);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache), 1);
+  stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+
+  gst_object_unref (cache);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstCudaCache *cache;          /* the thread's reference */
+  Device *dev;
+  GAsyncQueue *used, *go;
+} Outliving;
+
+static gpointer
+outlive_cache_thread (gpointer data)
+{
+  Outliving *o = data;
+
+  gst_memory_unref (gst_cuda_cache_acquire (o->cache, "L", device_alloc,
+          o->dev));
+  gst_clear_object (&o->cache);
+  g_async_queue_push (o->used, GINT_TO_POINTER (1));
+  /* ends once the cache is gone */
+  g_async_queue_pop (o->go);
+
+  return NULL;
+}
+
+/* A thread may end after a cache it used is finalized. */
+GST_START_TEST (test_thread_outlives_cache)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCache *other;
+  GThread *thread;
+  Outliving o;
+  Device dev;
+
+  device_init (&dev, 100);
+  o.cache = gst_object_ref (cache);
+  o.dev = &dev;
+  o.used = g_async_queue_new ();
+  o.go = g_async_queue_new ();
+  thread = g_thread_new ("outliving", outlive_cache_thread, &o);
+  g_async_queue_pop (o.used);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (cache), 1);
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, 1);
+
+  /* maybe at the same address: the ended thread must leave it alone */
+  other = gst_cuda_cache_new (1 << 30, 0);
+  gst_memory_unref (gst_cuda_cache_acquire (other, "L", device_alloc, &dev));
+  g_async_queue_push (o.go, GINT_TO_POINTER (1));
+  g_thread_join (thread);
+  fail_unless_equals_int (gst_cuda_cache_count_thread_counters (other), 1);
+  fail_unless_equals_uint64 (stats_of (other,
+          GST_CUDA_CACHE_SCOPE_THREAD).idle_bytes, 100);
+
+  gst_object_unref (other);
+  fail_unless_equals_int (dev.frees, 2);
+  g_async_queue_unref (o.used);
+  g_async_queue_unref (o.go);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
 static Suite *
 cache_suite (void)
 {
@@ -985,6 +1276,9 @@ cache_suite (void)
   tcase_add_test (tc, test_group_freed_with_last_user);
   tcase_add_test (tc, test_idle_blocks_may_be_leaked);
   tcase_add_test (tc, test_concurrent_use);
+  tcase_add_test (tc, test_thread_counters_go_with_their_thread);
+  tcase_add_test (tc, test_block_outlives_its_thread);
+  tcase_add_test (tc, test_thread_outlives_cache);
 
   return s;
 }
