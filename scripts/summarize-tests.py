@@ -5,7 +5,7 @@
 gst-check binaries report "Checks: N, Failures: F, Errors: E": each case
 counts. A binary that skipped (exit 77: no CUDA device) is listed with its
 reason and counts as skipped, never as passed. A valgrind log counts one case
-per binary: clean or not. --check NAME=ok|fail adds one more case.
+per binary: clean or not; so does an AddressSanitizer log (testlog-asan). --check NAME=ok|fail adds one more case.
 """
 import json
 import re
@@ -35,7 +35,8 @@ def main(args):
             print(f"missing test log {log}")
             failed += 1
             continue
-        under_valgrind = "valgrind" in log
+        tool = ("valgrind" if "valgrind" in log else
+                "asan" if "asan" in log else None)
         for t in entries:
             name, result = t["name"], t["result"]
             out = t.get("stdout") or ""
@@ -44,9 +45,9 @@ def main(args):
                 print(f"SKIP {name}: {reason}")
                 skipped += 1
                 continue
-            if under_valgrind:
+            if tool:
                 ok = result == "OK"
-                print(f"{'PASS' if ok else 'FAIL'} valgrind {name}")
+                print(f"{'PASS' if ok else 'FAIL'} {tool} {name}")
                 passed += ok
                 failed += not ok
                 continue

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds everything, checks the formatting, runs every test suite and runs
-# them again under valgrind, then builds against Debian 13's GStreamer
-# (1.26) in a Debian 13 root and runs the CPU suites there
+# them again under valgrind, runs the cache, pool and element suites under
+# AddressSanitizer and UBSan (ASAN=0 leaves that out), then builds against
+# Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
 # (scripts/debian13.sh; DEBIAN13=0 leaves that out), then prints
 # "N passed, N failed" counting the test cases of both. GPU suites skip with
 # a message where there is no CUDA device, and are listed as skipped, never
@@ -23,6 +24,24 @@ if [ "${VALGRIND:-1}" != 0 ]; then
     --num-processes 2 || status=1
 fi
 
+# AddressSanitizer and UBSan on the suites that matter most: the cache,
+# the pools and the elements (docs/design.md, "Sanitizers"); a build of
+# their own, without kernels, which the CPU suites do not run
+asan_logs=
+if [ "${ASAN:-1}" != 0 ]; then
+  if [ ! -f build-asan/build.ninja ]; then
+    meson setup build-asan -Db_sanitize=address,undefined \
+      -Dcuda-kernels=disabled -Dintrospection=disabled -Dbenchmarks=disabled \
+      > build/asan-setup.log 2>&1 || tail -20 build/asan-setup.log
+  fi
+  rm -f build-asan/meson-logs/testlog-asan.json
+  meson compile -C build-asan > build/asan-build.log 2>&1 &&
+    meson test -C build-asan --setup asan --print-errorlogs --num-processes 2 \
+      libs/cache libs/systempool libs/tensor libs/leaks \
+      elements/cudacacheidentity elements/cudacacheconvert || status=1
+  asan_logs=build-asan/meson-logs/testlog-asan.json
+fi
+
 # the benchmark's smoke mode: each scenario briefly, on system memory; it
 # checks that the program and the report run, not the numbers
 bench=ok
@@ -39,6 +58,7 @@ GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache" \
 debian13=
 logs=build/meson-logs/testlog-plain.json
 [ "${VALGRIND:-1}" != 0 ] && logs="$logs build/meson-logs/testlog-valgrind.json"
+logs="$logs $asan_logs"
 if [ "${DEBIAN13:-1}" != 0 ]; then
   rm -rf build-debian13/meson-logs
   if ./scripts/debian13.sh > build/debian13.log 2>&1; then

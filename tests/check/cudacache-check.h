@@ -7,6 +7,27 @@
 
 #include <gst/check/gstcheck.h>
 
+/* Under valgrind or AddressSanitizer, some cases do less, or leave out what
+ * the tool itself makes impossible (and say so) */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define RUNNING_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RUNNING_UNDER_ASAN 1
+#endif
+#endif
+#ifndef RUNNING_UNDER_ASAN
+#define RUNNING_UNDER_ASAN 0
+#endif
+
 /* gst-check turns criticals and warnings into failures (or ASSERT_WARNING
  * expectations) only for the log domains it knows; do the same for ours and gst-cuda's. */
 static void
