@@ -85,10 +85,10 @@ struct _GstCudaCacheBaseTransformPrivate
    * context query must not start a second search) */
   gboolean finding_context;
 
-  /* under the object lock, from start to stop: the stream the CUDA memory
-   * of the pools this element configures is allocated on, so that writers
-   * leave it to be waited for by readers of other streams (1.24+; NULL
-   * where memory carries no stream) */
+  /* under the object lock, from start to stop: the element's stream, that
+   * it writes its output on; 1.24+: the CUDA memory of the pools it
+   * configures for that output is allocated on it, so that writers leave it
+   * to be waited for by readers of other streams */
   GstCudaCacheStream *stream;
 };
 
@@ -517,7 +517,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  stream = gst_cuda_cache_compat_memory_stream_new (self->context);
+  stream = gst_cuda_cache_compat_stream_new (self->context);
   GST_OBJECT_LOCK (self);
   gst_cuda_cache_compat_stream_clear (&self->priv->stream);
   self->priv->stream = stream;
@@ -767,6 +767,21 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
     cache = gst_cuda_cache_base_transform_select_cache (self, TRUE);
 
   return cache;
+}
+
+/* For subclasses: the CUDA stream the element writes its output on, from
+ * start to stop; NULL where it has none (no device, or the driver refused
+ * one) */
+CUstream
+gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self)
+{
+  CUstream stream;
+
+  GST_OBJECT_LOCK (self);
+  stream = gst_cuda_cache_compat_stream_handle (self->priv->stream);
+  GST_OBJECT_UNLOCK (self);
+
+  return stream;
 }
 
 static gsize

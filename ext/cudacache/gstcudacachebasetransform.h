@@ -69,6 +69,8 @@ gboolean gst_cuda_cache_caps_are_cuda (const GstCaps * caps);
 
 GstCudaCache *gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self);
 
+CUstream gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self);
+
 GstBufferPool *gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
     gboolean * from_downstream, gchar ** reason);

@@ -644,9 +644,11 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
   }
 
-  /* the converter's own stream is waited for before this returns */
+  /* on the element's stream; the frame is written when this returns, or
+   * (1.24+, our own pool's memory) left flagged for its readers to wait */
   if (!gst_cuda_cache_converter_convert_buffer (self->converter, inbuf,
-          outbuf, NULL, &error)) {
+          outbuf, gst_cuda_cache_base_transform_get_stream
+          (GST_CUDA_CACHE_BASE_TRANSFORM (self)), &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error->message),
         ("converting %" GST_PTR_FORMAT, inbuf));
     g_clear_error (&error);

@@ -131,9 +131,15 @@ GST_CUDA_CACHE_API
 GstCudaContext *gst_cuda_cache_converter_get_context (GstCudaCacheConverter *
     converter);
 
+/* The stream is the driver's CUstream, as gst-cuda's own converter takes
+ * it: the stream type of every GStreamer version (GstCudaStream exists only
+ * from 1.24, and a type of the project's own would have every caller wrap
+ * the stream it already has) and of every CUDA library, so the API is the
+ * same whichever GStreamer the library was built against. Bindings see a
+ * pointer; NULL is the converter's own stream, not the legacy default one. */
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter *
-    converter, GstBuffer * inbuf, GstBuffer * outbuf, gpointer stream,
+    converter, GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream,
     GError ** error);
 
 GST_CUDA_CACHE_API

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * What the layers of GstCudaCacheConverter share. The converter is four
+ * files, each one concern:
+ *
+ *   gstcudacacheconverter.c      the front end: the public API, options,
+ *                                caps validation, which back end converts
+ *   gstcudacacheconvertparams.c  the definition's parameters: colour
+ *                                matrices, picture rectangle, chroma
+ *                                siting, tensor normalisation
+ *   gstcudacacheconvertercpu.c   the CPU back end: system memory, through
+ *                                GstVideoConverter and a packing loop
+ *   gstcudacacheconvertercuda.c  the CUDA back end: streams, their
+ *                                synchronisation, the kernels' launches
+ *
+ * Both back ends take the same GstCudaCacheConvertParams
+ * (gstcudacachekernels-private.h) from the definition's parameters, so
+ * that either is the other's reference.
+ */
+
+#ifndef __GST_CUDA_CACHE_CONVERTER_PRIVATE_H__
+#define __GST_CUDA_CACHE_CONVERTER_PRIVATE_H__
+
+#include <gst/video/video.h>
+#include "gstcudacacheconverter.h"
+#include "gstcudacachetensor.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_converter_debug);
+
+/* What a config says, parsed. */
+typedef struct
+{
+  gboolean letterbox;
+  guint fill_value;
+  GstCudaCacheChannelOrder channel_order;
+  gdouble scale;
+  gdouble mean[3];
+  gdouble std[3];
+} GstCudaCacheConverterOptions;
+
+/* What a pair of caps says, parsed and validated. */
+typedef struct
+{
+  GstVideoInfo in_info;
+  gboolean tensor_out;
+  GstVideoInfo out_info;        /* video output */
+  GstCudaCacheTensorInfo tensor;        /* tensor output */
+} GstCudaCacheConverterInfo;
+
+/* g_set_error () with GStreamer's printf, which knows GST_PTR_FORMAT
+ * (GLib's would print the pointer) */
+G_GNUC_INTERNAL
+void gst_cuda_cache_converter_set_error (GError ** error, GQuark domain,
+    gint code, const gchar * format, ...) G_GNUC_PRINTF (4, 5);
+
+/* gst_video_frame_map (), saying which buffer (@side: "input", "output")
+ * did not map and why it may not have */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags,
+    const gchar * side, GError ** error);
+
+/* Whether @size bytes, a mapped output buffer's, hold @info's tensor. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_tensor_fits (const
+    GstCudaCacheConverterInfo * info, gsize size, GError ** error);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_CONVERTER_PRIVATE_H__ */

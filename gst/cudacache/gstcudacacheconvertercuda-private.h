@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The converter's CUDA back end (gstcudacacheconvertercuda.c): CUDA memory
+ * of one context, converted by the library's kernels on a stream.
+ */
+
+#ifndef __GST_CUDA_CACHE_CONVERTER_CUDA_PRIVATE_H__
+#define __GST_CUDA_CACHE_CONVERTER_CUDA_PRIVATE_H__
+
+#include "gstcudacacheconverter-private.h"
+#include "gstcudacachekernels-private.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaCacheConverterCuda GstCudaCacheConverterCuda;
+
+/* Loads the kernels into @context. NULL, with @error set, where they were
+ * not built or do not load on its device. */
+G_GNUC_INTERNAL
+GstCudaCacheConverterCuda *gst_cuda_cache_converter_cuda_new (GstCudaContext *
+    context, GError ** error);
+
+/* Plans the conversion of @info with @params, ready for the first frame.
+ * On failure, @error set, @cuda converts what it did before. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda *
+    cuda, const GstCudaCacheConverterInfo * info,
+    const GstCudaCacheConvertParams * params, GError ** error);
+
+/* Converts one frame on @stream (NULL: @cuda's own non-blocking stream),
+ * as gst_cuda_cache_converter_convert_buffer() says. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda *
+    cuda, GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream,
+    GError ** error);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_CONVERTER_CUDA_PRIVATE_H__ */

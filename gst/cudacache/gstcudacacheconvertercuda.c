@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The converter's CUDA back end: CUDA memory of the converter's context,
+ * converted by the library's kernels (gstcudacachekernels-private.h) on a
+ * stream, and the rules of who waits for that stream.
+ *
+ * The stream is the caller's, or where the caller passes none this back
+ * end's own non-blocking one, made at the first such conversion: never the
+ * legacy default stream, which waits for, and is waited for by, every
+ * blocking stream of the context.
+ *
+ * Who waits follows GstCudaMemory's contract (GStreamer 1.24 and later):
+ * memory allocated on a stream may be handed on with work still queued on
+ * that stream, flagged GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, and whoever
+ * reads it from another stream waits first. So:
+ *
+ * - input and output memory still pending on another stream than the one
+ *   the conversion is launched on are waited for before it is launched
+ *   (work of the same stream is ordered by the stream);
+ * - output memory that was allocated on the conversion's stream is left
+ *   flagged, the conversion still queued;
+ * - any other output memory (all of GStreamer 1.22's, which carries no
+ *   stream) says nothing of pending work, so the conversion is waited for
+ *   before the call returns; so is every conversion of 16-bit input, whose
+ *   8-bit copy the next frame reuses.
+ *
+ * The stream of the output memory is only compared with the stream the
+ * conversion runs on, never launched on: the caller says which stream.
+ *
+ * The wait takes no call into the CUDA driver, whose stream
+ * synchronisation is serialised between a process's threads: the kernels'
+ * last block writes a completion signal into pinned host memory
+ * (GstCudaCacheKernelDone). One signal serves every conversion this back
+ * end waits for, whatever its stream: they are launched one at a time and
+ * each is waited for before the next is launched.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "gstcudacacheconvertercuda-private.h"
+#include "gstcudacacheconvertparams-private.h"
+#include "gstcudacache-compat-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
+
+struct _GstCudaCacheConverterCuda
+{
+  GstCudaContext *context;
+  GstCudaCacheKernels *kernels;
+
+  /* what it converts, from set_params */
+  GstCudaCacheConverterInfo info;
+  GstCudaCacheConvertParams params;
+  GstCudaCacheKernelPlan *plan;
+
+  /* the stream of conversions whose caller gives none: made at the
+   * first */
+  GstCudaCacheStream *stream;
+  /* the completion signal of the conversions waited for here, made at the
+   * first (done_made); NULL: they are waited for by their stream */
+  GstCudaCacheKernelDone *done;
+  gboolean done_made;
+  /* 16-bit input's 8-bit copy, made with the first such caps */
+  GstCudaCacheNarrowed *narrowed;
+};
+
+GstCudaCacheConverterCuda *
+gst_cuda_cache_converter_cuda_new (GstCudaContext * context, GError ** error)
+{
+  GstCudaCacheConverterCuda *cuda;
+  GstCudaCacheKernels *kernels;
+
+  kernels = gst_cuda_cache_kernels_new (context);
+  if (!kernels) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "cannot convert CUDA memory: %s", gst_cuda_cache_kernels_built ()?
+        "the library's kernels do not load on this device" :
+        "the library was built without its CUDA kernels (no nvcc); "
+        "convert in system memory instead");
+    return NULL;
+  }
+
+  cuda = g_new0 (GstCudaCacheConverterCuda, 1);
+  cuda->context = gst_object_ref (context);
+  cuda->kernels = kernels;
+
+  return cuda;
+}
+
+gboolean
+gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
+    const GstCudaCacheConverterInfo * info,
+    const GstCudaCacheConvertParams * params, GError ** error)
+{
+  GstCudaCacheKernelPlan *plan;
+
+  plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
+  if (!plan) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "the CUDA kernels cannot convert %s to %s",
+        GST_VIDEO_INFO_NAME (&info->in_info), info->tensor_out ?
+        "a tensor" : GST_VIDEO_INFO_NAME (&info->out_info));
+    return FALSE;
+  }
+  /* 16-bit input's 8-bit copy: its room now, so that a device without it
+   * refuses the caps rather than the first frame */
+  if (gst_cuda_cache_convert_params_input_depth (&info->in_info)) {
+    if (!cuda->narrowed)
+      cuda->narrowed = gst_cuda_cache_narrowed_new (cuda->kernels);
+    if (!gst_cuda_cache_narrowed_reserve (cuda->narrowed, params->in_width,
+            params->in_height)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "no device memory for the 8-bit copy of %dx%d %s input",
+          params->in_width, params->in_height,
+          GST_VIDEO_INFO_NAME (&info->in_info));
+      gst_cuda_cache_kernel_plan_free (plan);
+      return FALSE;
+    }
+  }
+
+  g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
+  cuda->plan = plan;
+  cuda->info = *info;
+  cuda->params = *params;
+
+  return TRUE;
+}
+
+/* Whether every memory of @buf is CUDA memory of @context. */
+static gboolean
+buffer_in_context (GstBuffer * buf, GstCudaContext * context,
+    const gchar * side, GError ** error)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+
+    if (!gst_is_cuda_memory (mem)) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "the %s buffer mixes CUDA and system memory", side);
+      return FALSE;
+    }
+    if (GST_CUDA_MEMORY_CAST (mem)->context != context) {
+      gst_cuda_cache_converter_set_error (error, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_WRONG_TYPE, "the %s buffer's CUDA memory belongs "
+          "to another CUDA context (%" GST_PTR_FORMAT ") than the "
+          "converter's (%" GST_PTR_FORMAT "): its device pointers are not "
+          "valid there. Let the elements share one context (GstContext), or "
+          "download and upload between them", side,
+          GST_CUDA_MEMORY_CAST (mem)->context, context);
+      return FALSE;
+    }
+  }
+
+  return TRUE;
+}
+
+/* Whether @mem was allocated on @stream (never before 1.24, where memory
+ * carries no stream). */
+static gboolean
+memory_on_stream (GstMemory * mem, CUstream stream)
+{
+  GstCudaCacheStream *mem_stream =
+      gst_cuda_cache_compat_memory_get_stream (mem);
+
+  return mem_stream &&
+      gst_cuda_cache_compat_stream_handle (mem_stream) == stream;
+}
+
+static gboolean
+buffer_on_stream (GstBuffer * buf, CUstream stream)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    if (!memory_on_stream (gst_buffer_peek_memory (buf, i), stream))
+      return FALSE;
+  }
+
+  return TRUE;
+}
+
+/* Waits for work still pending on @buf's memory from streams other than
+ * @stream; work queued on @stream itself is ordered before what follows. */
+static void
+buffer_sync_other_streams (GstBuffer * buf, CUstream stream)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buf, i);
+
+    if (!memory_on_stream (mem, stream))
+      gst_cuda_cache_compat_memory_sync (mem);
+  }
+}
+
+static void
+buffer_set_need_sync (GstBuffer * buf, gboolean need_sync)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++)
+    gst_cuda_cache_compat_memory_set_need_sync (gst_buffer_peek_memory (buf,
+            i), need_sync);
+}
+
+gboolean
+gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
+    GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
+{
+  const GstCudaCacheConverterInfo *info = &cuda->info;
+  const GstCudaCacheConvertParams *p = &cuda->params;
+  gint depth = gst_cuda_cache_convert_params_input_depth (&info->in_info);
+  guintptr in_data[3] = { 0, }, out_data[3] = { 0, };
+  gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
+  GstVideoFrame in_frame, out_frame;
+  GstMapInfo map;
+  GstCudaCacheKernelDone *done;
+  gboolean wait, ok;
+  guint i;
+
+  if (!buffer_in_context (inbuf, cuda->context, "input", error) ||
+      !buffer_in_context (outbuf, cuda->context, "output", error))
+    return FALSE;
+
+  if (!stream) {
+    if (!cuda->stream)
+      cuda->stream = gst_cuda_cache_compat_stream_new (cuda->context);
+    if (!cuda->stream)
+      goto stream_failed;
+    stream = gst_cuda_cache_compat_stream_handle (cuda->stream);
+  }
+  /* see the top of this file */
+  wait = depth > 0 || !buffer_on_stream (outbuf, stream);
+  if (wait && !cuda->done_made) {
+    cuda->done = gst_cuda_cache_kernel_done_new (cuda->kernels);
+    cuda->done_made = TRUE;
+  }
+  done = wait ? cuda->done : NULL;
+  GST_LOG ("converting on stream %p, %s", stream, wait ? "waiting for it" :
+      "left to the output's readers to wait for");
+
+  /* the output too: its last reader may be on another stream */
+  buffer_sync_other_streams (inbuf, stream);
+  buffer_sync_other_streams (outbuf, stream);
+
+  if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA, "input", error))
+    return FALSE;
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in_frame); i++) {
+    in_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
+    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
+  }
+
+  if (info->tensor_out) {
+    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    if (!gst_cuda_cache_converter_tensor_fits (info, map.size, error)) {
+      gst_buffer_unmap (outbuf, &map);
+      gst_video_frame_unmap (&in_frame);
+      return FALSE;
+    }
+    out_data[0] = (guintptr) map.data;
+  } else {
+    if (!gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
+            outbuf, GST_MAP_WRITE | GST_MAP_CUDA, "output", error)) {
+      gst_video_frame_unmap (&in_frame);
+      return FALSE;
+    }
+    for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame); i++) {
+      out_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
+      out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
+    }
+  }
+
+  /* 16-bit input: its 8-bit copy is what the plan converts */
+  ok = !depth || gst_cuda_cache_narrowed_launch (cuda->narrowed, in_data,
+      in_stride, p->in_width, p->in_height, depth, stream, in_data, in_stride);
+  if (ok)
+    ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in_data, in_stride,
+        out_data, out_stride, stream, done);
+  if (ok && wait)
+    ok = gst_cuda_cache_kernels_wait (cuda->kernels, stream, done);
+
+  if (info->tensor_out)
+    gst_buffer_unmap (outbuf, &map);
+  else
+    gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  if (!ok)
+    goto launch_failed;
+
+  /* written now, or once the output's stream is waited for */
+  buffer_set_need_sync (outbuf, !wait);
+
+  return TRUE;
+
+  /* ERRORS */
+stream_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "could not create a CUDA stream");
+  return FALSE;
+
+map_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "could not map CUDA memory for the conversion");
+  return FALSE;
+
+launch_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "CUDA conversion of %dx%d %s to %dx%d %s failed", p->in_width,
+      p->in_height, GST_VIDEO_INFO_NAME (&info->in_info), p->out_width,
+      p->out_height, info->tensor_out ? "tensor" :
+      GST_VIDEO_INFO_NAME (&info->out_info));
+  return FALSE;
+}
+
+void
+gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda)
+{
+  if (!cuda)
+    return;
+
+  /* what borrows the kernels first */
+  g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
+  g_clear_pointer (&cuda->done, gst_cuda_cache_kernel_done_free);
+  g_clear_pointer (&cuda->narrowed, gst_cuda_cache_narrowed_free);
+  g_clear_pointer (&cuda->kernels, gst_cuda_cache_kernels_free);
+  gst_cuda_cache_compat_stream_clear (&cuda->stream);
+  gst_clear_object (&cuda->context);
+  g_free (cuda);
+}

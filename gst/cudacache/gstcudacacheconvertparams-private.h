@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The definition's parameters (gstcudacacheconvertparams.c): one
+ * GstCudaCacheConvertParams from a pair of caps and options, for the CPU
+ * and the CUDA back ends alike.
+ */
+
+#ifndef __GST_CUDA_CACHE_CONVERT_PARAMS_PRIVATE_H__
+#define __GST_CUDA_CACHE_CONVERT_PARAMS_PRIVATE_H__
+
+#include "gstcudacacheconverter-private.h"
+#include "gstcudacachekernels-private.h"
+
+G_BEGIN_DECLS
+
+/* The bits of 16-bit 4:2:0 input's samples (P010_10LE, P016_LE), else 0:
+ * such input is converted as the 8-bit NV12 frame it narrows to. */
+G_GNUC_INTERNAL
+gint gst_cuda_cache_convert_params_input_depth (const GstVideoInfo * info);
+
+/* Fills @params (planes' pointers and strides left 0) for @info and
+ * @options: the definition in gstcudacachekernels-private.h. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * params,
+    const GstCudaCacheConverterInfo * info,
+    const GstCudaCacheConverterOptions * options);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_PRIVATE_H__ */

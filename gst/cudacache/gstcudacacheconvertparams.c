@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The definition's parameters: what a pair of caps and the converter's
+ * options mean for every pixel, worked out once per caps change into the
+ * GstCudaCacheConvertParams that both back ends take (the CPU path builds
+ * its GstVideoConverter from them, the kernels their launch plan). The
+ * colour matrices, the picture's rectangle in the output (letterbox), the
+ * input's chroma siting and the tensor's normalisation are decided here
+ * and nowhere else; the definition they follow is written out in
+ * gstcudacachekernels-private.h, and the tests hold both back ends to an
+ * independent double-precision copy of it (tests/check/cudacache-definition.h).
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudacacheconvertparams-private.h"
+
+gint
+gst_cuda_cache_convert_params_input_depth (const GstVideoInfo * info)
+{
+  /* NV12's planes, each sample's bits at the top of 16: the 16-bit
+   * formats GStreamer 1.22's CUDA memory lays out */
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+      return GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+    default:
+      return 0;
+  }
+}
+
+/* Colour */
+
+/* A YUV info's colorimetry: luma weights, and the 8-bit offset of Y and
+ * the ranges of Y and of U, V. */
+static void
+color_coefficients (const GstVideoInfo * info, gdouble * kr, gdouble * kb,
+    gdouble * oy, gdouble * sy, gdouble * suv)
+{
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, kr, kb)) {
+    *kr = 0.299;
+    *kb = 0.114;
+  }
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, offset,
+      scale);
+  *oy = offset[0];
+  *sy = scale[0];
+  *suv = scale[1];
+}
+
+/* The kernels' yuv_to_rgb for a YUV input: 8-bit Y'CbCr to R'G'B' on the
+ * 0..255 scale. */
+static void
+yuv_to_rgb_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
+  gdouble to_rgb[3][3];
+  guint c;
+
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
+  kg = 1.0 - kr - kb;
+
+  /* R'G'B' (0..1) from Y' (0..1) and Pb, Pr (-0.5..0.5) */
+  to_rgb[0][0] = 1.0;
+  to_rgb[0][1] = 0.0;
+  to_rgb[0][2] = 2.0 * (1.0 - kr);
+  to_rgb[2][0] = 1.0;
+  to_rgb[2][1] = 2.0 * (1.0 - kb);
+  to_rgb[2][2] = 0.0;
+  to_rgb[1][0] = 1.0;
+  to_rgb[1][1] = -kb * to_rgb[2][1] / kg;
+  to_rgb[1][2] = -kr * to_rgb[0][2] / kg;
+
+  for (c = 0; c < 3; c++) {
+    gdouble my = 255.0 * to_rgb[c][0] / sy;
+    gdouble mu = 255.0 * to_rgb[c][1] / suv;
+    gdouble mv = 255.0 * to_rgb[c][2] / suv;
+
+    m[4 * c] = my;
+    m[4 * c + 1] = mu;
+    m[4 * c + 2] = mv;
+    m[4 * c + 3] = -my * oy - (mu + mv) * 128.0;
+  }
+}
+
+/* The kernels' rgb_to_yuv for a YUV output:
+ * Y = oy + sy * Y'; U = 128 + suv * Pb; V = 128 + suv * Pr. */
+static void
+rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
+{
+  gdouble kr, kb, kg, oy, sy, suv;
+
+  color_coefficients (info, &kr, &kb, &oy, &sy, &suv);
+  kg = 1.0 - kr - kb;
+
+  m[0] = sy * kr / 255.0;
+  m[1] = sy * kg / 255.0;
+  m[2] = sy * kb / 255.0;
+  m[3] = oy;
+  m[4] = suv * -kr / (2.0 * (1.0 - kb)) / 255.0;
+  m[5] = suv * -kg / (2.0 * (1.0 - kb)) / 255.0;
+  m[6] = suv * 0.5 / 255.0;
+  m[7] = 128.0;
+  m[8] = suv * 0.5 / 255.0;
+  m[9] = suv * -kg / (2.0 * (1.0 - kr)) / 255.0;
+  m[10] = suv * -kb / (2.0 * (1.0 - kr)) / 255.0;
+  m[11] = 128.0;
+}
+
+/* Geometry */
+
+/* The picture's rectangle in an output of p->out_width x p->out_height:
+ * all of it, or with @letterbox the largest of the input's aspect ratio,
+ * centred. */
+static void
+picture_rect (GstCudaCacheConvertParams * p, gboolean letterbox,
+    gboolean yuv_420_out)
+{
+  gdouble r;
+
+  p->dest_x = 0;
+  p->dest_y = 0;
+  p->dest_width = p->out_width;
+  p->dest_height = p->out_height;
+  if (!letterbox)
+    return;
+
+  r = MIN ((gdouble) p->out_width / p->in_width,
+      (gdouble) p->out_height / p->in_height);
+  p->dest_width = CLAMP ((gint) round (p->in_width * r), 1, p->out_width);
+  p->dest_height = CLAMP ((gint) round (p->in_height * r), 1, p->out_height);
+  p->dest_x = (p->out_width - p->dest_width) / 2;
+  p->dest_y = (p->out_height - p->dest_height) / 2;
+  /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0
+   * output; so do the kernels, and the rectangle apps are given */
+  if (yuv_420_out) {
+    p->dest_x &= ~1;
+    p->dest_y &= ~1;
+  }
+}
+
+void
+gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
+    const GstCudaCacheConverterInfo * info,
+    const GstCudaCacheConverterOptions * options)
+{
+  const GstVideoInfo *in = &info->in_info;
+  gint depth = gst_cuda_cache_convert_params_input_depth (in);
+  gboolean yuv_out = !info->tensor_out &&
+      GST_VIDEO_INFO_IS_YUV (&info->out_info);
+  guint i;
+
+  memset (p, 0, sizeof (*p));
+
+  if (info->tensor_out) {
+    p->out_width = gst_cuda_cache_tensor_info_get_width (&info->tensor);
+    p->out_height = gst_cuda_cache_tensor_info_get_height (&info->tensor);
+    p->out_format = GST_VIDEO_FORMAT_UNKNOWN;
+  } else {
+    p->out_width = GST_VIDEO_INFO_WIDTH (&info->out_info);
+    p->out_height = GST_VIDEO_INFO_HEIGHT (&info->out_info);
+    p->out_format = GST_VIDEO_INFO_FORMAT (&info->out_info);
+  }
+
+  /* 16-bit input is converted as the 8-bit NV12 frame it narrows to */
+  p->in_format = depth ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_INFO_FORMAT (in);
+  p->in_width = GST_VIDEO_INFO_WIDTH (in);
+  p->in_height = GST_VIDEO_INFO_HEIGHT (in);
+  p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
+
+  /* every YUV output the converter makes is 4:2:0 */
+  picture_rect (p, options->letterbox, yuv_out);
+  for (i = 0; i < 3; i++)
+    p->fill[i] = options->fill_value;
+
+  /* the kernels read each matrix only for YUV on its side */
+  if (depth) {
+    /* the range's offsets and scales of 8-bit samples */
+    GstVideoInfo narrowed = *in;
+
+    narrowed.finfo = gst_video_format_get_info (GST_VIDEO_FORMAT_NV12);
+    yuv_to_rgb_matrix (&narrowed, p->yuv_to_rgb);
+  } else if (GST_VIDEO_INFO_IS_YUV (in)) {
+    yuv_to_rgb_matrix (in, p->yuv_to_rgb);
+  }
+  if (yuv_out)
+    rgb_to_yuv_matrix (&info->out_info, p->rgb_to_yuv);
+
+  /* tensor values: v * scale / std - mean / std */
+  if (info->tensor_out) {
+    p->dtype = info->tensor.dtype;
+    p->layout = info->tensor.layout;
+  }
+  p->bgr = options->channel_order == GST_CUDA_CACHE_CHANNEL_ORDER_BGR;
+  for (i = 0; i < 3; i++) {
+    p->mul[i] = options->scale / options->std[i];
+    p->add[i] = -options->mean[i] / options->std[i];
+  }
+}
