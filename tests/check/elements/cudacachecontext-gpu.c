@@ -13,6 +13,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include "../cudacache-check-gpu.h"
+#include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
 #define CUDA_PIPELINE \
@@ -239,6 +240,25 @@ GST_START_TEST (test_app_context_on_need_context)
 
 GST_END_TEST;
 
+/* cudacache-pipeline-race.h on CUDA memory: cudaupload takes the pool each
+ * element proposes, caps churn, samples are dropped on this thread;
+ * CUDACACHE_RACE_SECONDS makes each run longer, CUDACACHE_RACE_SEED picks
+ * another seed */
+GST_START_TEST (test_caps_churn_keeps_layouts_cuda)
+{
+  const gchar *elements[] = { "cudacacheidentity", "cudacacheconvert",
+    "identity"
+  };
+  const gchar *env = g_getenv ("CUDACACHE_RACE_SEED");
+  guint32 seed = env ? (guint32) g_ascii_strtoull (env, NULL, 10) : 1;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (elements); i++)
+    cudacache_check_pipeline_race (elements[i], TRUE, 5, seed);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachecontext_suite (void)
 {
@@ -251,6 +271,7 @@ cudacachecontext_suite (void)
   tcase_add_test (tc, test_pipelines_share_blocks);
   tcase_add_test (tc, test_app_context_on_pipeline);
   tcase_add_test (tc, test_app_context_on_need_context);
+  tcase_add_test (tc, test_caps_churn_keeps_layouts_cuda);
 
   return s;
 }

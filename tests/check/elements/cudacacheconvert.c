@@ -13,6 +13,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
 /* A w x h RGBA frame whose pixel (x, y) is (10x + 1, 20y + 2, 3, 255). */
@@ -600,6 +601,15 @@ GST_START_TEST (test_properties_apply_while_playing)
 
 GST_END_TEST;
 
+/* cudacache-pipeline-race.h: buffers of earlier caps never come out of
+ * the pools this element proposes or takes (tests/stress runs it longer) */
+GST_START_TEST (test_caps_churn_keeps_layouts)
+{
+  cudacache_check_pipeline_race ("cudacacheconvert", FALSE, 3, 1);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -625,6 +635,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
+  tcase_add_test (tc, test_caps_churn_keeps_layouts);
 
   return s;
 }

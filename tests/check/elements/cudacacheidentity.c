@@ -11,6 +11,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
 GST_START_TEST (test_passthrough)
@@ -488,6 +489,15 @@ GST_START_TEST (test_bad_properties_refused)
 
 GST_END_TEST;
 
+/* cudacache-pipeline-race.h: buffers of earlier caps never come out of
+ * the pools this element proposes or takes (tests/stress runs it longer) */
+GST_START_TEST (test_caps_churn_keeps_layouts)
+{
+  cudacache_check_pipeline_race ("cudacacheidentity", FALSE, 3, 1);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheidentity_suite (void)
 {
@@ -509,6 +519,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_last_write_wins);
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
+  tcase_add_test (tc, test_caps_churn_keeps_layouts);
 
   return s;
 }

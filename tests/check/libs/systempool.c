@@ -319,8 +319,7 @@ GST_START_TEST (test_out_of_system_memory_is_an_error)
    * and AddressSanitizer's allocator does not fail on it: the plain run
    * of this suite is the one that tests this */
   if (RUNNING_ON_VALGRIND || RUNNING_UNDER_ASAN ||
-      getrlimit (RLIMIT_AS, &saved) != 0 ||
-      vm_size () == 0)
+      getrlimit (RLIMIT_AS, &saved) != 0 || vm_size () == 0)
     goto done;
 
   /* 512 MiB per buffer, none made at activation */
