@@ -71,9 +71,11 @@ cudacache_check_pipeline_race (const gchar * element, gboolean cuda,
         G_TYPE_INT, wh[1], NULL);                                          \
     g_object_set (cf, "caps", c, NULL);                                    \
     if (cudacf) {                                                          \
-      gst_caps_set_features_simple (c, gst_caps_features_new              \
+      GstCaps *cc = gst_caps_copy (c);                                     \
+      gst_caps_set_features_simple (cc, gst_caps_features_new             \
           (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));                    \
-      g_object_set (cudacf, "caps", c, NULL);                              \
+      g_object_set (cudacf, "caps", cc, NULL);                             \
+      gst_caps_unref (cc);                                                 \
     }                                                                      \
     gst_caps_unref (c);                                                    \
   } G_STMT_END
