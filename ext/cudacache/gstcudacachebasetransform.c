@@ -870,6 +870,7 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
 {
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
   gsize frame_size = caps_frame_size (caps);
+  GstCudaContext *context = NULL;
   GstBufferPool *pool = NULL;
   KeptPools *kept;
   guint i;
@@ -886,7 +887,13 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
           "GstBufferPool's buffers can hold");
     return NULL;
   }
-  if (cuda_memory && !self->context) {
+  /* stop () may clear the context from another thread (a state change
+   * while upstream queries): work with one reference throughout */
+  GST_OBJECT_LOCK (self);
+  if (cuda_memory && self->context)
+    context = gst_object_ref (self->context);
+  GST_OBJECT_UNLOCK (self);
+  if (cuda_memory && !context) {
     set_refusal (reason, g_strdup ("no CUDA context for "), caps, "");
     return NULL;
   }
@@ -896,7 +903,7 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
 
   /* pools of an earlier context are no use to this one */
   for (i = 0; cuda_memory && i < kept->n_pools;) {
-    if (GST_CUDA_BUFFER_POOL (kept->pools[i])->context != self->context) {
+    if (GST_CUDA_BUFFER_POOL (kept->pools[i])->context != context) {
       gst_object_unref (kept->pools[i]);
       memmove (&kept->pools[i], &kept->pools[i + 1],
           (kept->n_pools - i - 1) * sizeof (pool));
@@ -930,7 +937,7 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
   }
 
   if (!pool) {
-    pool = cuda_memory ? gst_cuda_cache_pool_new (self->context) :
+    pool = cuda_memory ? gst_cuda_cache_pool_new (context) :
         gst_cuda_cache_system_pool_new (NULL);
     if (!gst_cuda_cache_base_transform_configure_pool (self, pool,
             side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
@@ -951,6 +958,7 @@ gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
     }
   }
   g_mutex_unlock (&self->priv->pools_lock);
+  gst_clear_object (&context);
 
   return pool;
 }
@@ -964,8 +972,14 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
     return FALSE;
 
   if (cuda_memory) {
-    return GST_IS_CUDA_CACHE_POOL (pool) && self->context &&
+    gboolean own;
+
+    /* the context is compared, never used: no reference needed */
+    GST_OBJECT_LOCK (self);
+    own = GST_IS_CUDA_CACHE_POOL (pool) && self->context &&
         GST_CUDA_BUFFER_POOL (pool)->context == self->context;
+    GST_OBJECT_UNLOCK (self);
+    return own;
   }
 
   return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);

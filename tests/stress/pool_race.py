@@ -14,7 +14,8 @@ GStreamer critical is fatal (run with G_DEBUG=fatal-criticals).
     pool_race.py ELEMENT [--seconds S] [--seed N ...] [--cuda]
 
 Prints one line per seed and exits 1 on any mismatch, 77 (skipped) where
---cuda finds no cudaupload or no device.
+--cuda finds no cudaupload or no device (the GPU suite runs the
+same race in C: tests/check/cudacache-pipeline-race.h).
 """
 
 import argparse
