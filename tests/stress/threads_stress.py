@@ -28,9 +28,10 @@ Rules, each failure counted by kind; exit 1 on any:
   path; stock keeps its default 2-tap bilinear), in the output's own colour
   space: R, G, B for RGB formats and tensors, Y, U, V (with the caps' matrix
   and range) for YUV. Which of its own colours a frame shows is not
-  checked: on system memory GStreamer 1.22's GstVideoConverter, used by stock videoconvertscale
-  and by our converter alike, returns the first frame's picture for later
-  ones in some tiny-frame cases (RGB 1x1 to RGBA 1x1 keeps the first colour).
+  checked: on system memory GStreamer 1.22's GstVideoConverter, used by
+  stock videoconvertscale and by our converter alike, returns the first
+  frame's picture for later ones in some tiny-frame cases (RGB 1x1 to RGBA
+  1x1 keeps the first colour).
   A convex mix is allowed because scalers blend the picture's edge with the
   fill, and a 4:2:0 chroma sample straddles that edge; checked per channel,
   since luma and chroma of one pixel come from different mixes. Each
@@ -71,7 +72,8 @@ gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
 gi.require_version("GstApp", "1.0")
 gi.require_version("GstCudaCache", "1.0")
-from gi.repository import Gst, GstApp, GstCudaCache, GstVideo  # noqa: E402,F401
+from gi.repository import (Gst, GstApp, GstCudaCache,  # noqa: E402,F401
+                           GstVideo)
 
 import numpy as np  # noqa: E402
 
@@ -263,7 +265,8 @@ class Pipeline:
             "appsink name=sink sync=false max-buffers=2")
         get = self.pipe.get_by_name
         self.src, self.incf, self.outcf = get("src"), get("incf"), get("outcf")
-        self.conv, self.ident, self.sink = get("conv"), get("ident"), get("sink")
+        self.conv, self.ident = get("conv"), get("ident")
+        self.sink = get("sink")
         self.frames = self.changes = self.cycles = self.restarts = 0
         self.pts = self.k = 0
         self.held = collections.deque()
