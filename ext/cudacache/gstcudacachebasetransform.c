@@ -117,6 +117,16 @@ static void gst_cuda_cache_base_transform_before_transform (GstBaseTransform *
     trans, GstBuffer * buffer);
 static gboolean gst_cuda_cache_base_transform_sink_event (GstBaseTransform *
     trans, GstEvent * event);
+static gboolean
+gst_cuda_cache_base_transform_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
+static gboolean
+gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
+static GstCudaCache *gst_cuda_cache_base_transform_get_cache
+    (GstCudaCacheBaseTransform * self);
+static void gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform
+    * self);
 
 static void
 gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
@@ -217,6 +227,10 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_query);
   trans_class->set_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_decide_allocation);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_before_transform);
   trans_class->sink_event =
@@ -624,14 +638,17 @@ gst_cuda_cache_base_transform_select_cache (GstCudaCacheBaseTransform * self,
   return gst_cuda_cache_get_system ();
 }
 
-/* Subclasses chain up first: this picks the cache the output memory comes
- * from and offers it the element's cache-limit, once per cache: a limit
- * set later on the cache, by anyone, wins. */
+/* Picks the cache the output memory comes from and offers it the
+ * element's cache-limit, once per cache (a limit set later on the cache,
+ * by anyone, wins), then lets the subclass set up its conversion
+ * (set_info). */
 static gboolean
 gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  GstCudaCacheBaseTransformClass *klass =
+      GST_CUDA_CACHE_BASE_TRANSFORM_GET_CLASS (self);
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
   GstCudaCache *cache, *old;
   guint64 limit_bytes;
@@ -668,6 +685,10 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   GST_DEBUG_OBJECT (self, "output in %s memory, cache %" GST_PTR_FORMAT,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
+
+  if (klass->set_info && !gst_base_transform_is_passthrough (trans))
+    return klass->set_info (self, incaps, outcaps, cuda_memory ?
+        self->context : NULL);
 
   return TRUE;
 }
@@ -753,7 +774,7 @@ gst_cuda_cache_caps_are_cuda (const GstCaps * caps)
 
 /* Returns: (transfer full): the cache of the negotiated memory; before
  * negotiation, the device's where the element has a context */
-GstCudaCache *
+static GstCudaCache *
 gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
 {
   GstCudaCache *cache = NULL;
@@ -1025,7 +1046,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
  * caller must not activate it: GstBaseTransform does. @size, @min_buffers,
  * @max_buffers: its parameters; @reason: where there is no pool, why.
  * Returns: (transfer full) (nullable): the pool, %NULL if there is none */
-GstBufferPool *
+static GstBufferPool *
 gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
     gboolean * from_downstream, gchar ** reason)
@@ -1035,7 +1056,7 @@ gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */
-void
+static void
 gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self)
 {
   GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
@@ -1086,7 +1107,7 @@ query_prepend_pool (GstQuery * query, GstBufferPool * pool, guint size,
 /* Offers upstream, first in @query, a pool over the cache for @query's
  * caps, unless downstream already offers one: the pool offered before,
  * reconfigured, when it has no buffers out. Upstream activates it. */
-gboolean
+static gboolean
 gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
     GstQuery * query)
 {
@@ -1118,4 +1139,49 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
         NULL);
 
   return TRUE;
+}
+
+static gboolean
+gst_cuda_cache_base_transform_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  /* downstream's answer first: its metas and buffer counts matter */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+      decide_query, query);
+
+  return gst_cuda_cache_base_transform_propose_pool
+      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query);
+}
+
+/* Output buffers from the shared cache: downstream's pool when it is one
+ * of ours for this memory, one of the element's kept pools otherwise. */
+static gboolean
+gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstBufferPool *pool;
+  guint size, min_buffers, max_buffers;
+  gboolean from_downstream;
+  gchar *reason = NULL;
+
+  pool = gst_cuda_cache_base_transform_query_pool
+      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query, &size, &min_buffers,
+      &max_buffers, &from_downstream, &reason);
+  if (!pool) {
+    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
+        ("No output buffers: %s", reason), (NULL));
+    g_free (reason);
+    return FALSE;
+  }
+
+  GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min_buffers,
+        max_buffers);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min_buffers, max_buffers);
+  gst_object_unref (pool);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }

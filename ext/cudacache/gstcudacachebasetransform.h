@@ -11,6 +11,8 @@ G_BEGIN_DECLS
 #define GST_TYPE_CUDA_CACHE_BASE_TRANSFORM (gst_cuda_cache_base_transform_get_type ())
 #define GST_CUDA_CACHE_BASE_TRANSFORM(obj) (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CUDA_CACHE_BASE_TRANSFORM, GstCudaCacheBaseTransform))
 #define GST_IS_CUDA_CACHE_BASE_TRANSFORM(obj) (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_CUDA_CACHE_BASE_TRANSFORM))
+#define GST_CUDA_CACHE_BASE_TRANSFORM_CLASS(klass) (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CUDA_CACHE_BASE_TRANSFORM, GstCudaCacheBaseTransformClass))
+#define GST_CUDA_CACHE_BASE_TRANSFORM_GET_CLASS(obj) (G_TYPE_INSTANCE_GET_CLASS ((obj), GST_TYPE_CUDA_CACHE_BASE_TRANSFORM, GstCudaCacheBaseTransformClass))
 
 typedef struct _GstCudaCacheBaseTransform GstCudaCacheBaseTransform;
 typedef struct _GstCudaCacheBaseTransformClass GstCudaCacheBaseTransformClass;
@@ -57,9 +59,28 @@ struct _GstCudaCacheBaseTransform
   GstCudaCacheBaseTransformPrivate *priv;
 };
 
+/**
+ * GstCudaCacheBaseTransformClass:
+ * @parent_class: the parent class
+ * @set_info: called by the base class's set_caps once it has chosen the
+ *     output's memory and cache, for the subclass to set up its conversion
+ *     for @incaps to @outcaps; @context is the CUDA context of the output
+ *     memory (%NULL for system memory). Not called in passthrough. Return
+ *     %FALSE to refuse the caps (after posting an error).
+ *
+ * The base class implements propose_allocation (downstream's answer, then
+ * a pool over the cache for upstream) and decide_allocation (downstream's
+ * pool if it is one of the cache's for this memory, else one of the
+ * element's kept pools), set_caps (the cache of the negotiated memory and
+ * the element's cache-limit), the CUDA context and the element's stream:
+ * subclasses override none of them.
+ */
 struct _GstCudaCacheBaseTransformClass
 {
   GstBaseTransformClass parent_class;
+
+  gboolean (*set_info) (GstCudaCacheBaseTransform * self, GstCaps * incaps,
+      GstCaps * outcaps, GstCudaContext * context);
 };
 
 GType gst_cuda_cache_base_transform_get_type (void);
@@ -67,18 +88,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaCacheBaseTransform, gst_object_unref)
 
 gboolean gst_cuda_cache_caps_are_cuda (const GstCaps * caps);
 
-GstCudaCache *gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self);
-
 CUstream gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self);
-
-GstBufferPool *gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
-    GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
-    gboolean * from_downstream, gchar ** reason);
-
-gboolean gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * self,
-    GstQuery * query);
-
-void gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self);
 
 G_END_DECLS
 

@@ -127,12 +127,8 @@ static GstCaps *gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static gboolean gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
-static gboolean gst_cuda_cache_convert_set_caps (GstBaseTransform * trans,
-    GstCaps * incaps, GstCaps * outcaps);
-static gboolean gst_cuda_cache_convert_propose_allocation (GstBaseTransform *
-    trans, GstQuery * decide_query, GstQuery * query);
-static gboolean gst_cuda_cache_convert_decide_allocation (GstBaseTransform *
-    trans, GstQuery * query);
+static gboolean gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform *
+    base, GstCaps * incaps, GstCaps * outcaps, GstCudaContext * context);
 static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize);
@@ -156,6 +152,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCudaCacheBaseTransformClass *base_class =
+      GST_CUDA_CACHE_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_PLAYING;
 
@@ -207,11 +205,7 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_fixate_caps);
   trans_class->accept_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_accept_caps);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_set_caps);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_propose_allocation);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_decide_allocation);
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_set_info);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_size);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform);
@@ -515,25 +509,15 @@ gst_cuda_cache_convert_caps_refused (GstCudaCacheConvert * self,
 }
 
 static gboolean
-gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
+gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform * base,
+    GstCaps * incaps, GstCaps * outcaps, GstCudaContext * context)
 {
-  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
-  GstCudaCacheBaseTransform *base = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
-  GstCudaContext *context;
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (base);
   GError *error = NULL;
   gboolean ok;
 
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
-          outcaps))
-    return FALSE;
-
-  if (gst_base_transform_is_passthrough (trans))
-    return TRUE;
-
   /* one converter while the memory's context stays: a caps change keeps
    * its kernels and stream */
-  context = base->cuda_memory ? base->context : NULL;
   if (self->converter &&
       gst_cuda_cache_converter_get_context (self->converter) != context)
     gst_clear_object (&self->converter);
@@ -557,50 +541,6 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_clear_caps (&self->failed_out);
 
   return TRUE;
-}
-
-static gboolean
-gst_cuda_cache_convert_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-      decide_query, query);
-
-  return gst_cuda_cache_base_transform_propose_pool
-      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query);
-}
-
-/* Output buffers from the shared cache: downstream's pool when it is one
- * of ours for this memory, a new one over the cache otherwise. */
-static gboolean
-gst_cuda_cache_convert_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
-{
-  GstBufferPool *pool;
-  guint size, min_buffers, max_buffers;
-  gboolean from_downstream;
-  gchar *reason = NULL;
-
-  pool = gst_cuda_cache_base_transform_query_pool
-      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query, &size, &min_buffers,
-      &max_buffers, &from_downstream, &reason);
-  if (!pool) {
-    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
-        ("No output buffers: %s", reason), (NULL));
-    g_free (reason);
-    return FALSE;
-  }
-
-  GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min_buffers,
-        max_buffers);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min_buffers, max_buffers);
-  gst_object_unref (pool);
-
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
-      query);
 }
 
 static gboolean

@@ -59,9 +59,6 @@ G_DEFINE_TYPE (GstCudaCacheIdentity, gst_cuda_cache_identity,
 GST_ELEMENT_REGISTER_DEFINE (cudacacheidentity, "cudacacheidentity",
     GST_RANK_NONE, GST_TYPE_CUDA_CACHE_IDENTITY);
 
-static gboolean gst_cuda_cache_identity_propose_allocation (GstBaseTransform *
-    trans, GstQuery * decide_query, GstQuery * query);
-
 static void
 gst_cuda_cache_identity_class_init (GstCudaCacheIdentityClass * klass)
 {
@@ -77,8 +74,6 @@ gst_cuda_cache_identity_class_init (GstCudaCacheIdentityClass * klass)
       "gst-cuda-cache developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_cache_identity_propose_allocation);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_identity_debug, "cudacacheidentity",
       0, "CUDA cache: identity element");
@@ -88,16 +83,4 @@ static void
 gst_cuda_cache_identity_init (GstCudaCacheIdentity * self)
 {
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
-}
-
-static gboolean
-gst_cuda_cache_identity_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  /* downstream's answer first: its metas and buffer counts matter */
-  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-      decide_query, query);
-
-  return gst_cuda_cache_base_transform_propose_pool
-      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query);
 }
