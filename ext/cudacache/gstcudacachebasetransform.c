@@ -38,6 +38,7 @@ enum
 {
   PROP_0,
   PROP_DEVICE_ID,
+  PROP_DEVICE_ID_DEPRECATED,
   PROP_CACHE_LIMIT,
   PROP_CURRENT_SIZE,
   PROP_USED_BYTES,
@@ -142,11 +143,18 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   gobject_class->dispose = gst_cuda_cache_base_transform_dispose;
   gobject_class->finalize = gst_cuda_cache_base_transform_finalize;
 
+  /* the name nvcodec's elements use */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID",
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
           "CUDA device to use when the pipeline has no CUDA context yet "
           "(-1: the pipeline's, or device 0)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID_DEPRECATED,
+      g_param_spec_int ("device-id", "Device ID (deprecated)",
+          "Deprecated alias of cuda-device-id, kept for one release", -1,
+          G_MAXINT, DEFAULT_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_DEPRECATED |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
       g_param_spec_uint64 ("cache-limit", "Cache limit",
@@ -271,6 +279,9 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   switch (prop_id) {
+    case PROP_DEVICE_ID_DEPRECATED:
+      GST_WARNING_OBJECT (self, "device-id is deprecated: use cuda-device-id");
+      /* fall through */
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (self);
       self->device_id = g_value_get_int (value);
@@ -319,6 +330,7 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_DEVICE_ID:
+    case PROP_DEVICE_ID_DEPRECATED:
       GST_OBJECT_LOCK (self);
       g_value_set_int (value, self->device_id);
       GST_OBJECT_UNLOCK (self);
@@ -509,7 +521,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
   if (n_devices == 0) {
     if (device_id >= 0) {
       GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-          ("No CUDA device: device-id=%d is ignored, only system memory "
+          ("No CUDA device: cuda-device-id=%d is ignored, only system memory "
               "can be used", device_id), (NULL));
     }
     GST_INFO_OBJECT (self, "no CUDA device: system memory only");
@@ -519,7 +531,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
   if (device_id >= (gint) n_devices) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("CUDA device %d does not exist", device_id),
-        ("device-id=%d, but this machine has %u CUDA device(s)", device_id,
+        ("cuda-device-id=%d, but this machine has %u CUDA device(s)", device_id,
             n_devices));
     return FALSE;
   }

@@ -480,9 +480,32 @@ GST_START_TEST (test_bad_properties_refused)
   GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
   gint device_id = 0;
 
-  ASSERT_PROPERTY_REFUSED (g_object_set (e, "device-id", -7, NULL));
-  g_object_get (e, "device-id", &device_id, NULL);
+  ASSERT_PROPERTY_REFUSED (g_object_set (e, "cuda-device-id", -7, NULL));
+  g_object_get (e, "cuda-device-id", &device_id, NULL);
   fail_unless_equals_int (device_id, -1);
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* cuda-device-id, as nvcodec's elements call it; device-id stays, for a
+ * release, as a deprecated alias of the same setting */
+GST_START_TEST (test_device_id_alias)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GParamSpec *alias = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "device-id");
+  gint device_id = -1;
+
+  fail_unless (alias != NULL);
+  fail_unless (alias->flags & G_PARAM_DEPRECATED);
+  g_object_set (e, "device-id", 3, NULL);
+  g_object_get (e, "cuda-device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, 3);
+  g_object_set (e, "cuda-device-id", 1, NULL);
+  g_object_get (e, "device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, 1);
 
   gst_object_unref (e);
 }
@@ -519,6 +542,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_last_write_wins);
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
+  tcase_add_test (tc, test_device_id_alias);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
 
   return s;
