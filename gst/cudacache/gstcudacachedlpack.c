@@ -50,10 +50,11 @@
 
 #include "gstcudacachedlpack.h"
 #include "gstcudacache-compat-private.h"
+#include "gstcudacache-private.h"
 #include "gstcudacachetensor.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_dlpack_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_dlpack_debug
+GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack", "CUDA cache: DLPack export");
+#define GST_CAT_DEFAULT ensure_debug_category ()
 
 #define MAX_DIMS GST_CUDA_CACHE_TENSOR_N_DIMS
 
@@ -71,18 +72,6 @@ typedef struct
   int64_t shape[MAX_DIMS];
   int64_t strides[MAX_DIMS];
 } GstCudaCacheDLPack;
-
-static void
-debug_init (void)
-{
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_dlpack_debug, "cudacachedlpack",
-        0, "CUDA cache: DLPack export");
-    g_once_init_leave (&done, 1);
-  }
-}
 
 static void
 dlpack_deleter (DLManagedTensor * managed)
@@ -368,8 +357,6 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (caps == NULL || GST_IS_CAPS (caps), NULL);
   g_return_val_if_fail (plane >= GST_CUDA_CACHE_DLPACK_WHOLE, NULL);
-
-  debug_init ();
 
   if (gst_buffer_n_memory (buffer) == 0) {
     GST_WARNING ("buffer %p has no memory", buffer);
