@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/gstcudacache.h>
 #include <gst/cudacache/gstcudacachetensor.h>
+#include <gst/cuda/gstcudacontext.h>
 
 G_BEGIN_DECLS
 
@@ -86,6 +87,9 @@ const GstCudaCacheKnownLayout *gst_cuda_cache_known_layouts_add (
 /* The cache group of a CUDA context's blocks. */
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_synchronize (GstCudaContext * context);
 
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
