@@ -7,7 +7,9 @@
  * and row groups of the direct kernel, and the kernel and grid a
  * conversion launches. Pure arithmetic on the host, no CUDA driver call:
  * the loader (gstcudacachekernels.c) uploads and launches what this
- * plans, and the tests check it without a device. */
+ * plans, and the tests check it without a device. Its length is the
+ * table's: a dozen arrays the kernels read without a bound check, each
+ * worked out here and nowhere else. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -2,8 +2,9 @@
 
 /* The one parameter of cudacacheconvert's kernels, passed by value, shared
  * by the kernels (the families' .cu files, built by nvcc) and the host
- * (gstcudacacheplan.c and gstcudacachekernels.c, built by the C compiler): plain fixed-size C
- * types, the 8-byte fields first, so that both lay it out alike. */
+ * (gstcudacacheplan.c and gstcudacachekernels.c, built by the C compiler):
+ * plain fixed-size C types, the 8-byte fields first, so that both lay it
+ * out alike. */
 
 #ifndef __GST_CUDA_CACHE_CONVERT_PARAMS_H__
 #define __GST_CUDA_CACHE_CONVERT_PARAMS_H__

@@ -248,6 +248,13 @@ vsum8 (float4 a, float4 b, const float *h, int pitch)
       b.z * h[6 * pitch] + b.w * h[7 * pitch];
 }
 
+/* One block's tile, in one function: its layout in shared memory, the
+ * taps, the staging, the conversion before scaling, the horizontal pass,
+ * the vertical pass and the stores. It stays whole because the measured
+ * machine code does: split into inlined device functions, nvcc optimises
+ * each one on its own before inlining it, and every tiled kernel's code
+ * changed (a layout struct or scalar arguments alike; only the border
+ * fill and the 4:2:0 stores came out unchanged). */
 template < int IN, int OUT > __device__ static void
 convert_tile (const ConvertParams & p)
 {
@@ -285,7 +292,8 @@ convert_tile (const ConvertParams & p)
   float *h1 = h0 + (p.tile_rows + pad) * tw;
   float *h2 = h1 + ((yuv_h ? p.tile_chroma_rows : p.tile_rows) + pad) * tw;
   float *rgb = h2 + ((yuv_h ? p.tile_chroma_rows : p.tile_rows) + pad) * tw;
-  int floats = (int) (rgb - smem) + (OUT == CONVERT_OUT_YUV420 ? 3 * th * tw : 0);
+  int floats = (int) (rgb - smem) +
+      (OUT == CONVERT_OUT_YUV420 ? 3 * th * tw : 0);
   unsigned char *raw = (unsigned char *) (smem + ((floats + 3) & ~3));
   unsigned char *raw_u = raw + p.tile_rows * p.tile_pitch;
   unsigned char *raw_v = raw_u + p.tile_chroma_rows * p.tile_chroma_pitch;
@@ -373,7 +381,8 @@ convert_tile (const ConvertParams & p)
       ncrows = min (yr.w, p.tile_chroma_rows);
 
       if (yuv) {
-        int bpc = IN == CONVERT_IN_NV12 ? 2 : 1;        /* bytes per chroma sample */
+        /* bytes per chroma sample */
+        int bpc = IN == CONVERT_IN_NV12 ? 2 : 1;
 
         stage_tile < IN > (p, ry0, nrows, cx0, min (cx1 + 1,
                 cx0 + p.tile_pitch - 30), raw, cr0, ncrows, c0 * bpc,
@@ -420,7 +429,8 @@ convert_tile (const ConvertParams & p)
           int x = cx0 + i;
           int cx = chroma_index (x, h_cosited);
           float fu = chroma_frac (x, h_cosited, true);
-          int c0 = clamp_int (cx, 0, cw - 1), c1 = clamp_int (cx + 1, 0, cw - 1);
+          int c0 = clamp_int (cx, 0, cw - 1);
+          int c1 = clamp_int (cx + 1, 0, cw - 1);
           float u00, u01, u10, u11, v00, v01, v10, v11, u, v;
           float3 c;
 
@@ -479,7 +489,8 @@ convert_tile (const ConvertParams & p)
          * luma row */
         r = (ty - nrows % CONVERT_TILE_THREADS_Y + CONVERT_TILE_THREADS_Y) %
             CONVERT_TILE_THREADS_Y;
-        off = r * p.tile_chroma_pitch - cbase + (IN == CONVERT_IN_NV12 ? 2 * cs : cs);
+        off = r * p.tile_chroma_pitch - cbase +
+            (IN == CONVERT_IN_NV12 ? 2 * cs : cs);
         dst = h1 + r * tw + tx;
         for (; r < ncrows; r += CONVERT_TILE_THREADS_Y) {
           float2 uv;
