@@ -127,8 +127,8 @@ GstMemory *gst_cuda_cache_kernels_acquire (GstCudaCacheKernels * kernels,
  * @kernels keeps in arenas, blocks of the device's #GstCudaCache (one
  * block for many plans; a plan of the same taps as an earlier one shares
  * its table). @kernels keeps its last few plans: caps that switch back and
- * forth get theirs again, made once. plan_free waits for the context's
- * work only when it returns a full arena's last plan to the cache. A plan
+ * forth get theirs again, made once. plan_free (and kernels_free) wait for
+ * the context's work only when they return an arena to the cache. A plan
  * borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 

@@ -12,21 +12,9 @@
 #endif
 
 #include "gstcudacachekernels-private.h"
+#include "gstcudacacheplan-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kernels_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
-
-static void
-gst_cuda_cache_kernels_init_debug (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_kernels_debug, "cudacachekernels",
-        0, "cudacacheconvert's CUDA kernels");
-    g_once_init_leave (&once, 1);
-  }
-}
 
 gboolean
 gst_cuda_cache_kernels_built (void)

@@ -29,7 +29,6 @@
 #include "gstcudacache-private.h"
 #include "gstcudacache-compat-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kernels_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
 struct _GstCudaCacheKernels
@@ -75,18 +74,6 @@ struct _GstCudaCacheKernelDone
  * synchronisation. */
 #define DONE_SPINS 200
 #define DONE_WAIT_US 2000
-
-static void
-gst_cuda_cache_kernels_init_debug (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_kernels_debug, "cudacachekernels",
-        0, "cudacacheconvert's CUDA kernels");
-    g_once_init_leave (&once, 1);
-  }
-}
 
 /* Synchronises @stream of @context. */
 static gboolean

@@ -18,8 +18,7 @@
 #include "gstcudacachekernels-private.h"
 #include "gstcudacacheplan-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_narrowed_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_narrowed_debug
+#define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
 struct _GstCudaCacheNarrowed
 {
@@ -30,18 +29,6 @@ struct _GstCudaCacheNarrowed
   gsize rows;
 };
 
-static void
-gst_cuda_cache_narrowed_init_debug (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_narrowed_debug,
-        "cudacachenarrowed", 0, "the CUDA kernels' 16-bit input");
-    g_once_init_leave (&once, 1);
-  }
-}
-
 GstCudaCacheNarrowed *
 gst_cuda_cache_narrowed_new (GstCudaCacheKernels * kernels)
 {
@@ -49,7 +36,7 @@ gst_cuda_cache_narrowed_new (GstCudaCacheKernels * kernels)
 
   g_return_val_if_fail (kernels != NULL, NULL);
 
-  gst_cuda_cache_narrowed_init_debug ();
+  gst_cuda_cache_kernels_init_debug ();
 
   n = g_new0 (GstCudaCacheNarrowed, 1);
   n->kernels = kernels;

@@ -21,6 +21,14 @@ G_BEGIN_DECLS
  * call, so that tests check every table without a device
  * (tests/check/libs/taps.c). */
 
+/* The debug category of the kernels' host files (cudacachekernels),
+ * defined here, in the unit every build links: log on it once
+ * gst_cuda_cache_kernels_init_debug () was called. */
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_kernels_debug);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernels_init_debug (void);
+
 /* GstVideoResampler's limit on the taps of one output pixel, per axis */
 #define GST_CUDA_CACHE_PLAN_MAX_TAPS 128
 

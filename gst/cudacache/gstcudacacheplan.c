@@ -22,8 +22,8 @@
 
 #include "gstcudacacheplan-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_plan_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_plan_debug
+GST_DEBUG_CATEGORY (gst_cuda_cache_kernels_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
 /* the tallest tile, in output rows; a shorter one where the taller would
  * make fewer blocks than this (two per SM of an H100) */
@@ -46,14 +46,14 @@ const GstCudaCacheKernelInfo gst_cuda_cache_kernel_info[] = {
 G_STATIC_ASSERT (G_N_ELEMENTS (gst_cuda_cache_kernel_info) ==
     GST_CUDA_CACHE_N_KERNELS);
 
-static void
-gst_cuda_cache_plan_init_debug (void)
+void
+gst_cuda_cache_kernels_init_debug (void)
 {
   static gsize once = 0;
 
   if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_plan_debug, "cudacacheplan", 0,
-        "the CUDA kernels' planning");
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_kernels_debug, "cudacachekernels",
+        0, "cudacacheconvert's CUDA kernels");
     g_once_init_leave (&once, 1);
   }
 }
@@ -758,7 +758,7 @@ gst_cuda_cache_plan_params (const GstCudaCacheConvertParams * params,
   g_return_val_if_fail (params != NULL, FALSE);
   g_return_val_if_fail (p != NULL, FALSE);
 
-  gst_cuda_cache_plan_init_debug ();
+  gst_cuda_cache_kernels_init_debug ();
 
   /* compared with memcmp () as the key of a plan: no stray bytes */
   memset (p, 0, sizeof (*p));

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "gstcudacachescratch-private.h"
+#include "gstcudacacheplan-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_scratch_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_scratch_debug
+#define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
 /* One table of an arena, as uploaded, for later plans to find it. */
 typedef struct
@@ -55,18 +55,6 @@ typedef struct
   gsize rows;
 } GstCudaCacheScratchShape;
 
-static void
-gst_cuda_cache_scratch_init_debug (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_scratch_debug, "cudacachescratch",
-        0, "the CUDA kernels' memory in the cache");
-    g_once_init_leave (&once, 1);
-  }
-}
-
 GstCudaCacheScratch *
 gst_cuda_cache_scratch_new (GstCudaCache * cache, const gchar * group,
     const GstCudaCacheScratchFuncs * funcs, gpointer user_data)
@@ -78,7 +66,7 @@ gst_cuda_cache_scratch_new (GstCudaCache * cache, const gchar * group,
   g_return_val_if_fail (funcs != NULL && funcs->alloc && funcs->address &&
       funcs->upload && funcs->retire, NULL);
 
-  gst_cuda_cache_scratch_init_debug ();
+  gst_cuda_cache_kernels_init_debug ();
 
   scratch = g_new0 (GstCudaCacheScratch, 1);
   scratch->cache = gst_object_ref (cache);
