@@ -7,6 +7,11 @@
 #
 #   scripts/kernels-unchanged.sh 8e1eb92
 #
+# Either side may hold its kernels in one convert.cu (before the kernels
+# were split by family) or in a .cu per family: every .cu of
+# gst/cudacache/kernels is built on its own, as meson builds it, and the
+# kernels are matched by name across files.
+#
 # Prints a line per kernel that differs or is new, then a summary; exits 0
 # when every kernel of REV is byte-identical in the tree, 1 otherwise.
 set -eu
@@ -20,18 +25,23 @@ trap 'rm -rf "$dir"' EXIT
 
 kernels=gst/cudacache/kernels
 mkdir -p "$dir/rev" "$dir/tree"
-for f in convert.cu convert-params.h; do
-  git -C "$top" show "$rev:$kernels/$f" > "$dir/rev/$f"
-  cp "$top/$kernels/$f" "$dir/tree/$f"
-done
+git -C "$top" archive "$rev" "$kernels" | tar -x -C "$dir/rev"
+(cd "$top" && tar -c "$kernels") | tar -x -C "$dir/tree"
 for side in rev tree; do
-  "$nvcc" -O3 --cubin -gencode "arch=compute_$sm,code=sm_$sm" \
-      -o "$dir/$side.cubin" "$dir/$side/convert.cu" &
+  for cu in "$dir/$side/$kernels"/*.cu; do
+    "$nvcc" -O3 --cubin -gencode "arch=compute_$sm,code=sm_$sm" \
+        -o "${cu%.cu}.cubin" "$cu" &
+  done
 done
 wait
+for side in rev tree; do
+  for cu in "$dir/$side/$kernels"/*.cu; do
+    [ -f "${cu%.cu}.cubin" ] || { echo "$cu did not build" >&2; exit 2; }
+  done
+done
 
-python3 - "$dir/rev.cubin" "$dir/tree.cubin" "$rev" <<'PY'
-import hashlib, struct, sys
+python3 - "$dir/rev/$kernels" "$dir/tree/$kernels" "$rev" <<'PY'
+import glob, hashlib, os, struct, sys
 
 def sections(path):
     """{name: [sha1 of each section of that name]} of a 64-bit ELF."""
@@ -48,9 +58,22 @@ def sections(path):
         out.setdefault(name.decode(), []).append(hashlib.sha1(body).hexdigest())
     return out
 
-before, after = sections(sys.argv[1]), sections(sys.argv[2])
 code = (".text.", ".nv.constant0.")
-kept = [n for n in before if n.startswith(code)]
+
+def kernels(folder):
+    """The kernel sections of every cubin in @folder, by name: a kernel
+    lives in one file, so the names do not collide."""
+    out = {}
+    for cubin in sorted(glob.glob(os.path.join(folder, "*.cubin"))):
+        for name, hashes in sections(cubin).items():
+            if name.startswith(code):
+                if name in out:
+                    sys.exit("%s is in two files of %s" % (name, folder))
+                out[name] = hashes
+    return out
+
+before, after = kernels(sys.argv[1]), kernels(sys.argv[2])
+kept = list(before)
 differ = [n for n in kept if after.get(n) != before[n]]
 new = [n for n in after if n.startswith(".text.") and n not in before]
 for n in differ:

@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/gstcudacache.h>
 #include <gst/cudacache/gstcudacachetensor.h>
+#include <gst/cuda/gstcudacontext.h>
 
 G_BEGIN_DECLS
 
@@ -133,6 +134,9 @@ GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
  * whose thread has ended. Not in the public headers. */
 GST_CUDA_CACHE_API
 guint gst_cuda_cache_count_thread_counters (GstCudaCache * cache);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_synchronize (GstCudaContext * context);
 
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,

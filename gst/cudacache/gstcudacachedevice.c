@@ -14,7 +14,7 @@
  * a driver or a device, gst_cuda_cache_device_get_count() is 0 and nothing
  * else here touches gst-cuda. GStreamer 1.22's gst-cuda does not export
  * cuDeviceTotalMem() and cuMemGetInfo(); they are loaded from `libcuda.so.1`
- * here.
+ * here, and so is cuCtxSynchronize ().
  *
  * Since: 0.1
  */
@@ -46,6 +46,7 @@ typedef struct
   CUresult (CUDAAPI * DeviceGet) (CUdevice * device, int ordinal);
   CUresult (CUDAAPI * DeviceTotalMem) (size_t *bytes, CUdevice device);
   CUresult (CUDAAPI * MemGetInfo) (size_t *free_bytes, size_t *total_bytes);
+  CUresult (CUDAAPI * CtxSynchronize) (void);
   guint device_count;
 } GstCudaCacheDriver;
 
@@ -81,7 +82,9 @@ gst_cuda_cache_driver_load (void)
         !g_module_symbol (module, "cuDeviceTotalMem_v2",
             (gpointer *) & driver.DeviceTotalMem) ||
         !g_module_symbol (module, "cuMemGetInfo_v2",
-            (gpointer *) & driver.MemGetInfo)) {
+            (gpointer *) & driver.MemGetInfo) ||
+        !g_module_symbol (module, "cuCtxSynchronize",
+            (gpointer *) & driver.CtxSynchronize)) {
       GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
       goto done;
     }
@@ -361,4 +364,26 @@ gst_cuda_cache_device_get_default_context (guint device_id)
   g_mutex_unlock (&lock);
 
   return context;
+}
+
+/* Waits for every stream of @context: what the kernels do before their
+ * own memory goes back to the cache, where the next user may write it
+ * while a kernel launched on a stream no one waits for still reads it.
+ * Unlike cuMemFree (), it waits for this context's work only. */
+gboolean
+gst_cuda_cache_device_synchronize (GstCudaContext * context)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (!gst_cuda_cache_driver_load ())
+    return FALSE;
+
+  if (!gst_cuda_context_push (context))
+    return FALSE;
+  ret = gst_cuda_result (driver.CtxSynchronize ());
+  gst_cuda_context_pop (NULL);
+
+  return ret;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
 
 #ifndef __GST_CUDA_CACHE_KERNELS_PRIVATE_H__
 #define __GST_CUDA_CACHE_KERNELS_PRIVATE_H__
@@ -9,8 +10,8 @@
 G_BEGIN_DECLS
 
 /* One conversion, as cudacacheconvert sets it up for both its CPU path and
- * the CUDA kernels (ext/cudacache/kernels/convert.cu), which follow the same
- * definition:
+ * the CUDA kernels (gst/cudacache/kernels/, one .cu per family of
+ * kernels/kernel-list.h), which follow the same definition:
  *
  * 1. Geometry. The output is out_width x out_height. The input image is
  *    scaled into the rectangle (dest_x, dest_y, dest_width, dest_height);
@@ -100,18 +101,35 @@ GstCudaContext *gst_cuda_cache_kernels_get_context (GstCudaCacheKernels *
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels);
 
+/* For the kernels' host files: the function of kernel @kernel (a
+ * GstCudaCacheKernelId, gstcudacacheplan-private.h) */
+G_GNUC_INTERNAL
+CUfunction gst_cuda_cache_kernels_get_function (GstCudaCacheKernels *
+    kernels, gint kernel);
+
+/* For the kernels' host files: a block of device memory of @rows rows of
+ * at least @row_bytes bytes from the device's cache, in the group of the
+ * kernels' context, its address in *data and its rows' pitch in *pitch.
+ * Dropping its last reference gives it back to the cache, where the next
+ * user may write it: only once no kernel uses it. NULL, logged, where the
+ * device has no memory left. */
+G_GNUC_INTERNAL
+GstMemory *gst_cuda_cache_kernels_acquire (GstCudaCacheKernels * kernels,
+    gsize row_bytes, gsize rows, CUdeviceptr * data, gsize * pitch);
+
 /* One conversion's launch, prepared once per pair of caps (and again when a
  * property changes): the kernel chosen, its grid and every per-caps
  * parameter (taps, matrices, normalisation). Per frame only the planes'
  * pointers and strides change. @params' in_data/out_data/strides are
  * ignored here. NULL, with the reason logged, for a conversion the kernels
- * do not do. A plan's taps are worked out here, once, into a table in
- * device memory that @kernels keeps in arenas (one allocation for many
- * plans; a plan of the same taps as an earlier one shares its table).
- * @kernels keeps its last few plans: caps that switch back and forth get
- * theirs again, made once. plan_free waits for the device only when it
- * frees a full arena's last plan. A plan borrows @kernels: free it before
- * them. */
+ * do not do. A plan's taps are worked out here, once
+ * (gstcudacacheplan-private.h), into a table in device memory that
+ * @kernels keeps in arenas, blocks of the device's #GstCudaCache (one
+ * block for many plans; a plan of the same taps as an earlier one shares
+ * its table). @kernels keeps its last few plans: caps that switch back and
+ * forth get theirs again, made once. plan_free (and kernels_free) wait for
+ * the context's work only when they return an arena to the cache. A plan
+ * borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheKernelPlan GstCudaCacheKernelPlan;
 
 G_GNUC_INTERNAL
@@ -164,9 +182,10 @@ void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
  * sample's bits at the top of 16) is converted as the 8-bit NV12 frame it
  * narrows to: each sample's bits repeated down to 16, as GStreamer
  * unpacks them, then scaled by 255 / 65535 and rounded (a frame widened
- * from 8 bits gives its samples back). A narrowed frame is kept in device
- * memory that grows with the frames and is freed with it; it borrows
- * @kernels: free it before them. */
+ * from 8 bits gives its samples back). A narrowed frame is kept in a block
+ * of the device's #GstCudaCache that grows with the frames and goes back
+ * to the cache with it: free it, and let it grow, only once no conversion
+ * reads it. It borrows @kernels: free it before them. */
 typedef struct _GstCudaCacheNarrowed GstCudaCacheNarrowed;
 
 G_GNUC_INTERNAL

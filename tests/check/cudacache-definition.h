@@ -295,7 +295,9 @@ definition_axis_init (DefinitionAxis * a, gint in_size, gint out_size,
           out_size, NULL));
   a->in_size = in_size;
   a->two_tap = may_two_tap && a->resampler.max_taps == 2 && in_size != out_size;
-  a->inc = out_size == 1 ? 0 : ((in_size - 1) << 16) / (out_size - 1) - 1;
+  /* 16.16 fixed point in 64 bits: past 32768 pixels it leaves an int */
+  a->inc = out_size == 1 ? 0 :
+      (gint) ((((gint64) in_size - 1) << 16) / (out_size - 1) - 1);
 }
 
 static inline gint
@@ -305,12 +307,12 @@ definition_taps (const DefinitionAxis * a, gint j, gdouble * w)
   guint l;
 
   if (a->two_tap) {
-    gint pos = j * a->inc;
+    gint64 pos = (gint64) j * a->inc;
     gdouble frac = ((pos >> 8) & 0xff) / 256.0;
 
     w[0] = 1.0 - frac;
     w[1] = frac;
-    return pos >> 16;
+    return (gint) (pos >> 16);
   }
   for (l = 0; l < r->max_taps; l++)
     w[l] = r->taps[r->phase[j] * r->max_taps + l];

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The one parameter of cudacacheconvert's kernels, passed by value, shared
- * by the kernels (convert.cu, built by nvcc) and their loader
- * (gstcudacachekernels.c, built by the C compiler): plain fixed-size C
- * types, the 8-byte fields first, so that both lay it out alike. */
+ * by the kernels (the families' .cu files, built by nvcc) and the host
+ * (gstcudacacheplan.c and gstcudacachekernels.c, built by the C compiler):
+ * plain fixed-size C types, the 8-byte fields first, so that both lay it
+ * out alike. */
 
 #ifndef __GST_CUDA_CACHE_CONVERT_PARAMS_H__
 #define __GST_CUDA_CACHE_CONVERT_PARAMS_H__
@@ -41,6 +42,9 @@ enum
   CONVERT_CHROMA_H_COSITED = 1 << 0,
   CONVERT_CHROMA_V_COSITED = 1 << 1,
 };
+
+/* The generic kernels' threads a block */
+#define CONVERT_GENERIC_THREADS 256
 
 /* The tiled kernels: a block of CONVERT_TILE_THREADS_Y rows of
  * CONVERT_TILE_W threads makes CONVERT_TILE_W x tile_h output pixels. */

@@ -6,32 +6,32 @@
  * shared memory the host sizes, and the direct kernel's windows and row
  * groups against the taps. The kernels read the table
  * without a bound check, so every index in it must be inside the input and
- * inside what a tile stages.
+ * inside what a tile stages. Then the kernel each plan picks from
+ * kernels/kernel-list.h, and the tables' arenas as blocks of a cache, on
+ * system memory.
  *
- * White-box: the loader's source is compiled into this test (its table
- * functions are static), with HAVE_CUDA_KERNELS and an empty fatbin; no
- * CUDA call is made. */
+ * The planning (gstcudacacheplan.c) and the kernels' memory
+ * (gstcudacachescratch.c) make no CUDA call: this links them from the
+ * library's internal static library. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <math.h>
+#include <string.h>
+
 #include "../cudacache-check.h"
+#include <gst/cudacache/cudacache.h>
 
-#undef HAVE_CUDA_KERNELS
-#define HAVE_CUDA_KERNELS 1
-#undef GST_CAT_DEFAULT
-#include "../../../gst/cudacache/gstcudacachekernels.c"
-
-const unsigned char gst_cuda_cache_kernels_fatbin[1] = { 0 };
-
-const gsize gst_cuda_cache_kernels_fatbin_len = 0;
+#include "gstcudacacheplan-private.h"
+#include "gstcudacachescratch-private.h"
 
 /* every pair of these, crossed (larger sizes: the common conversions) */
 static const gint sizes[] = { 1, 2, 3, 5, 7, 16, 33, 97, 321, 643 };
 
 /* A plan's parameters for @in_format @in_w x @in_h to RGBA @out_w x @out_h
- * (picture @dw x @dh at @dx, @dy), as plan_new () sets the ones the taps
+ * (picture @dw x @dh at @dx, @dy), as gst_cuda_cache_plan_params () sets the ones the taps
  * depend on, and its axes' scaling (*lq, *inc: the 2-tap path). */
 static void
 params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
@@ -50,9 +50,10 @@ params_init (ConvertParams * p, gint in_format, gint in_w, gint in_h,
   p->dest_width = dw;
   p->dest_height = dh;
   p->chroma_site = site;
-  if (!is_yuv_format (in_format))
-    packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b, &p->in_pixel_bytes);
-  plan_axes (p, lq, inc);
+  if (!gst_cuda_cache_plan_is_yuv (in_format))
+    gst_cuda_cache_plan_packed_layout (in_format, &p->in_r, &p->in_g, &p->in_b,
+        &p->in_pixel_bytes);
+  gst_cuda_cache_plan_axes (p, lq, inc);
 }
 
 static gint32
@@ -77,7 +78,7 @@ reference_taps (gint in_size, gint out_size, gint n, gdouble fx, gint j,
     gint start, gdouble * ref)
 {
   gdouble x = (0.5 + j) / out_size * in_size + (n > 1 ? -0.5 : 0.0);
-  gdouble sum = 0.0, w[MAX_TAPS];
+  gdouble sum = 0.0, w[GST_CUDA_CACHE_PLAN_MAX_TAPS];
   gint first, l;
 
   x = CLAMP (x, 0.0, in_size - 1.0);
@@ -103,7 +104,7 @@ check_axis (const ConvertParams * p, const GArray * table, gint t,
 
   for (j = 0; j < out_size; j++) {
     gint start = tab_int (table, p->tab[t] + j);
-    gdouble ref[MAX_TAPS], sum = 0.0;
+    gdouble ref[GST_CUDA_CACHE_PLAN_MAX_TAPS], sum = 0.0;
 
     fail_unless (start >= 0 && start + n <= in_size,
         "%s %d: taps from %d, %d of them, past an input of %d", what, j,
@@ -187,13 +188,14 @@ check_axis (const ConvertParams * p, const GArray * table, gint t,
 static void
 check_tiles (const ConvertParams * p, const GArray * table)
 {
-  gboolean yuv = is_yuv_format (p->in_format);
+  gboolean yuv = gst_cuda_cache_plan_is_yuv (p->in_format);
   gint bw = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
   gint bh = (p->out_height + p->tile_h - 1) / p->tile_h;
   gint bpp = yuv ? 1 : p->in_pixel_bytes;
   gint b, j;
 
-  fail_unless (tile_shared_bytes (p) <= MAX_SHARED_BYTES);
+  fail_unless (gst_cuda_cache_plan_tile_shared_bytes (p) <=
+      GST_CUDA_CACHE_PLAN_MAX_SHARED_BYTES);
   fail_unless (p->tab[TAB_TILE_X] % 4 == 0 && p->tab[TAB_TILE_Y] % 4 == 0);
   for (b = 0; b < bw; b++) {
     const gint32 *v = (const gint32 *) &g_array_index (table, guint32,
@@ -361,7 +363,7 @@ check_direct (const ConvertParams * p, const GArray * table, gint n,
   }
 }
 
-/* One conversion: the table as plan_new () builds it, checked. */
+/* One conversion: the table as a plan builds it, checked. */
 static void
 check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
     gint out_h, gboolean letterbox, gint site)
@@ -371,6 +373,7 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
   gint dx = 0, dy = 0, dw = out_w, dh = out_h;
   gboolean lq;
   gint inc;
+  gint taps;
   gchar *what;
 
   if (letterbox) {
@@ -386,26 +389,27 @@ check_conversion (gint in_format, gint in_w, gint in_h, gint out_w,
   what = g_strdup_printf ("%d %dx%d to %dx%d (picture %dx%d)", in_format,
       in_w, in_h, out_w, out_h, dw, dh);
 
-  table = build_table (&p, lq, inc);
+  table = gst_cuda_cache_plan_build_table (&p, lq, inc);
   check_axis (&p, table, TAB_X_START, in_w, dw, p.x_taps, p.x_ctaps,
       p.x_fx, lq, p.x_fixed, what);
   check_axis (&p, table, TAB_Y_START, in_h, dh, p.y_taps, p.y_ctaps,
       p.y_fx, FALSE, FALSE, what);
 
-  if (plan_tiles (&p, table))
+  if (gst_cuda_cache_plan_tiles (&p, table))
     check_tiles (&p, table);
   /* the windows the plan takes, then the wide ones wherever they apply */
-  if (plan_direct (&p, table, direct_taps (&p)))
-    check_direct (&p, table, direct_taps (&p), what);
+  taps = gst_cuda_cache_plan_direct_taps (&p);
+  if (gst_cuda_cache_plan_direct (&p, table, taps))
+    check_direct (&p, table, taps, what);
   else
-    fail_if (is_yuv_format (in_format) && p.x_fixed && p.y_padded &&
-        (in_w + 1) / 2 >= direct_taps (&p), "%s: no direct kernel", what);
-  if (plan_direct (&p, table, CONVERT_FIXED_TAPS))
+    fail_if (gst_cuda_cache_plan_is_yuv (in_format) && p.x_fixed && p.y_padded
+        && (in_w + 1) / 2 >= taps, "%s: no direct kernel", what);
+  if (gst_cuda_cache_plan_direct (&p, table, CONVERT_FIXED_TAPS))
     check_direct (&p, table, CONVERT_FIXED_TAPS, what);
   /* shrinking across by 3x or less takes the narrow windows (1080p to
    * 640 wide: 6 taps of luma and of chroma) */
-  if (is_yuv_format (in_format) && in_w <= 3 * dw)
-    fail_unless_equals_int (direct_taps (&p), CONVERT_DIRECT_NARROW_TAPS);
+  if (gst_cuda_cache_plan_is_yuv (in_format) && in_w <= 3 * dw)
+    fail_unless_equals_int (taps, CONVERT_DIRECT_NARROW_TAPS);
 
   g_array_unref (table);
   g_free (what);
@@ -473,7 +477,7 @@ GST_START_TEST (test_taps_first_at_whole_positions)
 
   params_init (&p, CONVERT_FORMAT_RGBA, 1920, 3, 640, 3, 0, 0, 640, 3, 0,
       &lq, &inc);
-  table = build_table (&p, lq, inc);
+  table = gst_cuda_cache_plan_build_table (&p, lq, inc);
   /* 6 taps from 2: 1 - |4 - i| / 3 for i = 2..7 is 1/3, 2/3, 1, 2/3, 1/3,
    * 0, which sum to 3 */
   fail_unless_equals_int (tab_int (table, p.tab[TAB_X_START] + 1), 2);
@@ -483,6 +487,415 @@ GST_START_TEST (test_taps_first_at_whole_positions)
       < 1e-6);
   fail_unless (tab_float (table, p.tab[TAB_X_W] + 6 + 5) == 0.0f);
   g_array_unref (table);
+}
+
+GST_END_TEST;
+
+/* Widths past 32768: GstVideoScaler's 2-tap step, 16.16 fixed point,
+ * leaves 32 bits before its division, and j * step past 32768 outputs. */
+GST_START_TEST (test_taps_wider_than_32768)
+{
+  const gint in_w = 40000, out_w = 50000;
+  ConvertParams p;
+  GArray *table;
+  gboolean lq;
+  gint inc, j, last = 0;
+
+  params_init (&p, CONVERT_FORMAT_RGBA, in_w, 2, out_w, 2, 0, 0, out_w, 2, 0,
+      &lq, &inc);
+  fail_unless (lq);
+  fail_unless_equals_int (inc,
+      (gint) ((((gint64) in_w - 1) << 16) / (out_w - 1) - 1));
+  fail_unless (inc > 0 && inc < 65536);
+
+  table = gst_cuda_cache_plan_build_table (&p, lq, inc);
+  /* the unfolded taps in order and inside the input, up to its right
+   * edge (the step is a little less than exact) */
+  for (j = 0; j < out_w; j++) {
+    gint tap = tab_int (table, p.tab[TAB_X_TAP] + 3 * j);
+    gfloat x = tab_float (table, p.tab[TAB_X_TAP] + 3 * j + 1);
+
+    fail_unless (tap >= last && tap <= in_w - 2, "output %d: first tap %d "
+        "after %d", j, tap, last);
+    fail_unless (x >= tap && x < tap + 1, "output %d: position %g, first "
+        "tap %d", j, x, tap);
+    last = tap;
+  }
+  fail_unless_equals_int (last, (gint) (((gint64) (out_w - 1) * inc) >> 16));
+  fail_unless (last >= in_w - 3, "the last output reads from %d", last);
+  check_axis (&p, table, TAB_X_START, in_w, out_w, p.x_taps, p.x_ctaps,
+      p.x_fx, lq, p.x_fixed, "40000 to 50000 wide");
+  g_array_unref (table);
+
+  /* and every table of such a conversion, 4:2:0 and packed */
+  check_conversion (CONVERT_FORMAT_NV12, in_w, 4, out_w, 6, FALSE, 0);
+  check_conversion (CONVERT_FORMAT_RGBA, in_w, 3, out_w, 2, FALSE, 0);
+  check_conversion (CONVERT_FORMAT_I420, 2 * in_w, 4, in_w, 4, FALSE, 0);
+}
+
+GST_END_TEST;
+
+/* Every kernel of kernels/kernel-list.h once, found by what it converts. */
+GST_START_TEST (test_kernel_list)
+{
+  guint i, j;
+
+  for (i = 0; i < GST_CUDA_CACHE_N_KERNELS; i++) {
+    const GstCudaCacheKernelInfo *k = &gst_cuda_cache_kernel_info[i];
+
+    fail_unless (g_str_has_prefix (k->name, "gst_cuda_cache_"), "%s", k->name);
+    fail_unless_equals_int (gst_cuda_cache_kernel_find (k->family, k->in,
+            k->out, k->taps), i);
+    for (j = 0; j < i; j++)
+      fail_if (g_str_equal (k->name, gst_cuda_cache_kernel_info[j].name),
+          "%s twice", k->name);
+  }
+  fail_unless_equals_string (gst_cuda_cache_kernel_info
+      [GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_narrow_16)].name,
+      "gst_cuda_cache_narrow_16");
+  fail_unless_equals_int (gst_cuda_cache_kernel_find
+      (GST_CUDA_CACHE_KERNEL_FAMILY_DIRECT, CONVERT_IN_RGB4,
+          CONVERT_OUT_PACKED, CONVERT_FIXED_TAPS), GST_CUDA_CACHE_KERNEL_NONE);
+}
+
+GST_END_TEST;
+
+/* A conversion's plan from its parameters: @out_format UNKNOWN for a
+ * tensor. */
+static gboolean
+plan_conversion (GstCudaCachePlan * plan, GstVideoFormat in_format,
+    gint in_w, gint in_h, GstVideoFormat out_format, gint out_w, gint out_h,
+    gint dx, gint dy, gint dw, gint dh)
+{
+  GstCudaCacheConvertParams params;
+  ConvertParams key;
+  gboolean lq;
+  gint inc;
+
+  memset (&params, 0, sizeof (params));
+  params.in_format = in_format;
+  params.in_width = in_w;
+  params.in_height = in_h;
+  params.out_format = out_format;
+  params.out_width = out_w;
+  params.out_height = out_h;
+  params.dest_x = dx;
+  params.dest_y = dy;
+  params.dest_width = dw;
+  params.dest_height = dh;
+  params.dtype = GST_CUDA_CACHE_TENSOR_DTYPE_F32;
+  params.layout = GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
+  if (!gst_cuda_cache_plan_params (&params, &key, &lq, &inc))
+    return FALSE;
+  gst_cuda_cache_plan_init (plan, &key, lq, inc);
+  return TRUE;
+}
+
+/* The kernel and grid each kind of conversion launches. */
+GST_START_TEST (test_plans_pick_kernels)
+{
+  GstCudaCachePlan plan;
+
+  /* 1080p to a letterboxed 640x640: tiles, and the narrow direct windows */
+  fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_NV12, 1920, 1080,
+          GST_VIDEO_FORMAT_RGBA, 640, 640, 0, 140, 640, 360));
+  fail_unless_equals_int (plan.kernel,
+      GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_tile_nv12_packed));
+  fail_unless_equals_int (plan.direct,
+      GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_direct6_nv12_packed));
+  fail_unless_equals_int (plan.n_planes, 2);
+  fail_unless_equals_int (plan.block_w, CONVERT_TILE_W);
+  fail_unless_equals_int (plan.block_h, CONVERT_TILE_THREADS_Y);
+  fail_unless_equals_int (plan.grid_w, 640 / CONVERT_TILE_W);
+  fail_unless (plan.shared_bytes > 0 &&
+      plan.shared_bytes <= GST_CUDA_CACHE_PLAN_MAX_SHARED_BYTES);
+  fail_unless_equals_int (plan.direct_block_w * plan.direct_block_h,
+      CONVERT_TILE_W * CONVERT_DIRECT_WARPS);
+  gst_cuda_cache_plan_clear (&plan);
+
+  /* I420 to a tensor, shrinking across by 4: 8-tap windows */
+  fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_I420, 2560, 1440,
+          GST_VIDEO_FORMAT_UNKNOWN, 640, 640, 0, 0, 640, 640));
+  fail_unless_equals_int (plan.direct,
+      GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_direct8_i420_tensor));
+  fail_unless_equals_int (plan.n_planes, 3);
+  gst_cuda_cache_plan_clear (&plan);
+
+  /* packed RGB to NV12: no direct kernel */
+  fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_BGR, 1280, 720,
+          GST_VIDEO_FORMAT_NV12, 640, 360, 0, 0, 640, 360));
+  fail_unless_equals_int (plan.kernel,
+      GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_tile_rgb3_yuv420));
+  fail_unless_equals_int (plan.direct, GST_CUDA_CACHE_KERNEL_NONE);
+  fail_unless_equals_int (plan.n_planes, 1);
+  gst_cuda_cache_plan_clear (&plan);
+
+  /* 2000 input rows an output row: no tile fits, a block a pixel */
+  fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_RGBA, 1920, 4000,
+          GST_VIDEO_FORMAT_RGBA, 640, 2, 0, 0, 640, 2));
+  fail_unless_equals_int (plan.kernel,
+      GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_generic_rgb4_packed));
+  fail_unless_equals_int (plan.shared_bytes, 0);
+  fail_unless_equals_int (plan.block_w, CONVERT_GENERIC_THREADS);
+  fail_unless_equals_int (plan.grid_w, 640);
+  fail_unless_equals_int (plan.grid_h, 2);
+  gst_cuda_cache_plan_clear (&plan);
+
+  /* what the kernels do not do */
+  fail_if (plan_conversion (&plan, GST_VIDEO_FORMAT_GRAY8, 64, 64,
+          GST_VIDEO_FORMAT_RGBA, 64, 64, 0, 0, 64, 64));
+  fail_if (plan_conversion (&plan, GST_VIDEO_FORMAT_NV12, 64, 64,
+          GST_VIDEO_FORMAT_RGBA, 64, 64, 8, 0, 64, 64));
+}
+
+GST_END_TEST;
+
+/* The kernels' memory on system memory: blocks the test's functions make,
+ * and where they were freed. */
+static GThread *freed_on[8];
+static gint n_freed;
+
+static void
+block_freed (gpointer data)
+{
+  gint i = g_atomic_int_add (&n_freed, 1);
+
+  if (i < (gint) G_N_ELEMENTS (freed_on))
+    freed_on[i] = g_thread_self ();
+  g_free (data);
+}
+
+static GstMemory *
+system_alloc (gsize row_bytes, gsize rows, gpointer user_data)
+{
+  gsize bytes = row_bytes * rows;
+  gpointer data = g_malloc0 (bytes);
+
+  return gst_memory_new_wrapped (0, data, bytes, 0, bytes, data, g_free);
+}
+
+static GstMemory *
+system_alloc_tracked (gsize row_bytes, gsize rows, gpointer user_data)
+{
+  gsize bytes = row_bytes * rows;
+  gpointer data = g_malloc0 (bytes);
+
+  return gst_memory_new_wrapped (0, data, bytes, 0, bytes, data, block_freed);
+}
+
+static guint64
+system_address (GstMemory * block, gpointer user_data)
+{
+  GstMapInfo map;
+  guint64 address;
+
+  fail_unless (gst_memory_map (block, &map, GST_MAP_READ));
+  address = (guintptr) map.data;
+  gst_memory_unmap (block, &map);
+  return address;
+}
+
+static gboolean
+system_upload (guint64 address, gconstpointer src, gsize bytes,
+    gpointer user_data)
+{
+  memcpy ((gpointer) (guintptr) address, src, bytes);
+  return TRUE;
+}
+
+static void
+system_retire (GstMemory * block, gpointer user_data)
+{
+  (*(gint *) user_data)++;
+}
+
+/* The tap tables' arenas and the narrowed frames are blocks of the cache:
+ * counted in its size, used while held, idle once released, trimmed to
+ * its limit, and freed on its reaper thread. */
+GST_START_TEST (test_kernels_memory_in_cache)
+{
+  const GstCudaCacheScratchFuncs funcs = { system_alloc_tracked,
+    system_address, system_upload, system_retire
+  };
+  const gsize arena = GST_CUDA_CACHE_TAP_ARENA_MIN_BYTES;
+  const gsize frame = 1920 * (1080 + 540);
+  GstCudaCache *cache;
+  GstCudaCacheScratch *scratch;
+  GstCudaCacheTapArena *a, *b;
+  GstCudaCacheStats stats;
+  GstMemory *block;
+  ConvertParams p;
+  GArray *table;
+  guint64 address, again;
+  gboolean lq;
+  gint inc, retired = 0, w;
+
+  n_freed = 0;
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  gst_cuda_cache_set_limit (cache, 64 * 1024 * 1024);
+  scratch = gst_cuda_cache_scratch_new (cache, "cuda-context:test", &funcs,
+      &retired);
+
+  /* a plan's table: one arena, in use, holding it */
+  params_init (&p, CONVERT_FORMAT_NV12, 1920, 1080, 640, 640, 0, 140, 640,
+      360, 0, &lq, &inc);
+  table = gst_cuda_cache_plan_build_table (&p, lq, inc);
+  a = gst_cuda_cache_scratch_place_table (scratch, table, &address);
+  fail_unless (a != NULL);
+  fail_unless (memcmp ((gconstpointer) (guintptr) address, table->data,
+          table->len * sizeof (guint32)) == 0);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, arena);
+  fail_unless_equals_uint64 (stats.used_bytes, arena);
+  fail_unless_equals_uint64 (stats.misses, 1);
+
+  /* the same taps again share it */
+  b = gst_cuda_cache_scratch_place_table (scratch, table, &again);
+  fail_unless (b == a);
+  fail_unless_equals_uint64 (again, address);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, arena);
+  fail_unless_equals_uint64 (stats.misses, 1);
+  g_array_unref (table);
+
+  /* a narrowed 1080p frame's block, used, then idle */
+  block = gst_cuda_cache_scratch_acquire (scratch, 1920, 1080 + 540);
+  fail_unless (block != NULL);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, arena + frame);
+  fail_unless_equals_uint64 (stats.used_bytes, arena + frame);
+  gst_memory_unref (block);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, arena + frame);
+  fail_unless_equals_uint64 (stats.idle_bytes, frame);
+
+  /* the current arena stays when its tables go */
+  gst_cuda_cache_scratch_release_table (scratch, a);
+  gst_cuda_cache_scratch_release_table (scratch, b);
+  fail_unless_equals_int (retired, 0);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.used_bytes, arena);
+
+  /* tables of other caps until the arena fills: the full one is retired
+   * and back in the cache, where the next arena finds it */
+  for (w = 100; retired == 0 && w < 2000; w++) {
+    params_init (&p, CONVERT_FORMAT_NV12, 1920, 1080, w, 640, 0, 0, w, 640,
+        0, &lq, &inc);
+    table = gst_cuda_cache_plan_build_table (&p, lq, inc);
+    a = gst_cuda_cache_scratch_place_table (scratch, table, &address);
+    fail_unless (a != NULL);
+    gst_cuda_cache_scratch_release_table (scratch, a);
+    g_array_unref (table);
+  }
+  fail_unless_equals_int (retired, 1);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.hits, 1);
+  fail_unless_equals_uint64 (stats.misses, 2);
+  fail_unless_equals_uint64 (stats.current_size, arena + frame);
+  fail_unless_equals_uint64 (stats.used_bytes, arena);
+
+  /* held to the limit: the idle frame goes, on the reaper thread */
+  gst_cuda_cache_set_limit (cache, arena);
+  gst_cuda_cache_drain (cache);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, arena);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+  fail_unless_equals_int (n_freed, 1);
+  fail_unless (freed_on[0] != g_thread_self ());
+
+  /* the last user of the group gone, its arena is freed too */
+  gst_cuda_cache_scratch_free (scratch);
+  fail_unless_equals_int (retired, 2);
+  gst_cuda_cache_drain (cache);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+  fail_unless_equals_int (n_freed, 2);
+  fail_unless (freed_on[1] != g_thread_self ());
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* A block too large for the limit is used, counted, and not kept. */
+GST_START_TEST (test_kernels_memory_over_limit)
+{
+  const GstCudaCacheScratchFuncs funcs = { system_alloc, system_address,
+    system_upload, system_retire
+  };
+  GstCudaCache *cache;
+  GstCudaCacheScratch *scratch;
+  GstCudaCacheStats stats;
+  GstMemory *block;
+  gint retired = 0;
+
+  cache = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_NONE);
+  gst_cuda_cache_set_limit (cache, 4096);
+  scratch = gst_cuda_cache_scratch_new (cache, "cuda-context:test", &funcs,
+      &retired);
+  block = gst_cuda_cache_scratch_acquire (scratch, 8192, 2);
+  fail_unless (block != NULL);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, 8192 * 2);
+  gst_memory_unref (block);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.current_size, 0);
+  fail_unless_equals_uint64 (stats.evictions, 1);
+  gst_cuda_cache_scratch_free (scratch);
+  fail_unless_equals_int (retired, 0);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Where a device exists: a converter's taps' table and 8-bit copy of
+ * 16-bit frames are blocks of the device's cache, gone once it is. */
+GST_START_TEST (test_kernels_memory_on_device)
+{
+  GstCudaContext *context;
+  GstCudaCache *cache;
+  GstCudaCacheStats before, during, after;
+  GstCudaCacheConverter *conv;
+  GstCaps *in_caps, *out_caps;
+  GError *error = NULL;
+  /* P010 3840x2160 narrowed: rows of 3840 bytes, 2160 + 1080 of them */
+  const guint64 frame = 3840 * (2160 + 1080);
+
+  if (gst_cuda_cache_device_get_count () == 0) {
+    GST_INFO ("no CUDA device: the kernels' memory is checked on system "
+        "memory only");
+    return;
+  }
+
+  context = gst_cuda_cache_device_context_new (0);
+  fail_unless (context != NULL);
+  cache = gst_cuda_cache_device_get_cache (context);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+
+  in_caps = gst_caps_from_string ("video/x-raw,format=P010_10LE,"
+      "width=3840,height=2160");
+  out_caps = gst_caps_from_string ("video/x-raw,format=RGBA,"
+      "width=640,height=640");
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, context, NULL,
+      &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "no error");
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &during);
+  fail_unless (during.current_size >= before.current_size +
+      GST_CUDA_CACHE_TAP_ARENA_MIN_BYTES + frame, "%" G_GUINT64_FORMAT
+      " bytes, %" G_GUINT64_FORMAT " before", during.current_size,
+      before.current_size);
+  fail_unless_equals_uint64 (during.used_bytes - before.used_bytes,
+      during.current_size - before.current_size);
+
+  gst_object_unref (conv);
+  gst_cuda_cache_drain (cache);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+  fail_unless_equals_uint64 (after.current_size, before.current_size);
+  fail_unless_equals_uint64 (after.used_bytes, before.used_bytes);
+
+  gst_caps_unref (in_caps);
+  gst_caps_unref (out_caps);
+  gst_object_unref (cache);
+  gst_object_unref (context);
 }
 
 GST_END_TEST;
@@ -497,6 +910,12 @@ taps_suite (void)
   tcase_add_test (tc, test_taps_inside_input);
   tcase_add_test (tc, test_taps_of_common_conversions);
   tcase_add_test (tc, test_taps_first_at_whole_positions);
+  tcase_add_test (tc, test_taps_wider_than_32768);
+  tcase_add_test (tc, test_kernel_list);
+  tcase_add_test (tc, test_plans_pick_kernels);
+  tcase_add_test (tc, test_kernels_memory_in_cache);
+  tcase_add_test (tc, test_kernels_memory_over_limit);
+  tcase_add_test (tc, test_kernels_memory_on_device);
 
   return s;
 }

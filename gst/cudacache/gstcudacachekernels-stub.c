@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* The CUDA kernels' entry points (gstcudacachekernels-private.h) in a
+ * library built without them (no nvcc): there are never kernels to load,
+ * so every plan, signal and narrowed frame is refused where it would be
+ * made, and the converter converts system memory only. Built instead of
+ * gstcudacachekernels.c and gstcudacachenarrowed.c. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudacachekernels-private.h"
+#include "gstcudacacheplan-private.h"
+
+#define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
+
+gboolean
+gst_cuda_cache_kernels_built (void)
+{
+  return FALSE;
+}
+
+GstCudaCacheKernels *
+gst_cuda_cache_kernels_new (GstCudaContext * context)
+{
+  gst_cuda_cache_kernels_init_debug ();
+  GST_INFO ("the library was built without its CUDA kernels (no nvcc)");
+
+  return NULL;
+}
+
+GstCudaContext *
+gst_cuda_cache_kernels_get_context (GstCudaCacheKernels * kernels)
+{
+  return NULL;
+}
+
+void
+gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
+{
+  g_return_if_fail (kernels == NULL);
+}
+
+GstCudaCacheKernelPlan *
+gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params)
+{
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+void
+gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
+{
+  g_return_if_fail (plan == NULL);
+}
+
+GstCudaCacheKernelDone *
+gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
+{
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels, CUstream stream,
+    GstCudaCacheKernelDone * done)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+void
+gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done)
+{
+  g_return_if_fail (done == NULL);
+}
+
+GstCudaCacheNarrowed *
+gst_cuda_cache_narrowed_new (GstCudaCacheKernels * kernels)
+{
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+gst_cuda_cache_narrowed_reserve (GstCudaCacheNarrowed * narrowed, gint width,
+    gint height)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+gboolean
+gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * narrowed,
+    const guintptr src[2], const gint src_stride[2], gint width, gint height,
+    gint depth, CUstream stream, guintptr data[3], gint stride[3])
+{
+  g_return_val_if_reached (FALSE);
+}
+
+void
+gst_cuda_cache_narrowed_free (GstCudaCacheNarrowed * narrowed)
+{
+  g_return_if_fail (narrowed == NULL);
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* Every kernel of the library, once, for both compilers: the families'
+ * .cu files define their entry points from these lists (nvcc), and the
+ * host takes its kernel ids and the names it looks up in the modules from
+ * them too (gstcudacacheplan.c, gstcudacachekernels.c). Plain macros and
+ * enums, no types of either side.
+ *
+ * A family is one .cu file, one fatbin and one module: its kernels share
+ * their device code (kernels/convert-common.cuh for what all share).
+ * GST_CUDA_CACHE_KERNEL_FAMILIES (F) calls F (FAMILY, family) for each:
+ * the fatbin of family `family` is embedded as
+ * gst_cuda_cache_kernels_fatbin_<family> (kernels/embed.py).
+ *
+ * Each family's list calls X (FAMILY, name, in, out, taps) per kernel:
+ * its entry point's name, the input kind (CONVERT_IN_*) and output kind
+ * (CONVERT_OUT_*) it is built for, and for the direct kernels the taps of
+ * their windows (0 elsewhere); the narrowing pass has no kinds (-1). */
+
+#ifndef __GST_CUDA_CACHE_KERNEL_LIST_H__
+#define __GST_CUDA_CACHE_KERNEL_LIST_H__
+
+#include "convert-params.h"
+
+/* the kinds of input the kernels are built for */
+enum
+{
+  CONVERT_IN_NV12,
+  CONVERT_IN_I420,
+  CONVERT_IN_RGB4,              /* RGBA, BGRA, RGBx, BGRx */
+  CONVERT_IN_RGB3,              /* RGB, BGR */
+  CONVERT_N_IN
+};
+
+/* and of output */
+enum
+{
+  CONVERT_OUT_PACKED,           /* RGBA, BGRA, RGBx, BGRx, RGB, BGR */
+  CONVERT_OUT_YUV420,           /* NV12, I420 */
+  CONVERT_OUT_TENSOR,
+  CONVERT_N_OUT
+};
+
+#define GST_CUDA_CACHE_KERNEL_FAMILIES(F) \
+  F (TILE, tile) \
+  F (GENERIC, generic) \
+  F (DIRECT, direct) \
+  F (NARROW, narrow)
+
+/* convert-tile.cu: a block per tile of output, its input filtered
+ * across once into shared memory */
+#define GST_CUDA_CACHE_TILE_KERNELS(X) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_packed, CONVERT_IN_NV12, CONVERT_OUT_PACKED, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_yuv420, CONVERT_IN_NV12, CONVERT_OUT_YUV420, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_tensor, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_packed, CONVERT_IN_I420, CONVERT_OUT_PACKED, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_yuv420, CONVERT_IN_I420, CONVERT_OUT_YUV420, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_packed, CONVERT_IN_RGB4, CONVERT_OUT_PACKED, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_yuv420, CONVERT_IN_RGB4, CONVERT_OUT_YUV420, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_tensor, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_packed, CONVERT_IN_RGB3, CONVERT_OUT_PACKED, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_yuv420, CONVERT_IN_RGB3, CONVERT_OUT_YUV420, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0)
+
+/* convert-generic.cu: a block per output pixel, for factors whose rows do
+ * not fit a tile */
+#define GST_CUDA_CACHE_GENERIC_KERNELS(X) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_packed, CONVERT_IN_NV12, CONVERT_OUT_PACKED, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_yuv420, CONVERT_IN_NV12, CONVERT_OUT_YUV420, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_tensor, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_packed, CONVERT_IN_I420, CONVERT_OUT_PACKED, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_yuv420, CONVERT_IN_I420, CONVERT_OUT_YUV420, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_packed, CONVERT_IN_RGB4, CONVERT_OUT_PACKED, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_yuv420, CONVERT_IN_RGB4, CONVERT_OUT_YUV420, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_tensor, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_packed, CONVERT_IN_RGB3, CONVERT_OUT_PACKED, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_yuv420, CONVERT_IN_RGB3, CONVERT_OUT_YUV420, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0)
+
+/* convert-direct.cu: 4:2:0 input to RGB or a tensor, a thread per
+ * CONVERT_DIRECT_ROWS output pixels of a column, windows of
+ * CONVERT_FIXED_TAPS (8) or CONVERT_DIRECT_NARROW_TAPS (6) taps */
+#define GST_CUDA_CACHE_DIRECT_KERNELS(X) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_nv12_packed, CONVERT_IN_NV12, CONVERT_OUT_PACKED, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_nv12_tensor, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_i420_packed, CONVERT_IN_I420, CONVERT_OUT_PACKED, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_nv12_packed, CONVERT_IN_NV12, CONVERT_OUT_PACKED, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_nv12_tensor, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_packed, CONVERT_IN_I420, CONVERT_OUT_PACKED, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS)
+
+/* narrow.cu: 16-bit 4:2:0 input to the 8-bit NV12 frame the others
+ * convert */
+#define GST_CUDA_CACHE_NARROW_KERNELS(X) \
+  X (NARROW, gst_cuda_cache_narrow_16, -1, -1, 0)
+
+#define GST_CUDA_CACHE_KERNELS(X) \
+  GST_CUDA_CACHE_TILE_KERNELS (X) \
+  GST_CUDA_CACHE_GENERIC_KERNELS (X) \
+  GST_CUDA_CACHE_DIRECT_KERNELS (X) \
+  GST_CUDA_CACHE_NARROW_KERNELS (X)
+
+#endif /* __GST_CUDA_CACHE_KERNEL_LIST_H__ */
