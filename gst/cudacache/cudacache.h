@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The one header applications include: <gst/cudacache/cudacache.h>.
  * gst-cuda is unstable API in GStreamer 1.22: define GST_USE_UNSTABLE_API. */

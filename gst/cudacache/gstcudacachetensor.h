@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 #ifndef __GST_CUDA_CACHE_TENSOR_H__
 #define __GST_CUDA_CACHE_TENSOR_H__

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """Checks that a second benchmark run reproduces the first within the
 spread the report states (docs/performance.md, "Reproduction").
 

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The benchmark against GStreamer's stock elements (see docs/performance.md,
  * which fixes the method).

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """Pools the parts of one benchmark run into one run folder (method:
 docs/performance.md): a run is made of parts, each scripts/gpu-bench.sh on
 its own start of the GPU machine, so that the spread a run states covers

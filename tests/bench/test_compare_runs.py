@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """compare-runs.py holds a second run to the spread docs/performance.md
 states: host-timed figures widened by 20%, kernel times by 1%, counts and
 within-repetition ratios not at all. Synthetic runs check each rule at its

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* What cudacacheconvert's output should be, for the suites that check it:
  * the outputs and geometries they convert, how two outputs are compared,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """A pipeline makes tensors; each goes to NumPy (system memory) or PyTorch
 (CUDA memory, --cuda) through DLPack, without a copy. Along the way it reads
 the statistics of the cache the tensors come from and, halfway, lowers its

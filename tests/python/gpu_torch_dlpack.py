@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """PyTorch reads CUDA tensors from a pipeline through DLPack: same device
 pointer, the values the CPU path gives, and the buffer back in the cache only
 once the torch tensor is freed.

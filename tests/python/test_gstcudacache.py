@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# Copyright (C) 2026 the gst-cuda-cache authors
 """The library from Python: the typelib through PyGObject, the cache's limit,
 statistics and clearing, the tensor meta, and DLPack export to NumPy on
 system memory (no GPU needed).

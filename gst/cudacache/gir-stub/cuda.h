@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* What gst-cuda's public headers need of <cuda.h>, for g-ir-scanner only:
  * its C parser cannot read a CUDA 12/13 toolkit's cuda.h, and nothing of it

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* cudacacheidentity on system memory: passthrough, the pool it proposes,
  * cache properties shared by elements, stats messages, renegotiation. */

@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The elements on CUDA memory: every conversion path of cudacacheconvert's
  * kernels against its CPU path (GstVideoConverter and the packing loop),

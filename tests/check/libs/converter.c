@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* GstCudaCacheConverter on system memory: what it refuses and why, config
  * that is parsed before it is committed, the letterbox rectangle, and the

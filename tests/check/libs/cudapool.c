@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* GstCudaCachePool on a real device: caps reuse, layouts, tensors, limits,
  * out of memory, frees off the releasing thread, nvcodec interop. */

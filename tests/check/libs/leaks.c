@@ -1,4 +1,5 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The cache's idle blocks under the leaks tracer: run with
  * GST_TRACERS=leaks (tests/check/meson.build sets it). Apps with a leak gate
