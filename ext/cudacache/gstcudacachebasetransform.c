@@ -14,9 +14,16 @@
  * elements of the pipeline take it too, and everyone drops it in NULL, so
  * it goes away with its last user.
  *
- * Pools: each element keeps the pools it offered upstream and the pools it
- * took for its output, per memory kind, and reconfigures them at a caps
- * change; the pool's remembered layouts then make a switch back cheap. */
+ * Pools: the base class answers upstream's allocation query with a pool
+ * over the cache and decides its output's pool; which pool, and when to
+ * make another, is gstcudacachekeptpools.c's. Subclasses implement
+ * set_info (gstcudacachebasetransform.h) and override none of this.
+ *
+ * Its length is its properties': the cache's limit, size and figures, the
+ * device and the stats interval, each with its locking, and the context
+ * search, which gst_cuda_ensure_element_context () cannot do here (it makes
+ * a new context per element where none is found; this takes the device's
+ * shared one, so that pipelines share blocks). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,10 +36,12 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacachebasetransform.h"
+#include "gstcudacachekeptpools.h"
 /* header-only, not installed: the version differences of gst-cuda */
 #include <gst/cudacache/gstcudacache-compat-private.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_base_transform_debug);
+/* shared with gstcudacachekeptpools.c */
+GST_DEBUG_CATEGORY (gst_cuda_cache_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_base_transform_debug
 
 enum
@@ -60,28 +69,10 @@ enum
 
 #define STATS_MESSAGE_NAME "cudacache-stats"
 
-/* Pools kept per side and memory kind: a pool whose buffers are still
- * downstream cannot be reconfigured, the next one usually can. */
-#define MAX_KEPT_POOLS 4
-
-typedef struct
-{
-  GstBufferPool *pools[MAX_KEPT_POOLS]; /* most recently used first */
-  guint n_pools;
-} KeptPools;
-
-enum
-{
-  SIDE_PROPOSED,                /* offered upstream */
-  SIDE_OUTPUT,                  /* this element's output */
-  N_SIDES
-};
-
 struct _GstCudaCacheBaseTransformPrivate
 {
-  /* guards the pools; taken without the object lock */
-  GMutex pools_lock;
-  KeptPools kept[N_SIDES][2];   /* [side][cuda_memory] */
+  /* the pools proposed and taken, across renegotiations; locks itself */
+  GstCudaCacheKeptPools *kept;
 
   /* under the object lock: looking for a context now (a neighbour's
    * context query must not start a second search) */
@@ -258,7 +249,7 @@ gst_cuda_cache_base_transform_init (GstCudaCacheBaseTransform * self)
   self->device_id = DEFAULT_DEVICE_ID;
   self->stats_interval_ms = DEFAULT_STATS_INTERVAL;
   self->last_stats = GST_CLOCK_TIME_NONE;
-  g_mutex_init (&self->priv->pools_lock);
+  self->priv->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (self));
 }
 
 static GstCudaCacheStats
@@ -553,16 +544,6 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
   return TRUE;
 }
 
-static void
-kept_pools_clear (KeptPools * kept)
-{
-  guint i;
-
-  for (i = 0; i < kept->n_pools; i++)
-    gst_clear_object (&kept->pools[i]);
-  kept->n_pools = 0;
-}
-
 /* Lets go of the context, the caches and the pools, so that a finished
  * pipeline keeps no context alive. */
 static void
@@ -571,14 +552,8 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
   GstCudaCacheStream *stream;
   GstCudaContext *context;
-  guint side;
 
-  g_mutex_lock (&priv->pools_lock);
-  for (side = 0; side < N_SIDES; side++) {
-    kept_pools_clear (&priv->kept[side][FALSE]);
-    kept_pools_clear (&priv->kept[side][TRUE]);
-  }
-  g_mutex_unlock (&priv->pools_lock);
+  gst_cuda_cache_kept_pools_clear (priv->kept);
 
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cache);
@@ -767,23 +742,11 @@ gst_cuda_cache_base_transform_finalize (GObject * object)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
-  g_mutex_clear (&self->priv->pools_lock);
+  gst_cuda_cache_kept_pools_free (self->priv->kept);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
-gboolean
-gst_cuda_cache_caps_are_cuda (const GstCaps * caps)
-{
-  GstCapsFeatures *features;
-
-  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
-    return FALSE;
-
-  features = gst_caps_get_features (caps, 0);
-  return features && gst_caps_features_contains (features,
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-}
 
 /* Returns: (transfer full): the cache of the negotiated memory; before
  * negotiation, the device's where the element has a context */
@@ -818,185 +781,6 @@ gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self)
   return stream;
 }
 
-static gsize
-caps_frame_size (GstCaps * caps)
-{
-  GstCudaCacheTensorInfo tensor;
-  GstVideoInfo video;
-
-  if (gst_cuda_cache_tensor_info_from_caps (&tensor, caps))
-    return tensor.size;
-  if (gst_video_info_from_caps (&video, caps))
-    return GST_VIDEO_INFO_SIZE (&video);
-
-  return 0;
-}
-
-/* Configures @pool for @caps. Fails without touching it if it is active
- * or buffers of it are still out, or if it refuses @caps.
- * Returns: whether @pool is now configured for @caps; @size: its buffers'
- * size, as the pool settled it */
-static gboolean
-gst_cuda_cache_base_transform_configure_pool (GstCudaCacheBaseTransform *
-    self, GstBufferPool * pool, gboolean output, GstCaps * caps,
-    gsize frame_size, guint min_buffers, guint max_buffers, guint * size)
-{
-  GstCudaCacheStream *stream = NULL;
-  GstStructure *config;
-
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, frame_size, min_buffers,
-      max_buffers);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  /* the element's stream, for the memory it writes: its output's */
-  GST_OBJECT_LOCK (self);
-  if (output && self->priv->stream && GST_IS_CUDA_CACHE_POOL (pool) &&
-      gst_cuda_cache_compat_stream_get_context (self->priv->stream) ==
-      GST_CUDA_BUFFER_POOL (pool)->context)
-    stream = self->priv->stream;
-  gst_cuda_cache_compat_config_set_stream (config, stream);
-  GST_OBJECT_UNLOCK (self);
-  if (!gst_buffer_pool_set_config (pool, config))
-    return FALSE;
-
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
-
-  return TRUE;
-}
-
-/* Moves the pool at @index to the front of @kept. */
-static void
-kept_pools_promote (KeptPools * kept, guint index)
-{
-  GstBufferPool *pool = kept->pools[index];
-
-  memmove (&kept->pools[1], &kept->pools[0], index * sizeof (pool));
-  kept->pools[0] = pool;
-}
-
-/* Sets *@reason, where given, to @before, @caps and @after, for the user;
- * takes @before */
-static void
-set_refusal (gchar ** reason, gchar * before, GstCaps * caps,
-    const gchar * after)
-{
-  gchar *caps_str;
-
-  if (reason) {
-    caps_str = gst_caps_to_string (caps);
-    *reason = g_strconcat (before, caps_str, after, NULL);
-    g_free (caps_str);
-  }
-  g_free (before);
-}
-
-/* Returns: (transfer full) (nullable): one of the element's kept pools for
- * @side, configured for @caps (a new one only when every kept pool still
- * has buffers out), or %NULL if @caps are not a frame or a tensor or the
- * pool refuses them, with why in *@reason where given; @size: its
- * buffers' size, as the pool settled it */
-static GstBufferPool *
-gst_cuda_cache_base_transform_kept_pool (GstCudaCacheBaseTransform * self,
-    guint side, GstCaps * caps, guint min_buffers, guint max_buffers,
-    guint * size, gchar ** reason)
-{
-  gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
-  gsize frame_size = caps_frame_size (caps);
-  GstCudaContext *context = NULL;
-  GstBufferPool *pool = NULL;
-  KeptPools *kept;
-  guint i;
-
-  /* GstBufferPool's configuration holds a buffer's size in a guint */
-  if (frame_size == 0 || frame_size > G_MAXUINT) {
-    GST_WARNING_OBJECT (self, "no pool for caps %" GST_PTR_FORMAT
-        " (a frame of %" G_GSIZE_FORMAT " bytes)", caps, frame_size);
-    if (frame_size == 0)
-      set_refusal (reason, g_strdup (""), caps, " describe no frame or tensor");
-    else
-      set_refusal (reason, g_strdup_printf ("a buffer of %" G_GSIZE_FORMAT
-              " bytes (", frame_size), caps, ") is beyond the 4 GiB a "
-          "GstBufferPool's buffers can hold");
-    return NULL;
-  }
-  /* stop () may clear the context from another thread (a state change
-   * while upstream queries): work with one reference throughout */
-  GST_OBJECT_LOCK (self);
-  if (cuda_memory && self->context)
-    context = gst_object_ref (self->context);
-  GST_OBJECT_UNLOCK (self);
-  if (cuda_memory && !context) {
-    set_refusal (reason, g_strdup ("no CUDA context for "), caps, "");
-    return NULL;
-  }
-
-  g_mutex_lock (&self->priv->pools_lock);
-  kept = &self->priv->kept[side][cuda_memory];
-
-  /* pools of an earlier context are no use to this one */
-  for (i = 0; cuda_memory && i < kept->n_pools;) {
-    if (GST_CUDA_BUFFER_POOL (kept->pools[i])->context != context) {
-      gst_object_unref (kept->pools[i]);
-      memmove (&kept->pools[i], &kept->pools[i + 1],
-          (kept->n_pools - i - 1) * sizeof (pool));
-      kept->n_pools--;
-    } else {
-      i++;
-    }
-  }
-
-  /* Least recently used first, and only pools nobody holds active: an
-   * active pool is upstream's (or this element's output's) until its user
-   * deactivates it, and is never deactivated or reconfigured under it.
-   * GstBufferPool itself refuses a pool whose buffers are still out, and
-   * the pools discard what a deferred stop left queued (set_config). */
-  for (i = kept->n_pools; i > 0 && !pool; i--) {
-    GstBufferPool *candidate = kept->pools[i - 1];
-
-    if (gst_buffer_pool_is_active (candidate)) {
-      GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " is active", candidate);
-    } else if (gst_cuda_cache_base_transform_configure_pool (self, candidate,
-            side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
-            size)) {
-      kept_pools_promote (kept, i - 1);
-      pool = gst_object_ref (candidate);
-      GST_DEBUG_OBJECT (self, "reconfigured kept %" GST_PTR_FORMAT
-          " for %" GST_PTR_FORMAT, pool, caps);
-    } else {
-      GST_LOG_OBJECT (self, "kept %" GST_PTR_FORMAT " still has buffers "
-          "out", candidate);
-    }
-  }
-
-  if (!pool) {
-    pool = cuda_memory ? gst_cuda_cache_pool_new (context) :
-        gst_cuda_cache_system_pool_new (NULL);
-    if (!gst_cuda_cache_base_transform_configure_pool (self, pool,
-            side == SIDE_OUTPUT, caps, frame_size, min_buffers, max_buffers,
-            size)) {
-      GST_WARNING_OBJECT (self, "pool refused caps %" GST_PTR_FORMAT, caps);
-      set_refusal (reason, g_strdup ("the cache's pool refused "), caps,
-          " (see the cudacache* debug categories)");
-      gst_clear_object (&pool);
-    } else {
-      /* the least recently used pool, whose buffers are still out, goes */
-      if (kept->n_pools == MAX_KEPT_POOLS)
-        gst_object_unref (kept->pools[--kept->n_pools]);
-      memmove (&kept->pools[1], &kept->pools[0], kept->n_pools * sizeof (pool));
-      kept->pools[0] = gst_object_ref (pool);
-      kept->n_pools++;
-      GST_DEBUG_OBJECT (self, "new %" GST_PTR_FORMAT " for %" GST_PTR_FORMAT
-          ", %u kept", pool, caps, kept->n_pools);
-    }
-  }
-  g_mutex_unlock (&self->priv->pools_lock);
-  gst_clear_object (&context);
-
-  return pool;
-}
-
 /* Whether @pool hands out memory from the cache this element would use. */
 static gboolean
 gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
@@ -1022,9 +806,12 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
 /* @reason: where there is no pool, why (where given) */
 static GstBufferPool *
 gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
-    guint side, GstQuery * query, guint * size, guint * min_buffers,
-    guint * max_buffers, gboolean * from_downstream, gchar ** reason)
+    GstCudaCachePoolSide side, GstQuery * query, guint * size,
+    guint * min_buffers, guint * max_buffers, gboolean * from_downstream,
+    gchar ** reason)
 {
+  GstCudaContext *context = NULL;
+  GstCudaCacheStream *stream;
   GstBufferPool *pool = NULL;
   GstCaps *caps;
 
@@ -1048,8 +835,19 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
     gst_clear_object (&pool);
   }
 
-  return gst_cuda_cache_base_transform_kept_pool (self, side, caps,
-      *min_buffers, *max_buffers, size, reason);
+  /* stop () may clear the context from another thread (a state change
+   * while upstream queries): one reference throughout. The stream is only
+   * used for the output, on the streaming thread, which stop () waits for */
+  GST_OBJECT_LOCK (self);
+  if (self->context)
+    context = gst_object_ref (self->context);
+  stream = self->priv->stream;
+  GST_OBJECT_UNLOCK (self);
+  pool = gst_cuda_cache_kept_pools_get (self->priv->kept, side, caps, context,
+      stream, *min_buffers, *max_buffers, size, reason);
+  gst_clear_object (&context);
+
+  return pool;
 }
 
 /* For decide_allocation: the first pool of @query if it hands out memory
@@ -1064,8 +862,9 @@ gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
     GstQuery * query, guint * size, guint * min_buffers, guint * max_buffers,
     gboolean * from_downstream, gchar ** reason)
 {
-  return gst_cuda_cache_base_transform_find_pool (self, SIDE_OUTPUT, query,
-      size, min_buffers, max_buffers, from_downstream, reason);
+  return gst_cuda_cache_base_transform_find_pool (self,
+      GST_CUDA_CACHE_POOL_OUTPUT, query, size, min_buffers, max_buffers,
+      from_downstream, reason);
 }
 
 /* Posts the 'cudacache-stats' element message with the cache's figures. */
@@ -1128,8 +927,10 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
   guint size, min_buffers, max_buffers;
   gboolean from_downstream;
 
-  pool = gst_cuda_cache_base_transform_find_pool (base, SIDE_PROPOSED, query,
-      &size, &min_buffers, &max_buffers, &from_downstream, NULL);
+  pool =
+      gst_cuda_cache_base_transform_find_pool (base,
+      GST_CUDA_CACHE_POOL_PROPOSED, query, &size, &min_buffers, &max_buffers,
+      &from_downstream, NULL);
   if (!pool) {
     GST_DEBUG_OBJECT (base, "no cache pool for %" GST_PTR_FORMAT, query);
     return gst_query_get_n_allocation_pools (query) > 0;

@@ -87,8 +87,6 @@ struct _GstCudaCacheBaseTransformClass
 GType gst_cuda_cache_base_transform_get_type (void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaCacheBaseTransform, gst_object_unref)
 
-gboolean gst_cuda_cache_caps_are_cuda (const GstCaps * caps);
-
 CUstream gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self);
 
 G_END_DECLS

@@ -32,6 +32,12 @@
  * Since: 0.1
  */
 
+/* One concern, at its length: the cache's books. Acquisition, release,
+ * the limit and trimming, groups, the reaper and the global and per-thread
+ * figures all read and change the same accounting under one lock
+ * (GstCudaCache's struct says which fields it guards); split into files,
+ * that lock's rules would be split with them. */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
