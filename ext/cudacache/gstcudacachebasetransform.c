@@ -129,6 +129,7 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags ro_deprecated = ro | G_PARAM_DEPRECATED;
 
   gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
   gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
@@ -170,41 +171,49 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
           "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
+  /* the rest of the cache's figures: the cudacache-stats message and the
+   * cache property carry them all at once; kept for a release */
   g_object_class_install_property (gobject_class, PROP_USED_BYTES,
       g_param_spec_uint64 ("used-bytes", "Used bytes",
-          "Bytes of the cache's memory in buffers now", 0, G_MAXUINT64, 0, ro));
+          "Bytes of the cache's memory in buffers now (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
       g_param_spec_uint64 ("idle-bytes", "Idle bytes",
-          "Bytes the cache keeps for reuse", 0, G_MAXUINT64, 0, ro));
+          "Bytes the cache keeps for reuse (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_HITS,
       g_param_spec_uint64 ("hits", "Hits",
           "Blocks the cache handed out without allocating: a pool takes "
           "its buffers' blocks when it starts, so this counts pool "
-          "activations' buffers, not frames", 0, G_MAXUINT64, 0, ro));
+          "activations' buffers, not frames (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_MISSES,
       g_param_spec_uint64 ("misses", "Misses",
           "Blocks the cache had to allocate (pool activations' buffers, not "
-          "frames)", 0, G_MAXUINT64, 0, ro));
+          "frames) (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_EVICTIONS,
       g_param_spec_uint64 ("evictions", "Evictions",
-          "Idle blocks freed because of the limit or a clear", 0,
-          G_MAXUINT64, 0, ro));
+          "Idle blocks freed because of the limit or a clear (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
       g_param_spec_uint64 ("peak-size", "Peak size",
           "The highest current-size the cache has reached (see "
-          "gst_cuda_cache_reset_peaks)", 0, G_MAXUINT64, 0, ro));
+          "gst_cuda_cache_reset_peaks) (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
       g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
-          "The highest used-bytes the cache has reached", 0, G_MAXUINT64, 0,
-          ro));
+          "The highest used-bytes the cache has reached (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
       g_param_spec_uint64 ("alloc-retries", "Allocation retries",
           "Allocations that failed, made the cache free every idle block "
-          "and were tried once more", 0, G_MAXUINT64, 0, ro));
+          "and were tried once more (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
       g_param_spec_uint64 ("alloc-failures", "Allocation failures",
-          "Allocations that failed even after that retry (out of memory)", 0,
-          G_MAXUINT64, 0, ro));
+          "Allocations that failed even after that retry (out of memory) (deprecated: the cudacache-stats message and the cache property carry it)",
+          0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
@@ -212,8 +221,8 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
           "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
           "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
-          "name), memory (CUDAMemory or SystemMemory)",
-          0, G_MAXUINT, DEFAULT_STATS_INTERVAL,
+          "name), memory (CUDAMemory or SystemMemory)", 0, G_MAXUINT,
+          DEFAULT_STATS_INTERVAL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 

@@ -81,7 +81,8 @@ main (int argc, char **argv)
   GOptionContext *ctx;
   GError *err = NULL;
   GstElement *pipeline, *src, *identity;
-  guint64 hits, misses, evictions, current_size, idle_bytes, limit;
+  GstCudaCacheStats stats = { 0 };
+  GstCudaCache *cache = NULL;
   GstMessage *msg;
   GstPad *pad;
   Switcher sw = { NULL, 0, 0, 0 };
@@ -150,12 +151,14 @@ main (int argc, char **argv)
   }
   gst_message_unref (msg);
 
-  /* the element's figures are its cache's: the device's for CUDA memory,
-   * the system's otherwise */
+  /* the element's cache: the device's for CUDA memory, the system's
+   * otherwise; its figures all at once */
   identity = gst_bin_get_by_name (GST_BIN (pipeline), "cache");
-  g_object_get (identity, "hits", &hits, "misses", &misses, "evictions",
-      &evictions, "current-size", &current_size, "idle-bytes", &idle_bytes,
-      "cache-limit", &limit, NULL);
+  g_object_get (identity, "cache", &cache, NULL);
+  if (cache) {
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+    gst_object_unref (cache);
+  }
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   g_print ("frames: %" G_GUINT64_FORMAT ", resolution changes: %u, "
@@ -164,8 +167,8 @@ main (int argc, char **argv)
   g_print ("cache: hits=%" G_GUINT64_FORMAT " misses=%" G_GUINT64_FORMAT
       " (allocations) evictions=%" G_GUINT64_FORMAT " current-size=%"
       G_GUINT64_FORMAT " idle-bytes=%" G_GUINT64_FORMAT " cache-limit=%"
-      G_GUINT64_FORMAT "\n", hits, misses, evictions, current_size,
-      idle_bytes, limit);
+      G_GUINT64_FORMAT "\n", stats.hits, stats.misses, stats.evictions,
+      stats.current_size, stats.idle_bytes, stats.limit_bytes);
 
   gst_object_unref (identity);
   gst_object_unref (sw.capsfilter);

@@ -522,6 +522,41 @@ GST_START_TEST (test_caps_churn_keeps_layouts)
 
 GST_END_TEST;
 
+/* cache-limit and current-size stay properties; the cache's other figures
+ * come from the stats message or the cache property, and as properties
+ * are deprecated */
+GST_START_TEST (test_statistics_properties_deprecated)
+{
+  const gchar *kept[] = { "cache-limit", "current-size", "cache",
+    "stats-interval", "cuda-device-id"
+  };
+  const gchar *deprecated[] = { "used-bytes", "idle-bytes", "hits",
+    "misses", "evictions", "peak-size", "peak-used-bytes", "alloc-retries",
+    "alloc-failures"
+  };
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (e);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (kept); i++) {
+    GParamSpec *pspec = g_object_class_find_property (klass, kept[i]);
+
+    fail_unless (pspec != NULL, "no %s", kept[i]);
+    fail_if (pspec->flags & G_PARAM_DEPRECATED, "%s deprecated", kept[i]);
+  }
+  for (i = 0; i < G_N_ELEMENTS (deprecated); i++) {
+    GParamSpec *pspec = g_object_class_find_property (klass, deprecated[i]);
+
+    fail_unless (pspec != NULL, "no %s", deprecated[i]);
+    fail_unless (pspec->flags & G_PARAM_DEPRECATED, "%s not deprecated",
+        deprecated[i]);
+  }
+
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheidentity_suite (void)
 {
@@ -544,6 +579,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
   tcase_add_test (tc, test_device_id_alias);
+  tcase_add_test (tc, test_statistics_properties_deprecated);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
 
   return s;
