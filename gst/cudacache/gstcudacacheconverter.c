@@ -362,9 +362,10 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
   else if (layout && !gst_cuda_cache_tensor_layout_from_string (layout,
           &tensor_layout))
     why = "layout must be NCHW or NHWC";
-  else if (!dims || n != GST_CUDA_CACHE_TENSOR_N_DIMS || !numbers)
-    why = "dimensions must be four numbers from 1 up, innermost first "
-        "(W:H:3:1 for NCHW, 3:W:H:1 for NHWC)";
+  else if (!dims || n < 1 || n > GST_CUDA_CACHE_TENSOR_N_DIMS || !numbers)
+    why = "dimensions must be one to four numbers from 1 up, innermost "
+        "first, those left out being 1 (W:H:3:1 for NCHW, 3:W:H:1 for "
+        "NHWC)";
   else
     why = "the tensor is too large to address";
 

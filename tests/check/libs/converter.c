@@ -95,12 +95,31 @@ GST_START_TEST (test_refusals_say_why)
       TENSOR "types=float64,dimensions=64:48:3:1", "types", "channel");
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=uint8,dimensions=64:x:3:1", "dimensions", "channel");
+  /* five numbers are too many; fewer than four are padded with 1, as
+   * NNStreamer reads them, and the message says so */
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=64:48:3:1:1", "one to four numbers",
+      "channel");
   assert_error_mentions ("video/x-raw,format=YUY2,width=64,height=48",
       RGBA_64x48, "YUY2", NULL);
   /* 16-bit 4:2:0 is taken, not made */
   assert_error_mentions (RGBA_64x48,
       "video/x-raw,format=P010_10LE,width=64,height=48",
       "output format P010_10LE is not one the converter makes", NULL);
+}
+
+GST_END_TEST;
+
+static GstCudaCacheConverter *converter_new (const gchar * in,
+    const gchar * out, GstStructure * config);
+
+/* dimensions=W:H:3 is W:H:3:1: the outer dimensions left out are 1 */
+GST_START_TEST (test_three_dimensions_mean_batch_one)
+{
+  GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
+      TENSOR "types=float32,dimensions=64:48:3", NULL);
+
+  gst_object_unref (conv);
 }
 
 GST_END_TEST;
@@ -996,6 +1015,7 @@ converter_suite (void)
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_small_buffers_refused);
+  tcase_add_test (tc, test_three_dimensions_mean_batch_one);
   tcase_add_test (tc, test_reconfigure_caps_and_config);
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
