@@ -364,8 +364,7 @@ tensor_caps_error (const GstCaps * caps, GError ** error)
     why = "layout must be NCHW or NHWC";
   else if (!dims || n < 1 || n > GST_CUDA_CACHE_TENSOR_N_DIMS || !numbers)
     why = "dimensions must be one to four numbers from 1 up, innermost "
-        "first, those left out being 1 (W:H:3:1 for NCHW, 3:W:H:1 for "
-        "NHWC)";
+        "first, those left out being 1 (W:H:3:1 for NCHW, 3:W:H:1 for " "NHWC)";
   else
     why = "the tensor is too large to address";
 
