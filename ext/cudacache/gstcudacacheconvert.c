@@ -102,6 +102,9 @@ struct _GstCudaCacheConvert
   gdouble mean[3];
   gdouble std[3];
   gboolean config_changed;      /* since the converter last took them */
+  /* a property value refused before the element had a bus: posted as a
+   * warning once it has one (set_bus) */
+  gchar *refusal;
 
   /* streaming thread only */
   GstCudaCacheConverter *converter;
@@ -121,6 +124,8 @@ static void gst_cuda_cache_convert_set_property (GObject * object,
 static void gst_cuda_cache_convert_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
 static void gst_cuda_cache_convert_finalize (GObject * object);
+static GstStateChangeReturn gst_cuda_cache_convert_change_state (GstElement *
+    element, GstStateChange transition);
 static gboolean gst_cuda_cache_convert_stop (GstBaseTransform * trans);
 static GstCaps *gst_cuda_cache_convert_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
@@ -190,6 +195,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
           "tensor's channel order, e.g. \"<0.229, 0.224, 0.225>\" (each "
           "above 0)", 1e-12, DEFAULT_STD));
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_change_state);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -232,22 +239,93 @@ gst_cuda_cache_convert_init (GstCudaCacheConvert * self)
   }
 }
 
+/* A property value refused, as GObject refuses one out of range, but as a
+ * warning on the bus rather than a GLib warning (which
+ * G_DEBUG=fatal-warnings turns into an abort). Without a bus yet
+ * (gst_parse_launch () sets properties before it adds elements to the
+ * pipeline) it is kept and posted when the element leaves NULL: posting
+ * from set_bus would deadlock on the bin's lock, which adding holds.
+ * Takes @text. */
+static void
+refuse_property (GstCudaCacheConvert * self, gchar * text)
+{
+  GST_WARNING_OBJECT (self, "%s", text);
+  if (GST_ELEMENT_BUS (self)) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", text), (NULL));
+    g_free (text);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  g_free (self->refusal);
+  self->refusal = text;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static GstStateChangeReturn
+gst_cuda_cache_convert_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (element);
+  gchar *text = NULL;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GST_OBJECT_LOCK (self);
+    text = g_steal_pointer (&self->refusal);
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (text) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", text), (NULL));
+    g_free (text);
+  }
+
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
 static gboolean
 get_triple (GstCudaCacheConvert * self, const GValue * value,
     const gchar * name, gdouble out[3])
 {
+  gdouble triple[3];
   guint i;
 
-  if (gst_value_array_get_size (value) != 3) {
-    /* as GObject itself refuses a value outside a property's range */
-    g_warning ("cudacacheconvert: %s takes three values, one per channel, "
-        "such as \"<0.5, 0.5, 0.5>\"; keeping the previous ones", name);
-    return FALSE;
+  if (gst_value_array_get_size (value) != 3)
+    goto wrong_size;
+  /* numbers of any type: "<1, 2, 3>" parses as integers, and Python's
+   * Gst.ValueArray of ints holds ints */
+  for (i = 0; i < 3; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+    GValue d = G_VALUE_INIT;
+
+    g_value_init (&d, G_TYPE_DOUBLE);
+    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) ||
+        !g_value_transform (v, &d)) {
+      g_value_unset (&d);
+      goto not_numbers;
+    }
+    triple[i] = g_value_get_double (&d);
+    g_value_unset (&d);
   }
   for (i = 0; i < 3; i++)
-    out[i] = g_value_get_double (gst_value_array_get_value (value, i));
+    out[i] = triple[i];
 
   return TRUE;
+
+  /* ERRORS */
+wrong_size:
+  {
+    refuse_property (self, g_strdup_printf ("%s takes three values, one per "
+            "channel, such as \"<0.5, 0.5, 0.5>\"; %u given: keeping the "
+            "previous ones", name, gst_value_array_get_size (value)));
+    return FALSE;
+  }
+not_numbers:
+  {
+    refuse_property (self, g_strdup_printf ("%s takes three numbers, such "
+            "as \"<0.5, 0.5, 0.5>\"; a value of type %s given: keeping the "
+            "previous ones", name,
+            G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
+    return FALSE;
+  }
 }
 
 static void
@@ -270,6 +348,12 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
   gdouble triple[3];
+  gboolean valid = TRUE;
+
+  /* parsed before the lock: a refusal is posted, which takes it */
+  if (prop_id == PROP_MEAN || prop_id == PROP_STD)
+    valid = get_triple (self, value, prop_id == PROP_MEAN ? "mean" : "std",
+        triple);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -286,11 +370,11 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
       self->scale = g_value_get_double (value);
       break;
     case PROP_MEAN:
-      if (get_triple (self, value, "mean", triple))
+      if (valid)
         memcpy (self->mean, triple, sizeof (triple));
       break;
     case PROP_STD:
-      if (get_triple (self, value, "std", triple))
+      if (valid)
         memcpy (self->std, triple, sizeof (triple));
       break;
     default:
@@ -340,6 +424,7 @@ gst_cuda_cache_convert_stop (GstBaseTransform * trans)
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
 
   gst_clear_object (&self->converter);
+  g_free (self->refusal);
   gst_clear_caps (&self->failed_in);
   gst_clear_caps (&self->failed_out);
 

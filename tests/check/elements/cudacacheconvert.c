@@ -387,15 +387,52 @@ GST_END_TEST;
 GST_START_TEST (test_bad_properties_refused)
 {
   GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  GstBus *bus = gst_bus_new ();
   GValue std = G_VALUE_INIT;
+  GstMessage *msg;
+  GError *err = NULL;
   guint fill = 0;
 
   ASSERT_PROPERTY_REFUSED (g_object_set (e, "fill-value", 300, NULL));
   g_object_get (e, "fill-value", &fill, NULL);
   fail_unless_equals_int (fill, 0);
 
-  /* three values, each above 0 */
-  ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (e), "std", "<1.0, 2.0>"));
+  /* three values, each above 0: two are refused with a warning on the
+   * bus, not a GLib warning (G_DEBUG=fatal-warnings would abort) */
+  gst_element_set_bus (e, bus);
+  gst_util_set_object_arg (G_OBJECT (e), "std", "<1.0, 2.0>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning on the bus");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "three values") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  /* integers are numbers too */
+  gst_util_set_object_arg (G_OBJECT (e), "mean", "<1, 2, 3>");
+  fail_if (gst_bus_have_pending (bus), "integers refused");
+  g_value_init (&std, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "mean", &std);
+  fail_unless (g_value_get_double (gst_value_array_get_value (&std, 2)) == 3.0);
+  g_value_unset (&std);
+  gst_util_set_object_arg (G_OBJECT (e), "mean", "<0.0, 0.0, 0.0>");
+
+  /* refused before the element has a bus (gst_parse_launch () sets
+   * properties first): posted when it leaves NULL */
+  gst_element_set_bus (e, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "mean", "<1.0>");
+  gst_element_set_bus (e, bus);
+  fail_if (gst_bus_have_pending (bus));
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "the refusal was not posted");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "mean takes three values") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
   ASSERT_PROPERTY_REFUSED (gst_util_set_object_arg (G_OBJECT (e), "std",
           "<1.0, 0.0, 1.0>"));
   g_value_init (&std, GST_TYPE_ARRAY);
@@ -404,6 +441,8 @@ GST_START_TEST (test_bad_properties_refused)
   fail_unless (g_value_get_double (gst_value_array_get_value (&std, 1)) == 1.0);
   g_value_unset (&std);
 
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
   gst_object_unref (e);
 }
 
