@@ -83,6 +83,12 @@ struct _GstCudaCacheBaseTransformPrivate
    * configures for that output is allocated on it, so that writers leave it
    * to be waited for by readers of other streams */
   GstCudaCacheStream *stream;
+
+  /* streaming thread only: in passthrough with tensor caps, the bytes a
+   * buffer must hold (0 otherwise), and whether a shorter one was reported
+   * for these caps */
+  gsize tensor_bytes;
+  gboolean short_reported;
 };
 
 #define gst_cuda_cache_base_transform_parent_class parent_class
@@ -683,6 +689,15 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
 
+  {
+    GstCudaCacheTensorInfo tensor;
+
+    self->priv->tensor_bytes = gst_base_transform_is_passthrough (trans) &&
+        gst_cuda_cache_tensor_info_from_caps (&tensor, incaps) ?
+        tensor.size : 0;
+    self->priv->short_reported = FALSE;
+  }
+
   if (klass->set_info && !gst_base_transform_is_passthrough (trans))
     return klass->set_info (self, incaps, outcaps, cuda_memory ?
         self->context : NULL);
@@ -713,6 +728,18 @@ gst_cuda_cache_base_transform_before_transform (GstBaseTransform * trans,
 
   if (post)
     gst_cuda_cache_base_transform_post_stats (self);
+
+  /* passed on as it is, but not silently: a reader of the tensor would
+   * read past the buffer */
+  if (self->priv->tensor_bytes > 0 && !self->priv->short_reported &&
+      gst_buffer_get_size (buffer) < self->priv->tensor_bytes) {
+    self->priv->short_reported = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("A buffer of %" G_GSIZE_FORMAT " bytes for tensor caps of %"
+            G_GSIZE_FORMAT " bytes: passed on as it is (reported once per "
+            "caps)", gst_buffer_get_size (buffer), self->priv->tensor_bytes),
+        ("buffer %" GST_PTR_FORMAT, buffer));
+  }
 }
 
 static gboolean

@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 
+#include <string.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
@@ -490,6 +491,51 @@ GST_START_TEST (test_bad_properties_refused)
 
 GST_END_TEST;
 
+/* A tensor buffer shorter than its caps passes, but not silently: one
+ * warning on the bus per caps */
+GST_START_TEST (test_short_tensor_buffer_reported)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  GstBuffer *out;
+
+  gst_element_set_bus (h->element, bus);
+  /* float32 4x2x3: 96 bytes */
+  gst_harness_set_src_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=4:2:3:1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_harness_create_buffer (h, 96)), GST_FLOW_OK);
+  fail_if (gst_bus_have_pending (bus), "a buffer of the right size reported");
+
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_harness_create_buffer (h, 64)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_harness_create_buffer (h, 64)), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  gst_buffer_unref (out);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), 64);
+  gst_buffer_unref (out);
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "a short tensor buffer passed silently");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "64 bytes for tensor caps of 96") !=
+      NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) != NULL,
+      "reported more than once for the same caps");
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* cuda-device-id, as nvcodec's elements call it; device-id stays, for a
  * release, as a deprecated alias of the same setting */
 GST_START_TEST (test_device_id_alias)
@@ -579,6 +625,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
   tcase_add_test (tc, test_device_id_alias);
+  tcase_add_test (tc, test_short_tensor_buffer_reported);
   tcase_add_test (tc, test_statistics_properties_deprecated);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
 
