@@ -89,6 +89,9 @@ struct _GstCudaCacheBaseTransformPrivate
    * for these caps */
   gsize tensor_bytes;
   gboolean short_reported;
+  /* streaming thread only: the caps no output pool could be found for,
+   * one error for them rather than one per negotiation attempt */
+  GstCaps *refused_caps;
 };
 
 #define gst_cuda_cache_base_transform_parent_class parent_class
@@ -569,6 +572,7 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
+  gst_clear_caps (&priv->refused_caps);
 
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->cache);
@@ -1009,20 +1013,29 @@ static gboolean
 gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
+  GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
+  GstCaps *caps = NULL;
   GstBufferPool *pool;
   guint size, min_buffers, max_buffers;
   gboolean from_downstream;
   gchar *reason = NULL;
 
-  pool = gst_cuda_cache_base_transform_query_pool
-      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), query, &size, &min_buffers,
-      &max_buffers, &from_downstream, &reason);
+  pool = gst_cuda_cache_base_transform_query_pool (self, query, &size,
+      &min_buffers, &max_buffers, &from_downstream, &reason);
+  gst_query_parse_allocation (query, &caps, NULL);
   if (!pool) {
-    GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
-        ("No output buffers: %s", reason), (NULL));
+    if (caps && self->priv->refused_caps &&
+        gst_caps_is_equal (caps, self->priv->refused_caps)) {
+      GST_DEBUG_OBJECT (self, "refused again: %s", reason);
+    } else {
+      gst_caps_replace (&self->priv->refused_caps, caps);
+      GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
+          ("No output buffers: %s", reason), (NULL));
+    }
     g_free (reason);
     return FALSE;
   }
+  gst_clear_caps (&self->priv->refused_caps);
 
   GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
   if (gst_query_get_n_allocation_pools (query) > 0)
