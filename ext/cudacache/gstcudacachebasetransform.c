@@ -68,6 +68,9 @@ enum
 #define DEFAULT_STATS_INTERVAL 0
 
 #define STATS_MESSAGE_NAME "cudacache-stats"
+/* the end of a deprecated statistics property's blurb */
+#define DEPRECATED_STAT " (deprecated: the " STATS_MESSAGE_NAME \
+    " message and the cache property carry it)"
 
 struct _GstCudaCacheBaseTransformPrivate
 {
@@ -184,45 +187,44 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
    * cache property carry them all at once; kept for a release */
   g_object_class_install_property (gobject_class, PROP_USED_BYTES,
       g_param_spec_uint64 ("used-bytes", "Used bytes",
-          "Bytes of the cache's memory in buffers now (deprecated: the cudacache-stats message and the cache property carry it)",
+          "Bytes of the cache's memory in buffers now" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
       g_param_spec_uint64 ("idle-bytes", "Idle bytes",
-          "Bytes the cache keeps for reuse (deprecated: the cudacache-stats message and the cache property carry it)",
+          "Bytes the cache keeps for reuse" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_HITS,
       g_param_spec_uint64 ("hits", "Hits",
           "Blocks the cache handed out without allocating: a pool takes "
           "its buffers' blocks when it starts, so this counts pool "
-          "activations' buffers, not frames (deprecated: the cudacache-stats message and the cache property carry it)",
+          "activations' buffers, not frames" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_MISSES,
       g_param_spec_uint64 ("misses", "Misses",
           "Blocks the cache had to allocate (pool activations' buffers, not "
-          "frames) (deprecated: the cudacache-stats message and the cache property carry it)",
-          0, G_MAXUINT64, 0, ro_deprecated));
+          "frames)" DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_EVICTIONS,
       g_param_spec_uint64 ("evictions", "Evictions",
-          "Idle blocks freed because of the limit or a clear (deprecated: the cudacache-stats message and the cache property carry it)",
+          "Idle blocks freed because of the limit or a clear" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
       g_param_spec_uint64 ("peak-size", "Peak size",
           "The highest current-size the cache has reached (see "
-          "gst_cuda_cache_reset_peaks) (deprecated: the cudacache-stats message and the cache property carry it)",
+          "gst_cuda_cache_reset_peaks)" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
       g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
-          "The highest used-bytes the cache has reached (deprecated: the cudacache-stats message and the cache property carry it)",
+          "The highest used-bytes the cache has reached" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
       g_param_spec_uint64 ("alloc-retries", "Allocation retries",
           "Allocations that failed, made the cache free every idle block "
-          "and were tried once more (deprecated: the cudacache-stats message and the cache property carry it)",
+          "and were tried once more" DEPRECATED_STAT,
           0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
       g_param_spec_uint64 ("alloc-failures", "Allocation failures",
-          "Allocations that failed even after that retry (out of memory) (deprecated: the cudacache-stats message and the cache property carry it)",
-          0, G_MAXUINT64, 0, ro_deprecated));
+          "Allocations that failed even after that retry (out of memory)"
+          DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Stats interval",
           "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
@@ -657,6 +659,7 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   GstCudaCacheBaseTransformClass *klass =
       GST_CUDA_CACHE_BASE_TRANSFORM_GET_CLASS (self);
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
+  GstCudaCacheTensorInfo tensor;
   GstCudaCache *cache, *old;
   guint64 limit_bytes;
   gint64 asked_at;
@@ -693,14 +696,9 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
 
-  {
-    GstCudaCacheTensorInfo tensor;
-
-    self->priv->tensor_bytes = gst_base_transform_is_passthrough (trans) &&
-        gst_cuda_cache_tensor_info_from_caps (&tensor, incaps) ?
-        tensor.size : 0;
-    self->priv->short_reported = FALSE;
-  }
+  self->priv->tensor_bytes = gst_base_transform_is_passthrough (trans) &&
+      gst_cuda_cache_tensor_info_from_caps (&tensor, incaps) ? tensor.size : 0;
+  self->priv->short_reported = FALSE;
 
   if (klass->set_info && !gst_base_transform_is_passthrough (trans))
     return klass->set_info (self, incaps, outcaps, cuda_memory ?

@@ -7,6 +7,7 @@
 #define __CUDACACHE_CHECK_H__
 
 #include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
 
 /* Under valgrind or AddressSanitizer, some cases do less, or leave out what
  * the tool itself makes impossible (and say so) */
@@ -28,6 +29,15 @@
 #ifndef RUNNING_UNDER_ASAN
 #define RUNNING_UNDER_ASAN 0
 #endif
+
+/* Whether @meta describes a frame of @info's format and size */
+static inline gboolean
+cudacache_meta_matches (const GstVideoMeta * meta, const GstVideoInfo * info)
+{
+  return meta->format == GST_VIDEO_INFO_FORMAT (info) &&
+      meta->width == (guint) GST_VIDEO_INFO_WIDTH (info) &&
+      meta->height == (guint) GST_VIDEO_INFO_HEIGHT (info);
+}
 
 /* gst-check turns criticals and warnings into failures (or ASSERT_WARNING
  * expectations) only for the log domains it knows; do the same for ours and gst-cuda's. */

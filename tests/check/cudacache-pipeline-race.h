@@ -8,9 +8,8 @@
 #ifndef __CUDACACHE_PIPELINE_RACE_H__
 #define __CUDACACHE_PIPELINE_RACE_H__
 
-#include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
-#include <gst/video/video.h>
+#include "cudacache-check.h"
 
 /* Whether @sample's buffer is laid out for its own caps */
 static gboolean
@@ -22,9 +21,7 @@ cudacache_race_sample_ok (GstSample * sample)
 
   fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
   if (meta)
-    return meta->format == GST_VIDEO_INFO_FORMAT (&info) &&
-        meta->width == (guint) GST_VIDEO_INFO_WIDTH (&info) &&
-        meta->height == (guint) GST_VIDEO_INFO_HEIGHT (&info);
+    return cudacache_meta_matches (meta, &info);
   return gst_buffer_get_size (buf) >= GST_VIDEO_INFO_SIZE (&info);
 }
 

@@ -7,8 +7,7 @@
 #ifndef __CUDACACHE_POOL_RACE_H__
 #define __CUDACACHE_POOL_RACE_H__
 
-#include <gst/check/gstcheck.h>
-#include <gst/video/video.h>
+#include "cudacache-check.h"
 
 static gboolean
 cudacache_race_configure (GstBufferPool * pool, const gchar * caps_str)
@@ -76,9 +75,7 @@ cudacache_check_reconfigure_race (GstBufferPool * pool, const gchar * caps_a,
     gst_caps_unref (caps);
     meta = gst_buffer_get_video_meta (buf);
     fail_unless (meta != NULL);
-    if (meta->format != GST_VIDEO_INFO_FORMAT (&info) ||
-        meta->width != (guint) GST_VIDEO_INFO_WIDTH (&info) ||
-        meta->height != (guint) GST_VIDEO_INFO_HEIGHT (&info) ||
+    if (!cudacache_meta_matches (meta, &info) ||
         gst_buffer_get_size (buf) < GST_VIDEO_INFO_SIZE (&info))
       mismatches++;
     gst_buffer_unref (buf);
