@@ -6,12 +6,13 @@
  * @title: cudacacheconvert
  *
  * Converts, scales (bilinear) and packs frames: NV12, I420, RGBA, BGRA,
- * RGBx, BGRx, RGB and BGR in, and the 10 and 16-bit 4:2:0 frames of
+ * RGBx, BGRx, RGB, BGR and GRAY8 in, the 10 and 16-bit 4:2:0 frames of
  * decoders (P010_10LE, P016_LE: converted as the 8-bit NV12 frame they
- * round to); the 8-bit formats out, or a packed tensor
- * (`other/tensors`: uint8, float16 or float32; NCHW or NHWC; RGB or BGR
- * channel order) normalised as `value * scale / std - mean / std` per
- * channel. With `letterbox` the picture keeps its aspect ratio and the rest
+ * round to) and the 4:2:2 frames of webcams (YUY2, UYVY); the 8-bit
+ * formats but YUY2 and UYVY out, or a packed tensor
+ * (`other/tensors`: uint8, float16 or float32; NCHW or NHWC; 3 channels,
+ * RGB or BGR order, or 1 channel of gray) normalised as
+ * `value * scale / std - mean / std` per channel. With `letterbox` the picture keeps its aspect ratio and the rest
  * of the output is `fill-value`.
  *
  * The conversion itself is the library's #GstCudaCacheConverter: CUDA
@@ -64,9 +65,10 @@ enum
 #define DEFAULT_MEAN GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN
 #define DEFAULT_STD GST_CUDA_CACHE_CONVERTER_DEFAULT_STD
 
-#define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
+  "GRAY8 }"
 #define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
-  "P010_10LE, P016_LE }"
+  "GRAY8, P010_10LE, P016_LE, YUY2, UYVY }"
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
 
 #define VIDEO_CAPS(formats) \

@@ -286,7 +286,10 @@ format_supported (GstVideoFormat format, gboolean input)
   switch (format) {
     case GST_VIDEO_FORMAT_P010_10LE:
     case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_YUY2:
+    case GST_VIDEO_FORMAT_UYVY:
       return input;
+    case GST_VIDEO_FORMAT_GRAY8:
     case GST_VIDEO_FORMAT_NV12:
     case GST_VIDEO_FORMAT_I420:
     case GST_VIDEO_FORMAT_RGBA:
@@ -316,9 +319,10 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
           g_str_equal (side, "input"))) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "%s format %s is not one the converter %s (NV12, I420, RGBA, "
-        "BGRA, RGBx, BGRx, RGB, BGR%s)", side, GST_VIDEO_INFO_NAME (info),
+        "BGRA, RGBx, BGRx, RGB, BGR, GRAY8%s)", side,
+        GST_VIDEO_INFO_NAME (info),
         g_str_equal (side, "input") ? "takes" : "makes",
-        g_str_equal (side, "input") ? "; P010_10LE, P016_LE" : "");
+        g_str_equal (side, "input") ? "; P010_10LE, P016_LE, YUY2, UYVY" : "");
     return FALSE;
   }
   if (GST_VIDEO_INFO_IS_INTERLACED (info)) {
@@ -399,10 +403,12 @@ info_from_caps (GstCudaCacheConverterInfo * parsed, const GstCaps * in_caps,
     tensor_caps_error (out_caps, error);
     return FALSE;
   }
-  if (gst_cuda_cache_tensor_info_get_channels (&parsed->tensor) != 3 ||
+  if ((gst_cuda_cache_tensor_info_get_channels (&parsed->tensor) != 3 &&
+          gst_cuda_cache_tensor_info_get_channels (&parsed->tensor) != 1) ||
       gst_cuda_cache_tensor_info_get_batch (&parsed->tensor) != 1) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "the converter makes tensors of 3 channels and batch 1; the caps ask "
+        "the converter makes tensors of 3 channels (colour) or 1 (gray) and "
+        "batch 1; the caps ask "
         "for %u channel(s) and batch %u (%s dimensions are %s)",
         gst_cuda_cache_tensor_info_get_channels (&parsed->tensor),
         gst_cuda_cache_tensor_info_get_batch (&parsed->tensor),

@@ -3,8 +3,9 @@
 
 /*
  * The converter's CPU back end: system memory, converted by (LINEAR resampler and chroma resampler,
- * no dithering) from the input to the output, or to an RGB frame of the
- * output's size that the tensor is packed from. It is the reference the
+ * no dithering) from the input to the output, or to an RGB frame (GRAY8
+ * for a 1-channel tensor) of the output's size that the tensor is packed
+ * from. It is the reference the
  * kernels are held to, quirks included: GstVideoScaler upscales lines of
  * four bytes per pixel (RGBA, and its own unpacked AYUV/ARGB lines)
  * horizontally with a fixed-point two-tap path at corner-aligned positions,
@@ -29,8 +30,12 @@
  * one step is right and stays: the AYUV frame's extra rounding would cost
  * a level there.
  *
- * A tensor is packed from the RGB frame by a loop here, the definition's
- * normalisation and storage (gstcudacachekernels-private.h, point 5).
+ * A tensor is packed from that frame by a loop here, the definition's
+ * normalisation and storage (gstcudacachekernels-private.h, points 5 and
+ * 6). 4:2:2 packed and GRAY8 input are converted to an RGBx frame by a
+ * loop here first, as the kernels do (7.): GstVideoConverter scales 4:2:2
+ * before its 8-bit matrix (up to 90 levels off the definition on noise)
+ * and copies GRAY8 to and from YUV's luma without its range (13 levels).
  */
 
 #ifdef HAVE_CONFIG_H
@@ -52,10 +57,93 @@ struct _GstCudaCacheConverterCpu
   GstVideoInfo upsample_in;     /* the input it upsamples */
   GstVideoInfo ayuv;
   GstBuffer *ayuv_buf;
+  /* 4:2:2 packed and GRAY8 input: the RGBx frame it is converted as
+   * (gstcudacachekernels-private.h, 7.), else size 0 */
+  GstVideoInfo stand_in;
+  GstBuffer *stand_in_buf;
   GstVideoConverter *conv;
   GstVideoInfo rgb;             /* tensor output: the frame packed from */
   GstBuffer *rgb_buf;
 };
+
+/* Input converted through a stand-in RGBx frame, as the kernels convert
+ * it: the definition's, which GstVideoConverter departs from (it scales
+ * 4:2:2 before its 8-bit matrix, and takes GRAY8 as Y without its
+ * range) */
+static gboolean
+cpu_has_stand_in (const GstVideoInfo * in)
+{
+  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
+
+  return f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY ||
+      f == GST_VIDEO_FORMAT_GRAY8;
+}
+
+static guint8
+cpu_to_u8 (gfloat v)
+{
+  return (guint8) CLAMP (floorf (v + 0.5f), 0.0f, 255.0f);
+}
+
+/* The stand-in of @src (4:2:2 packed or GRAY8) in @rgbx: every pixel's
+ * chroma upsampled across as sited (GRAY8's: 128), @p's yuv_to_rgb, each
+ * channel rounded half up and clamped, as kernels/narrow.cu's
+ * gst_cuda_cache_unpack_422 () and the I420 reading of GRAY8 do. */
+static void
+cpu_make_stand_in (const GstCudaCacheConvertParams * p,
+    const GstVideoFrame * src, GstVideoFrame * rgbx)
+{
+  const gfloat *m = p->yuv_to_rgb;
+  gboolean gray = GST_VIDEO_FRAME_FORMAT (src) == GST_VIDEO_FORMAT_GRAY8;
+  gboolean cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED)
+      != 0;
+  gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
+  gint cw = (w + 1) / 2, x, y;
+  gint ys = GST_VIDEO_FRAME_COMP_PSTRIDE (src, 0);
+  gint cs = gray ? 0 : GST_VIDEO_FRAME_COMP_PSTRIDE (src, 1);
+
+  for (y = 0; y < h; y++) {
+    const guint8 *luma = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (src, 0) +
+        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 0);
+    const guint8 *cu = gray ? NULL : (const guint8 *)
+        GST_VIDEO_FRAME_COMP_DATA (src, 1) +
+        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 1);
+    const guint8 *cv = gray ? NULL : (const guint8 *)
+        GST_VIDEO_FRAME_COMP_DATA (src, 2) +
+        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 2);
+    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgbx, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgbx, 0);
+
+    for (x = 0; x < w; x++) {
+      gfloat yv = luma[x * ys], u = 128.0f, v = 128.0f;
+
+      if (!gray) {
+        gint c0 = cosited ? x / 2 : (x - 1 < 0 ? -1 : (x - 1) / 2);
+        gint ca = CLAMP (c0, 0, cw - 1) * cs, cb = CLAMP (c0 + 1, 0,
+            cw - 1) * cs;
+        gfloat f = cosited ? ((x & 1) ? 0.5f : 0.0f) :
+            ((x & 1) ? 0.25f : 0.75f);
+
+        u = cu[ca] + f * (cu[cb] - cu[ca]);
+        v = cv[ca] + f * (cv[cb] - cv[ca]);
+      }
+      out[4 * x] = cpu_to_u8 (m[0] * yv + m[1] * u + m[2] * v + m[3]);
+      out[4 * x + 1] = cpu_to_u8 (m[4] * yv + m[5] * u + m[6] * v + m[7]);
+      out[4 * x + 2] = cpu_to_u8 (m[8] * yv + m[9] * u + m[10] * v + m[11]);
+      out[4 * x + 3] = 255;
+    }
+  }
+}
+
+/* Whether the output is packed from an RGB frame here: tensors, and
+ * GRAY8, whose gray is the luma of that RGB (GstVideoConverter takes
+ * YUV's luma as it is, its range unconverted) */
+static gboolean
+cpu_via_rgb (const GstCudaCacheConverterInfo * info)
+{
+  return info->tensor_out ||
+      GST_VIDEO_INFO_FORMAT (&info->out_info) == GST_VIDEO_FORMAT_GRAY8;
+}
 
 static GstStructure *
 cpu_options (const GstCudaCacheConvertParams * p)
@@ -183,13 +271,14 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   cpu = g_new0 (GstCudaCacheConverterCpu, 1);
   cpu->info = *info;
   cpu->params = *params;
-  if (info->tensor_out) {
+  if (cpu_via_rgb (info)) {
     if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
             p->out_width, p->out_height)) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "the CPU path cannot pack a tensor of %dx%d: GStreamer cannot lay "
-          "out the %dx%d RGB frame it is packed from (4 GiB or more)",
-          p->out_width, p->out_height, p->out_width, p->out_height);
+          "the CPU path cannot make %s of %dx%d: GStreamer cannot lay out "
+          "the %dx%d RGB frame it is packed from (4 GiB or more)",
+          info->tensor_out ? "a tensor" : "GRAY8", p->out_width,
+          p->out_height, p->out_width, p->out_height);
       goto failed;
     }
     out = cpu->rgb;
@@ -197,6 +286,34 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   /* GstVideoConverter converts pictures, not frame rates */
   GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
   GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
+  if (cpu_has_stand_in (in)) {
+    if (!gst_video_info_set_format (&cpu->stand_in, GST_VIDEO_FORMAT_RGBx,
+            GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in))) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "the CPU path cannot convert %dx%d %s: GStreamer cannot lay out "
+          "the RGBx frame of that size it is converted as (4 GiB or more)",
+          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in),
+          GST_VIDEO_INFO_NAME (in));
+      goto failed;
+    }
+    GST_VIDEO_INFO_PAR_N (&cpu->stand_in) = GST_VIDEO_INFO_PAR_N (in);
+    GST_VIDEO_INFO_PAR_D (&cpu->stand_in) = GST_VIDEO_INFO_PAR_D (in);
+    GST_VIDEO_INFO_FPS_N (&cpu->stand_in) = GST_VIDEO_INFO_FPS_N (in);
+    GST_VIDEO_INFO_FPS_D (&cpu->stand_in) = GST_VIDEO_INFO_FPS_D (in);
+    if (!cpu_frame_fits (&cpu->stand_in, "the RGBx frame the input is "
+            "converted as", error))
+      goto failed;
+    cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
+        GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
+    if (!cpu->stand_in_buf) {
+      g_set_error (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NO_SPACE_LEFT, "cannot allocate the %"
+          G_GSIZE_FORMAT " bytes of the RGBx frame the input is converted as",
+          GST_VIDEO_INFO_SIZE (&cpu->stand_in));
+      goto failed;
+    }
+    in = &cpu->stand_in;
+  }
   if (upsample) {
     cpu->upsample_in = *in;
     if (!cpu_ayuv_info (&cpu->ayuv, in)) {
@@ -209,14 +326,14 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
     }
   }
   if (!cpu_frame_fits (in, "an input frame", error) ||
-      !cpu_frame_fits (&out, info->tensor_out ?
+      !cpu_frame_fits (&out, cpu_via_rgb (info) ?
           "the RGB frame a tensor is packed from" : "an output frame", error)
       || (upsample && !cpu_frame_fits (&cpu->ayuv,
               "the AYUV frame the input's chroma is upsampled to", error)))
     goto failed;
   keep_upsample = upsample && old && old->upsample &&
       gst_video_info_is_equal (&old->upsample_in, in);
-  keep_rgb = info->tensor_out && old && old->rgb_buf &&
+  keep_rgb = cpu_via_rgb (info) && old && old->rgb_buf &&
       gst_buffer_get_size (old->rgb_buf) == GST_VIDEO_INFO_SIZE (&cpu->rgb);
 
   cpu->conv = gst_video_converter_new (upsample ? &cpu->ayuv :
@@ -225,16 +342,16 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "GstVideoConverter cannot convert %s to %s",
         GST_VIDEO_INFO_NAME (upsample ? &cpu->ayuv : in),
-        info->tensor_out ? "a tensor" : GST_VIDEO_INFO_NAME (&out));
+        cpu_via_rgb (info) ? "RGB" : GST_VIDEO_INFO_NAME (&out));
     goto failed;
   }
-  if (info->tensor_out && !keep_rgb) {
+  if (cpu_via_rgb (info) && !keep_rgb) {
     cpu->rgb_buf = gst_buffer_new_allocate (NULL,
         GST_VIDEO_INFO_SIZE (&cpu->rgb), NULL);
     if (!cpu->rgb_buf) {
       g_set_error (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_NO_SPACE_LEFT, "cannot allocate the %"
-          G_GSIZE_FORMAT " bytes of the RGB frame the tensor is packed from",
+          G_GSIZE_FORMAT " bytes of the frame the tensor is packed from",
           GST_VIDEO_INFO_SIZE (&cpu->rgb));
       goto failed;
     }
@@ -299,12 +416,42 @@ float_to_half (gfloat f)
   }
 }
 
-/* The tensor from an RGB frame. */
+/* The gray of an 8-bit RGB pixel (gstcudacachekernels-private.h, 6.),
+ * rounded half up and clamped */
+static guint8
+gray_of (const GstCudaCacheConvertParams * p, const guint8 * rgb)
+{
+  const gfloat *m = p->rgb_to_yuv;
+  gfloat g = m[0] * rgb[0] + m[1] * rgb[1] + m[2] * rgb[2] + m[3];
+
+  return (guint8) CLAMP (floorf (g + 0.5f), 0.0f, 255.0f);
+}
+
+/* GRAY8 from an RGB frame */
+static void
+pack_gray (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
+    GstVideoFrame * gray)
+{
+  gint x, y;
+
+  for (y = 0; y < p->out_height; y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
+    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (gray, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (gray, 0);
+
+    for (x = 0; x < p->out_width; x++)
+      out[x] = gray_of (p, row + 3 * x);
+  }
+}
+
+/* The tensor from an RGB frame: its channels, or its gray. */
 static void
 pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
     guint8 * dst)
 {
   gint w = p->out_width, h = p->out_height, x, y, k;
+  gint c = p->channels;
   gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
   const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (rgb, 0);
 
@@ -312,10 +459,12 @@ pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
     const guint8 *row = src + (gsize) y * stride;
 
     for (x = 0; x < w; x++) {
-      for (k = 0; k < 3; k++) {
-        gfloat v = row[3 * x + (p->bgr ? 2 - k : k)] * p->mul[k] + p->add[k];
+      for (k = 0; k < c; k++) {
+        guint8 q = c == 1 ? gray_of (p, row + 3 * x) :
+            row[3 * x + (p->bgr ? 2 - k : k)];
+        gfloat v = q * p->mul[k] + p->add[k];
         gsize i = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW ?
-            ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * 3 + k;
+            ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * c + k;
 
         switch (p->dtype) {
           case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
@@ -343,13 +492,14 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
   GstBuffer *target;
   GstMapInfo map;
 
-  target = info->tensor_out ? cpu->rgb_buf : outbuf;
-  out_info = info->tensor_out ? &cpu->rgb : &info->out_info;
+  target = cpu_via_rgb (info) ? cpu->rgb_buf : outbuf;
+  out_info = cpu_via_rgb (info) ? &cpu->rgb : &info->out_info;
 
   if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
           GST_MAP_READ, "input", error))
     return FALSE;
-  /* a tensor's picture is the back end's own buffer: only ever mapped */
+  /* the RGB frame a tensor or GRAY8 is packed from is the back end's own
+   * buffer: only ever mapped */
   if (!gst_cuda_cache_converter_frame_map (&out_frame, out_info, target,
           GST_MAP_READWRITE, "output", error)) {
     gst_video_frame_unmap (&in_frame);
@@ -367,6 +517,18 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     gst_video_converter_frame (cpu->upsample, &in_frame, &ayuv_frame);
     gst_video_converter_frame (cpu->conv, &ayuv_frame, &out_frame);
     gst_video_frame_unmap (&ayuv_frame);
+  } else if (cpu->stand_in_buf) {
+    GstVideoFrame rgbx_frame;
+
+    if (!gst_video_frame_map (&rgbx_frame, &cpu->stand_in, cpu->stand_in_buf,
+            GST_MAP_READWRITE)) {
+      gst_video_frame_unmap (&out_frame);
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    cpu_make_stand_in (&cpu->params, &in_frame, &rgbx_frame);
+    gst_video_converter_frame (cpu->conv, &rgbx_frame, &out_frame);
+    gst_video_frame_unmap (&rgbx_frame);
   } else {
     gst_video_converter_frame (cpu->conv, &in_frame, &out_frame);
   }
@@ -384,6 +546,16 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     }
     pack_tensor (&cpu->params, &out_frame, map.data);
     gst_buffer_unmap (outbuf, &map);
+  } else if (cpu_via_rgb (info)) {
+    GstVideoFrame gray_frame;
+
+    if (!gst_cuda_cache_converter_frame_map (&gray_frame, &info->out_info,
+            outbuf, GST_MAP_WRITE, "output", error)) {
+      gst_video_frame_unmap (&out_frame);
+      return FALSE;
+    }
+    pack_gray (&cpu->params, &out_frame, &gray_frame);
+    gst_video_frame_unmap (&gray_frame);
   }
   gst_video_frame_unmap (&out_frame);
 
@@ -404,6 +576,7 @@ gst_cuda_cache_converter_cpu_free (GstCudaCacheConverterCpu * cpu)
   g_clear_pointer (&cpu->upsample, gst_video_converter_free);
   gst_clear_buffer (&cpu->ayuv_buf);
   g_clear_pointer (&cpu->conv, gst_video_converter_free);
+  gst_clear_buffer (&cpu->stand_in_buf);
   gst_clear_buffer (&cpu->rgb_buf);
   g_free (cpu);
 }

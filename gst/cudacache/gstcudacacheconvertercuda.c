@@ -23,8 +23,9 @@
  *   flagged, the conversion still queued;
  * - any other output memory (all of GStreamer 1.22's, which carries no
  *   stream) says nothing of pending work, so the conversion is waited for
- *   before the call returns; so is every conversion of 16-bit input, whose
- *   8-bit copy the next frame reuses.
+ *   before the call returns; so is every conversion of input through a
+ *   stand-in frame (16-bit 4:2:0, 4:2:2 packed, GRAY8), which the next
+ *   frame reuses.
  *
  * The stream of the output memory is only compared with the stream the
  * conversion runs on, never launched on: the caller says which stream.
@@ -67,8 +68,9 @@ struct _GstCudaCacheConverterCuda
    * first (done_made); NULL: they are waited for by their stream */
   GstCudaCacheKernelDone *done;
   gboolean done_made;
-  /* 16-bit input's 8-bit copy, made with the first such caps */
-  GstCudaCacheNarrowed *narrowed;
+  /* the stand-in frame of input the kernels do not read themselves
+   * (16-bit 4:2:0, 4:2:2 packed, GRAY8), made with the first such caps */
+  GstCudaCacheStandIn *stand_in;
 };
 
 GstCudaCacheConverterCuda *
@@ -109,15 +111,15 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
         "a tensor" : GST_VIDEO_INFO_NAME (&info->out_info));
     return FALSE;
   }
-  /* 16-bit input's 8-bit copy: its room now, so that a device without it
-   * refuses the caps rather than the first frame */
-  if (gst_cuda_cache_convert_params_input_depth (&info->in_info)) {
-    if (!cuda->narrowed)
-      cuda->narrowed = gst_cuda_cache_narrowed_new (cuda->kernels);
-    if (!gst_cuda_cache_narrowed_reserve (cuda->narrowed, params->in_width,
-            params->in_height)) {
+  /* the stand-in's room now, so that a device without it refuses the
+   * caps rather than the first frame */
+  if (params->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info)) {
+    if (!cuda->stand_in)
+      cuda->stand_in = gst_cuda_cache_stand_in_new (cuda->kernels);
+    if (!gst_cuda_cache_stand_in_reserve (cuda->stand_in, &info->in_info)) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-          "no device memory for the 8-bit copy of %dx%d %s input",
+          "no device memory for the %s frame the kernels convert %dx%d %s "
+          "input as", gst_video_format_to_string (params->in_format),
           params->in_width, params->in_height,
           GST_VIDEO_INFO_NAME (&info->in_info));
       gst_cuda_cache_kernel_plan_free (plan);
@@ -219,7 +221,7 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
 {
   const GstCudaCacheConverterInfo *info = &cuda->info;
   const GstCudaCacheConvertParams *p = &cuda->params;
-  gint depth = gst_cuda_cache_convert_params_input_depth (&info->in_info);
+  gboolean stand_in = p->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info);
   guintptr in_data[3] = { 0, }, out_data[3] = { 0, };
   gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
   GstVideoFrame in_frame, out_frame;
@@ -240,7 +242,7 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
     stream = gst_cuda_cache_compat_stream_handle (cuda->stream);
   }
   /* see the top of this file */
-  wait = depth > 0 || !buffer_on_stream (outbuf, stream);
+  wait = stand_in || !buffer_on_stream (outbuf, stream);
   if (wait && !cuda->done_made) {
     cuda->done = gst_cuda_cache_kernel_done_new (cuda->kernels);
     cuda->done_made = TRUE;
@@ -284,9 +286,10 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
     }
   }
 
-  /* 16-bit input: its 8-bit copy is what the plan converts */
-  ok = !depth || gst_cuda_cache_narrowed_launch (cuda->narrowed, in_data,
-      in_stride, p->in_width, p->in_height, depth, stream, in_data, in_stride);
+  /* the stand-in, where there is one, is what the plan converts */
+  ok = !stand_in || gst_cuda_cache_stand_in_launch (cuda->stand_in,
+      &info->in_info, p->yuv_to_rgb, p->in_chroma_site, stream, in_data,
+      in_stride);
   if (ok)
     ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in_data, in_stride,
         out_data, out_stride, stream, done);
@@ -336,7 +339,7 @@ gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda)
   /* what borrows the kernels first */
   g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
   g_clear_pointer (&cuda->done, gst_cuda_cache_kernel_done_free);
-  g_clear_pointer (&cuda->narrowed, gst_cuda_cache_narrowed_free);
+  g_clear_pointer (&cuda->stand_in, gst_cuda_cache_stand_in_free);
   g_clear_pointer (&cuda->kernels, gst_cuda_cache_kernels_free);
   gst_cuda_cache_compat_stream_clear (&cuda->stream);
   gst_clear_object (&cuda->context);

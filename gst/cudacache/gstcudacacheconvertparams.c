@@ -82,8 +82,9 @@ yuv_to_rgb_matrix (const GstVideoInfo * info, gfloat m[12])
 
   for (c = 0; c < 3; c++) {
     gdouble my = 255.0 * to_rgb[c][0] / sy;
-    gdouble mu = 255.0 * to_rgb[c][1] / suv;
-    gdouble mv = 255.0 * to_rgb[c][2] / suv;
+    /* gray has no chroma (and no chroma range): its weights are 0 */
+    gdouble mu = suv > 0 ? 255.0 * to_rgb[c][1] / suv : 0.0;
+    gdouble mv = suv > 0 ? 255.0 * to_rgb[c][2] / suv : 0.0;
 
     m[4 * c] = my;
     m[4 * c + 1] = mu;
@@ -171,8 +172,20 @@ gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
     p->out_format = GST_VIDEO_INFO_FORMAT (&info->out_info);
   }
 
-  /* 16-bit input is converted as the 8-bit NV12 frame it narrows to */
-  p->in_format = depth ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_INFO_FORMAT (in);
+  /* the frame the kernels read (gstcudacachekernels-private.h, 7.):
+   * 16-bit 4:2:0 as NV12, 4:2:2 packed as RGBx, GRAY8 as I420 */
+  switch (GST_VIDEO_INFO_FORMAT (in)) {
+    case GST_VIDEO_FORMAT_YUY2:
+    case GST_VIDEO_FORMAT_UYVY:
+      p->in_format = GST_VIDEO_FORMAT_RGBx;
+      break;
+    case GST_VIDEO_FORMAT_GRAY8:
+      p->in_format = GST_VIDEO_FORMAT_I420;
+      break;
+    default:
+      p->in_format = depth ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_INFO_FORMAT (in);
+      break;
+  }
   p->in_width = GST_VIDEO_INFO_WIDTH (in);
   p->in_height = GST_VIDEO_INFO_HEIGHT (in);
   p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
@@ -182,18 +195,28 @@ gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
   for (i = 0; i < 3; i++)
     p->fill[i] = options->fill_value;
 
-  /* the kernels read each matrix only for YUV on its side */
+  /* the kernels read each matrix only for YUV (or gray) on its side */
   if (depth) {
     /* the range's offsets and scales of 8-bit samples */
     GstVideoInfo narrowed = *in;
 
     narrowed.finfo = gst_video_format_get_info (GST_VIDEO_FORMAT_NV12);
     yuv_to_rgb_matrix (&narrowed, p->yuv_to_rgb);
-  } else if (GST_VIDEO_INFO_IS_YUV (in)) {
+  } else if (GST_VIDEO_INFO_IS_YUV (in) || GST_VIDEO_INFO_IS_GRAY (in)) {
     yuv_to_rgb_matrix (in, p->yuv_to_rgb);
   }
-  if (yuv_out)
+  if (yuv_out || (!info->tensor_out && GST_VIDEO_INFO_IS_GRAY
+          (&info->out_info)))
     rgb_to_yuv_matrix (&info->out_info, p->rgb_to_yuv);
+  p->channels = info->tensor_out ?
+      gst_cuda_cache_tensor_info_get_channels (&info->tensor) : 0;
+  if (p->channels == 1) {
+    /* a gray tensor: GRAY8's luma, as the CPU path packs it from */
+    GstVideoInfo gray;
+
+    gst_video_info_set_format (&gray, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+    rgb_to_yuv_matrix (&gray, p->rgb_to_yuv);
+  }
 
   /* tensor values: v * scale / std - mean / std */
   if (info->tensor_out) {

@@ -45,10 +45,25 @@ G_BEGIN_DECLS
  *    round to the same grid and clamp as GstVideoConverter does. Stored as
  *    uint8 (rounded half to even, clamped to 0..255), float16 (round to
  *    nearest even) or float32, at the tensor layout's offset (NCHW:
- *    k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k). */
+ *    k * H * W + y * W + x; NHWC: (y * W + x) * 3 + k).
+ * 6. Gray output (GRAY8 video, or a tensor of 1 channel): rgb_to_yuv's
+ *    row 0 (the output's luma: GRAY8's colorimetry, for a tensor GRAY8's
+ *    default, full-range BT.601) applied to the pixel's RGB rounded and
+ *    clamped to 8 bits as in 4. (the gray of the packed RGB output, as
+ *    OpenCV's RGB2GRAY takes it); stored as 4. stores Y, or as 5. stores
+ *    a channel, with mul[0] and add[0], at y * W + x.
+ * 7. Input the kernels do not read themselves is converted as a stand-in
+ *    frame: 16-bit 4:2:0 as the 8-bit NV12 frame it narrows to
+ *    (gstcudacachestandin.c); 4:2:2 packed (YUY2, UYVY) as the RGBx frame
+ *    of its pixels converted first, chroma upsampled across as for 4:2:0
+ *    and yuv_to_rgb applied, rounded and clamped as in 4.; GRAY8 as I420
+ *    whose chroma is 128 everywhere (through yuv_to_rgb of GRAY8's
+ *    colorimetry: R = G = B = the gray, expanded from its range). The
+ *    front end gives these as in_format NV12, RGBx and I420. */
 typedef struct
 {
-  /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR */
+  /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR: the
+   * frame the kernels read (7. above) */
   GstVideoFormat in_format;
   gint in_width;
   gint in_height;
@@ -67,14 +82,15 @@ typedef struct
   gfloat fill[3];
 
   /* output video (out_format != GST_VIDEO_FORMAT_UNKNOWN): one of the
-   * input formats */
+   * input formats, or GRAY8 */
   GstVideoFormat out_format;
   guintptr out_data[3];
   gint out_stride[3];
   gfloat rgb_to_yuv[12];
 
-  /* output tensor (out_format == GST_VIDEO_FORMAT_UNKNOWN): packed, 3
-   * channels, batch 1, at out_data[0] */
+  /* output tensor (out_format == GST_VIDEO_FORMAT_UNKNOWN): packed,
+   * @channels (3, or 1 for gray), batch 1, at out_data[0] */
+  guint channels;
   GstCudaCacheTensorDType dtype;
   GstCudaCacheTensorLayout layout;
   gboolean bgr;
@@ -178,38 +194,42 @@ gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 
-/* 16-bit 4:2:0 input (P010_10LE, P016_LE: NV12's planes, each
- * sample's bits at the top of 16) is converted as the 8-bit NV12 frame it
- * narrows to: each sample's bits repeated down to 16, as GStreamer
- * unpacks them, then scaled by 255 / 65535 and rounded (a frame widened
- * from 8 bits gives its samples back). A narrowed frame is kept in a block
- * of the device's #GstCudaCache that grows with the frames and goes back
- * to the cache with it: free it, and let it grow, only once no conversion
- * reads it. It borrows @kernels: free it before them. */
-typedef struct _GstCudaCacheNarrowed GstCudaCacheNarrowed;
+/* The stand-in frame of input the kernels do not read themselves (7.
+ * above). 16-bit 4:2:0 (P010_10LE, P016_LE: NV12's planes, each sample's
+ * bits at the top of 16) narrows to 8-bit NV12: each sample's bits
+ * repeated down to 16, as GStreamer unpacks them, then scaled by
+ * 255 / 65535 and rounded (a frame widened from 8 bits gives its samples
+ * back). 4:2:2 packed (YUY2, UYVY) becomes RGBx; GRAY8 gets chroma.
+ * Input has one where the params' in_format is not its own format. The
+ * frame is kept in a block of the device's #GstCudaCache that grows with
+ * the frames and goes back to the cache with it: free it, and let it
+ * grow, only once no conversion reads it. It borrows @kernels: free it
+ * before them. */
+typedef struct _GstCudaCacheStandIn GstCudaCacheStandIn;
 
 G_GNUC_INTERNAL
-GstCudaCacheNarrowed *gst_cuda_cache_narrowed_new (GstCudaCacheKernels *
+GstCudaCacheStandIn *gst_cuda_cache_stand_in_new (GstCudaCacheKernels *
     kernels);
 
-/* Room for a @width x @height frame, allocated now (FALSE, logged, where
- * the device has none) */
+/* Room for the stand-in of frames of @in, allocated now (FALSE, logged,
+ * where the device has none) */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_narrowed_reserve (GstCudaCacheNarrowed * narrowed,
-    gint width, gint height);
+gboolean gst_cuda_cache_stand_in_reserve (GstCudaCacheStandIn * stand_in,
+    const GstVideoInfo * in);
 
-/* Launches the narrowing of the frame at @src (its luma and chroma planes)
- * of @depth bits on @stream and gives the NV12 frame's planes in @data and
- * @stride, for a plan of NV12 input launched next on @stream. The caller
- * waits for that conversion before the next narrowing: the frame is
- * reused. */
+/* Launches the making of the stand-in of the frame of @in whose planes
+ * @data and @stride give, on @stream (4:2:2 through @yuv_to_rgb, its
+ * chroma sited as @chroma_site says), and replaces @data and @stride
+ * with the stand-in's planes, which the plan of in_format NV12, RGBx or
+ * I420 converts. The caller waits for that conversion before the next
+ * launch: the stand-in is one frame. Pushes the kernels' context itself. */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * narrowed,
-    const guintptr src[2], const gint src_stride[2], gint width, gint height,
-    gint depth, CUstream stream, guintptr data[3], gint stride[3]);
+gboolean gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * stand_in,
+    const GstVideoInfo * in, const gfloat yuv_to_rgb[12], guint chroma_site,
+    CUstream stream, guintptr data[3], gint stride[3]);
 
 G_GNUC_INTERNAL
-void gst_cuda_cache_narrowed_free (GstCudaCacheNarrowed * narrowed);
+void gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in);
 
 G_END_DECLS
 

@@ -3,9 +3,9 @@
 
 /* The CUDA kernels' entry points (gstcudacachekernels-private.h) in a
  * library built without them (no nvcc): there are never kernels to load,
- * so every plan, signal and narrowed frame is refused where it would be
+ * so every plan, signal and stand-in frame is refused where it would be
  * made, and the converter converts system memory only. Built instead of
- * gstcudacachekernels.c and gstcudacachenarrowed.c. */
+ * gstcudacachekernels.c and gstcudacachestandin.c. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -84,29 +84,29 @@ gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done)
   g_return_if_fail (done == NULL);
 }
 
-GstCudaCacheNarrowed *
-gst_cuda_cache_narrowed_new (GstCudaCacheKernels * kernels)
+GstCudaCacheStandIn *
+gst_cuda_cache_stand_in_new (GstCudaCacheKernels * kernels)
 {
   g_return_val_if_reached (NULL);
 }
 
 gboolean
-gst_cuda_cache_narrowed_reserve (GstCudaCacheNarrowed * narrowed, gint width,
-    gint height)
+gst_cuda_cache_stand_in_reserve (GstCudaCacheStandIn * stand_in,
+    const GstVideoInfo * in)
 {
   g_return_val_if_reached (FALSE);
 }
 
 gboolean
-gst_cuda_cache_narrowed_launch (GstCudaCacheNarrowed * narrowed,
-    const guintptr src[2], const gint src_stride[2], gint width, gint height,
-    gint depth, CUstream stream, guintptr data[3], gint stride[3])
+gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * stand_in,
+    const GstVideoInfo * in, const gfloat yuv_to_rgb[12], guint chroma_site,
+    CUstream stream, guintptr data[3], gint stride[3])
 {
   g_return_val_if_reached (FALSE);
 }
 
 void
-gst_cuda_cache_narrowed_free (GstCudaCacheNarrowed * narrowed)
+gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in)
 {
-  g_return_if_fail (narrowed == NULL);
+  g_return_if_fail (stand_in == NULL);
 }

@@ -93,6 +93,8 @@ convert_format (GstVideoFormat format)
       return CONVERT_FORMAT_RGB;
     case GST_VIDEO_FORMAT_BGR:
       return CONVERT_FORMAT_BGR;
+    case GST_VIDEO_FORMAT_GRAY8:
+      return CONVERT_FORMAT_GRAY8;
     default:
       return -1;
   }
@@ -553,6 +555,9 @@ out_kind (gint format)
       return CONVERT_OUT_YUV420;
     case CONVERT_FORMAT_TENSOR:
       return CONVERT_OUT_TENSOR;
+    case CONVERT_FORMAT_GRAY8:
+    case CONVERT_FORMAT_GRAY_TENSOR:
+      return CONVERT_OUT_GRAY;
     default:
       return CONVERT_OUT_PACKED;
   }
@@ -572,8 +577,7 @@ gst_cuda_cache_plan_axes (ConvertParams * p, gboolean * lq, gint * inc)
   axis_taps (p->in_height, p->dest_height, &p->y_taps, &p->y_fx);
   /* GStreamer converts 4:2:0 input to RGB before scaling when the picture
    * grows, after it when it shrinks */
-  if (in_kind (p->in_format) <= CONVERT_IN_I420 && (out == CONVERT_OUT_PACKED ||
-          out == CONVERT_OUT_TENSOR) &&
+  if (in_kind (p->in_format) <= CONVERT_IN_I420 && out != CONVERT_OUT_YUV420 &&
       (gint64) p->dest_width * p->dest_height >
       (gint64) p->in_width * p->in_height)
     p->convert_first = 1;
@@ -581,7 +585,8 @@ gst_cuda_cache_plan_axes (ConvertParams * p, gboolean * lq, gint * inc)
    * corners aligned, a fixed-point step): used on 8-bit lines of 1 or 4
    * components, so not where GstVideoConverter scales RGB or BGR in place
    * (same format in and out; tensors are made from RGB) */
-  cpu_out = out == CONVERT_OUT_TENSOR ? CONVERT_FORMAT_RGB : p->out_format;
+  cpu_out = out == CONVERT_OUT_TENSOR ? CONVERT_FORMAT_RGB :
+      out == CONVERT_OUT_GRAY ? CONVERT_FORMAT_GRAY8 : p->out_format;
   *lq = FALSE;
   *inc = 0;
   if (p->x_taps == 2 && p->in_width != p->dest_width &&
@@ -763,11 +768,15 @@ gst_cuda_cache_plan_params (const GstCudaCacheConvertParams * params,
   /* compared with memcmp () as the key of a plan: no stray bytes */
   memset (p, 0, sizeof (*p));
   p->in_format = convert_format (params->in_format);
-  if (params->out_format == GST_VIDEO_FORMAT_UNKNOWN)
-    p->out_format = CONVERT_FORMAT_TENSOR;
-  else
+  if (params->out_format != GST_VIDEO_FORMAT_UNKNOWN)
     p->out_format = convert_format (params->out_format);
-  if (p->in_format < 0 || p->out_format < 0)
+  else if (params->channels == 1)
+    p->out_format = CONVERT_FORMAT_GRAY_TENSOR;
+  else
+    p->out_format = CONVERT_FORMAT_TENSOR;
+  /* gray is made, not read: GRAY8 input comes as I420 */
+  if (p->in_format < 0 || p->in_format >= CONVERT_FORMAT_TENSOR ||
+      p->out_format < 0)
     goto unsupported_formats;
   if (params->in_width <= 0 || params->in_height <= 0 ||
       params->out_width <= 0 || params->out_height <= 0 ||

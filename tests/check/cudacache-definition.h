@@ -23,7 +23,22 @@ typedef struct
   const gchar *layout;
   const gchar *order;
   gboolean normalise;           /* scale 1/255 and ImageNet's mean and std */
+  gboolean gray;                /* a tensor of 1 channel */
 } Output;
+
+/* The channels of tensor @o */
+static inline gint
+output_channels (const Output * o)
+{
+  return o->gray ? 1 : 3;
+}
+
+/* Whether @o is gray: GRAY8, or a tensor of 1 channel */
+static inline gboolean
+output_is_gray (const Output * o)
+{
+  return o->gray || (o->format && g_str_equal (o->format, "GRAY8"));
+}
 
 static const gdouble G_GNUC_UNUSED imagenet_std[3] = { 0.229, 0.224, 0.225 };
 static const gdouble G_GNUC_UNUSED imagenet_mean[3] = { 0.485, 0.456, 0.406 };
@@ -48,9 +63,11 @@ output_caps (const Output * o, gint w, gint h, gboolean cuda)
         feature, o->format, w, h);
   if (g_str_equal (o->layout, "NHWC"))
     return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
-        "types=%s,dimensions=3:%d:%d:1,layout=NHWC", feature, o->dtype, w, h);
+        "types=%s,dimensions=%d:%d:%d:1,layout=NHWC", feature, o->dtype,
+        output_channels (o), w, h);
   return g_strdup_printf ("other/tensors%s,format=static,num_tensors=1,"
-      "types=%s,dimensions=%d:%d:3:1,layout=NCHW", feature, o->dtype, w, h);
+      "types=%s,dimensions=%d:%d:%d:1,layout=NCHW", feature, o->dtype, w, h,
+      output_channels (o));
 }
 
 /* @geo's input caps for a frame of @info: its colorimetry where @geo names
@@ -114,15 +131,16 @@ compare_outputs (GstBuffer * cpu, GstBuffer * gpu, const Output * o, gint w,
 
   if (!o->format) {
     gboolean nchw = g_str_equal (o->layout, "NCHW");
-    gboolean bgr = g_str_equal (o->order, "bgr");
+    gboolean bgr = g_str_equal (o->order, "bgr") && !o->gray;
+    gint c = output_channels (o);
     GstMapInfo a, b;
-    gsize n = (gsize) w * h * 3, i;
+    gsize n = (gsize) w * h * c, i;
 
     fail_unless (gst_buffer_map (cpu, &a, GST_MAP_READ));
     fail_unless (gst_buffer_map (gpu, &b, GST_MAP_READ));
     for (i = 0; i < n; i++) {
-      gint k = nchw ? i / ((gsize) w * h) : i % 3;
-      gsize pixel = nchw ? i % ((gsize) w * h) : i / 3;
+      gint k = nchw ? i / ((gsize) w * h) : i % c;
+      gsize pixel = nchw ? i % ((gsize) w * h) : i / c;
       /* one level of the channel this value holds */
       gdouble level = o->normalise ?
           1.0 / 255.0 / imagenet_std[bgr ? 2 - k : k] : 1.0;
@@ -210,6 +228,18 @@ picture_size (const Geometry * geo, gint * dw, gint * dh)
     *dw = MAX (1, (gint) ((gint64) geo->out_h * geo->in_w / geo->in_h));
 }
 
+/* Input the kernels read through a stand-in frame (4:2:2 packed, GRAY8):
+ * the definition converts it to 8-bit RGB first, every pixel (chroma
+ * upsampled across as chroma_upsampled () does, @geo's colorimetry's
+ * matrix, rounded half up and clamped; GRAY8's chroma 128), and then
+ * scales that RGBx frame as RGB-family input. */
+static inline gboolean
+definition_has_stand_in (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
+      format == GST_VIDEO_FORMAT_GRAY8;
+}
+
 /* The definition the kernels follow for RGB-family input to packed RGB,
  * a tensor, NV12 or I420 (docs/elements.md): GstVideoResampler's LINEAR taps in
  * double on both axes, with its edge handling, except where GstVideoScaler
@@ -227,13 +257,17 @@ picture_size (const Geometry * geo, gint * dw, gint * dh)
  * Where many taps add up or the picture is small, GstVideoConverter's 8-bit
  * passes and fixed-point taps come several levels off it (up to 17 seen:
  * 957x2066 NV12 BT.2020 to 3x14), so the random geometries hold these
- * conversions to it rather than to the CPU path. */
+ * conversions to it rather than to the CPU path. 4:2:2 packed and GRAY8
+ * input are RGB-family input once converted (definition_stand_in ()).
+ * Gray output (GRAY8, 1-channel tensors) is the luma of the RGB rounded
+ * to 8 bits: GRAY8's colorimetry's weights. */
 static inline gboolean
 definition_applies (GstVideoFormat in, const Output * o, const Geometry * geo)
 {
   gint dw, dh;
 
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)))
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)) ||
+      definition_has_stand_in (in))
     return TRUE;
   if (o->format && (g_str_equal (o->format, "NV12") ||
           g_str_equal (o->format, "I420")))
@@ -350,9 +384,10 @@ definition_matrix (const GstVideoInfo * info, gdouble to_rgb[3][4],
     gdouble cv = k == 0 ? 2.0 * (1.0 - kr) : k == 1 ?
         -kr * 2.0 * (1.0 - kr) / kg : 0.0;
 
+    /* gray: no chroma, no chroma range */
     to_rgb[k][0] = 255.0 / scale[0];
-    to_rgb[k][1] = 255.0 * cu / scale[1];
-    to_rgb[k][2] = 255.0 * cv / scale[1];
+    to_rgb[k][1] = scale[1] ? 255.0 * cu / scale[1] : 0.0;
+    to_rgb[k][2] = scale[1] ? 255.0 * cv / scale[1] : 0.0;
     to_rgb[k][3] = -to_rgb[k][0] * offset[0] -
         (to_rgb[k][1] + to_rgb[k][2]) * 128.0;
   }
@@ -381,6 +416,66 @@ definition_yuv (const gdouble m[3][4], const gdouble * c, gint k)
       0.0, 255.0);
 }
 
+/* Makes the stand-in of definition_has_stand_in () input @sys */
+static inline GstBuffer *
+definition_stand_in (GstBuffer * sys, const GstVideoInfo * info,
+    const Geometry * geo, GstVideoInfo * rgbx_info)
+{
+  gchar *in_str = input_caps (info, geo, FALSE);
+  GstCaps *in_caps = gst_caps_from_string (in_str);
+  GstVideoInfo caps_info;
+  GstVideoFrame in, out;
+  GstBuffer *rgbx;
+  gdouble to_rgb[3][4];
+  gboolean gray = GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_GRAY8;
+  gboolean cosited;
+  gint w = geo->in_w, h = geo->in_h, cw = (w + 1) / 2, x, y, k;
+
+  fail_unless (gst_video_info_from_caps (&caps_info, in_caps));
+  definition_matrix (&caps_info, to_rgb, NULL);
+  cosited = (GST_VIDEO_INFO_CHROMA_SITE (&caps_info) &
+      GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  gst_video_info_set_format (rgbx_info, GST_VIDEO_FORMAT_RGBx, w, h);
+  rgbx = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (rgbx_info),
+      NULL);
+  fail_unless (gst_video_frame_map (&in, info, sys, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&out, rgbx_info, rgbx, GST_MAP_WRITE));
+  for (y = 0; y < h; y++) {
+    const guint8 *comp[3];
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+
+    for (k = 0; k < (gray ? 1 : 3); k++)
+      comp[k] = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (&in, k) +
+          y * GST_VIDEO_FRAME_COMP_STRIDE (&in, k);
+    for (x = 0; x < w; x++) {
+      gint c0 = cosited ? x / 2 : (x - 1 < 0 ? -1 : (x - 1) / 2);
+      gdouble f = cosited ? ((x & 1) ? 0.5 : 0.0) : ((x & 1) ? 0.25 : 0.75);
+      gdouble yuv[3];
+
+      yuv[0] = comp[0][x * GST_VIDEO_FRAME_COMP_PSTRIDE (&in, 0)];
+      for (k = 1; k < 3; k++) {
+        gint ps = gray ? 0 : GST_VIDEO_FRAME_COMP_PSTRIDE (&in, k);
+        gdouble a = gray ? 128.0 : comp[k][CLAMP (c0, 0, cw - 1) * ps];
+        gdouble b = gray ? 128.0 : comp[k][CLAMP (c0 + 1, 0, cw - 1) * ps];
+
+        yuv[k] = a + f * (b - a);
+      }
+      for (k = 0; k < 3; k++)
+        row[4 * x + k] = (guint8) CLAMP (floor (to_rgb[k][0] * yuv[0] +
+                to_rgb[k][1] * yuv[1] + to_rgb[k][2] * yuv[2] +
+                to_rgb[k][3] + 0.5), 0.0, 255.0);
+      row[4 * x + 3] = 255;
+    }
+  }
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&in);
+  gst_caps_unref (in_caps);
+  g_free (in_str);
+
+  return rgbx;
+}
+
 /* Every value of @gpu (the kernels' output of @o for @geo from @sys)
  * against the definition above, in 8-bit levels: R, G and B, or Y, U and
  * V for NV12 and I420 output. For 4:2:0 input (definition_applies ()): Y
@@ -391,10 +486,9 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     GstBuffer * gpu, const Output * o, const Geometry * geo)
 {
   GstVideoFormat in_format = GST_VIDEO_INFO_FORMAT (info);
-  gchar *in_str = input_caps (info, geo, FALSE);
+  gchar *in_str;
   gchar *out_str = output_caps (o, geo->out_w, geo->out_h, FALSE);
-  GstCaps *in_caps = gst_caps_from_string (in_str);
-  GstCaps *out_caps = gst_caps_from_string (out_str);
+  GstCaps *in_caps, *out_caps;
   GstCudaCacheConverter *conv;
   GstVideoRectangle rect;
   DefinitionAxis ax, ay;
@@ -406,7 +500,23 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
   gdouble *want_rgb;
   gboolean same_rgb, yuv = !GST_VIDEO_INFO_IS_RGB (info), yuv420_out;
   gboolean h_cosited = FALSE, v_cosited = FALSE;
+  gboolean gray_out = output_is_gray (o);
   gint x, y, k, l, m;
+
+  if (definition_has_stand_in (in_format)) {
+    GstVideoInfo rgbx_info;
+    Geometry rgbx_geo = *geo;
+    GstBuffer *rgbx = definition_stand_in (sys, info, geo, &rgbx_info);
+
+    rgbx_geo.colorimetry = NULL;
+    d = compare_with_definition (rgbx, &rgbx_info, gpu, o, &rgbx_geo);
+    gst_buffer_unref (rgbx);
+    return d;
+  }
+
+  in_str = input_caps (info, geo, FALSE);
+  in_caps = gst_caps_from_string (in_str);
+  out_caps = gst_caps_from_string (out_str);
 
   /* the picture's rectangle, as the converter works it out */
   conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
@@ -450,6 +560,13 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
   yuv420_out = o->format && GST_VIDEO_INFO_IS_YUV (&out_info);
   if (yuv420_out)
     definition_matrix (&out_info, NULL, from_rgb);
+  if (gray_out) {
+    /* GRAY8's luma; a tensor's is GRAY8's default colorimetry's */
+    GstVideoInfo gray_info;
+
+    gst_video_info_set_format (&gray_info, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+    definition_matrix (o->format ? &out_info : &gray_info, NULL, from_rgb);
+  }
   want_rgb = g_new (gdouble, (gsize) geo->out_w * geo->out_h * 3);
 
   for (y = 0; y < geo->out_h; y++) {
@@ -510,11 +627,31 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
 
   for (y = 0; y < geo->out_h; y++) {
     for (x = 0; x < geo->out_w; x++) {
-      for (k = 0; k < 3; k++) {
+      for (k = 0; k < (gray_out ? 1 : 3); k++) {
         const gdouble *c = want_rgb + ((gsize) y * geo->out_w + x) * 3;
         gdouble want = c[k], got, diff;
 
-        if (yuv420_out) {
+        if (gray_out) {
+          /* the luma of the 8-bit RGB */
+          gdouble rgb8[3];
+
+          for (m = 0; m < 3; m++)
+            rgb8[m] = CLAMP (floor (c[m] + 0.5), 0.0, 255.0);
+          want = definition_yuv (from_rgb, rgb8, 0);
+          if (o->format) {
+            got = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame,
+                    0))[y * GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0) + x];
+          } else {
+            gsize i = (gsize) y * geo->out_w + x;
+
+            got = o->dtype[5] == '1' ?
+                half_to_float (((const guint16 *) map.data)[i]) :
+                o->dtype[5] == '3' ? ((const gfloat *) map.data)[i] :
+                map.data[i];
+            if (o->normalise)
+              got = (got * imagenet_std[0] + imagenet_mean[0]) * 255.0;
+          }
+        } else if (yuv420_out) {
           /* Y of every pixel; U and V of a 2x2 block at its first pixel */
           gdouble mean[3] = { 0, }, picture[3] = { 0, };
           gint n = 0, n_picture = 0, bx, by, ch;
@@ -576,8 +713,9 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
         }
         diff = fabs (got - want);
         if (diff > d.levels || !d.where[0])
-          note_difference (&d, diff, yuv420_out ? (k == 0 ? "Y" : k == 1 ?
-                  "U" : "V") : "definition", x, y, k, want, got);
+          note_difference (&d, diff, gray_out ? "gray" : yuv420_out ?
+              (k == 0 ? "Y" : k == 1 ? "U" : "V") : "definition", x, y, k,
+              want, got);
       }
     }
   }

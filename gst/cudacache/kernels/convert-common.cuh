@@ -274,8 +274,54 @@ store_tensor (const ConvertParams & p, int x, int y, float3 c)
   store_tensor_values (p, x, y, tensor_values (p, c));
 }
 
+/* One output pixel's gray from its RGB (unrounded, 0..255 scale): the
+ * output's luma, rgb_to_yuv's first row, of the 8-bit RGB that packed
+ * output would hold (so the CPU path, which packs gray from an 8-bit RGB
+ * frame, gives the same values), unrounded. */
+__device__ static __forceinline__ float
+gray_of (const ConvertParams & p, float3 c)
+{
+  const float *m = p.rgb_to_yuv;
+
+  return m[0] * (float) to_u8 (c.x) + m[1] * (float) to_u8 (c.y) +
+      m[2] * (float) to_u8 (c.z) + m[3];
+}
+
+/* The index of pixel (x, y) in a 1-channel tensor */
+__device__ static __forceinline__ unsigned long long
+gray_index (const ConvertParams & p, int x, int y)
+{
+  return (unsigned long long) y * p.out_width + x;
+}
+
+/* Stores gray @g (unrounded) of pixel (x, y): GRAY8's byte, or the
+ * 1-channel tensor's value normalised as channel 0. */
+__device__ static __forceinline__ void
+store_gray (const ConvertParams & p, int x, int y, float g)
+{
+  if (p.out_format == CONVERT_FORMAT_GRAY8)
+    ((unsigned char *) p.out_data[0] + (long long) y * p.out_stride[0])[x] =
+        to_u8 (g);
+  else
+    store_tensor_value (p, gray_index (p, x, y), normalise (p, g, 0));
+}
+
+/* Stores one output pixel's RGB (unrounded, 0..255 scale) as OUT's
+ * values: packed, a tensor or gray. */
+template < int OUT > __device__ static __forceinline__ void
+store_rgb (const ConvertParams & p, int x, int y, float3 c)
+{
+  if (OUT == CONVERT_OUT_PACKED)
+    store_packed (p, x, y, c);
+  else if (OUT == CONVERT_OUT_TENSOR)
+    store_tensor (p, x, y, c);
+  else if (OUT == CONVERT_OUT_GRAY)
+    store_gray (p, x, y, gray_of (p, c));
+}
+
 /* The fill colour as the output's values, worked out once for a run of
- * border pixels: the packed format's word, or the tensor's channels. */
+ * border pixels: the packed format's word (GRAY8's byte), or the tensor's
+ * channels (a 1-channel tensor's in t.x). */
 struct Fill
 {
   unsigned int word;
@@ -288,6 +334,13 @@ fill_values (const ConvertParams & p)
   float3 fill = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
   Fill f;
 
+  if (OUT == CONVERT_OUT_GRAY) {
+    float g = gray_of (p, fill);
+
+    f.word = to_u8 (g);
+    f.t = make_float3 (normalise (p, g, 0), 0.0f, 0.0f);
+    return f;
+  }
   f.word = OUT == CONVERT_OUT_TENSOR ? 0u : packed_word (p, fill);
   f.t = OUT == CONVERT_OUT_TENSOR ? tensor_values (p, fill) : fill;
   return f;
@@ -297,10 +350,17 @@ fill_values (const ConvertParams & p)
 template < int OUT > __device__ static __forceinline__ void
 store_fill (const ConvertParams & p, int x, int y, const Fill & f)
 {
-  if (OUT == CONVERT_OUT_TENSOR)
+  if (OUT == CONVERT_OUT_GRAY) {
+    if (p.out_format == CONVERT_FORMAT_GRAY8)
+      ((unsigned char *) p.out_data[0] + (long long) y * p.out_stride[0])[x] =
+          f.word;
+    else
+      store_tensor_value (p, gray_index (p, x, y), f.t.x);
+  } else if (OUT == CONVERT_OUT_TENSOR) {
     store_tensor_values (p, x, y, f.t);
-  else
+  } else {
     store_packed_word (p, x, y, f.word);
+  }
 }
 
 __device__ static __forceinline__ bool

@@ -202,10 +202,7 @@ convert_direct (const ConvertParams & p)
       c = yuv_to_rgb (p, y[i], u[i], v[i]);
     else
       c = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
-    if (OUT == CONVERT_OUT_TENSOR)
-      store_tensor (p, ox, oy, c);
-    else
-      store_packed (p, ox, oy, c);
+    store_rgb < OUT > (p, ox, oy, c);
   }
 }
 

@@ -115,10 +115,7 @@ convert_generic (const ConvertParams & p)
 
     if (threadIdx.x != 0)
       return;
-    if (OUT == CONVERT_OUT_TENSOR)
-      store_tensor (p, x, y, c);
-    else
-      store_packed (p, x, y, c);
+    store_rgb < OUT > (p, x, y, c);
   }
 }
 

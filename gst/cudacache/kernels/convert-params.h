@@ -22,6 +22,10 @@ enum
   CONVERT_FORMAT_BGR = 7,
   /* output only: a packed 3-channel tensor at out_data[0] */
   CONVERT_FORMAT_TENSOR = 8,
+  /* output only: one channel of gray, the luma of rgb_to_yuv's first row,
+   * as GRAY8 video or as a 1-channel tensor at out_data[0] */
+  CONVERT_FORMAT_GRAY8 = 9,
+  CONVERT_FORMAT_GRAY_TENSOR = 10,
 };
 
 enum
@@ -137,6 +141,21 @@ enum
  * a block, and samples of a row a thread */
 #define CONVERT_NARROW_THREADS 256
 #define CONVERT_NARROW_SAMPLES 8
+
+/* The conversion of 4:2:2 packed input to RGBx (gst_cuda_cache_unpack_422):
+ * threads a block, a pixel each */
+#define CONVERT_UNPACK_THREADS 256
+
+/* the byte offsets of Y0, U, Y1 and V in a 4:2:2 packed pair of pixels,
+ * packed into one int a byte each (the unpacking's @order) */
+#define CONVERT_ORDER_YUY2 0x03010200
+#define CONVERT_ORDER_UYVY 0x02000301
+
+/* A colour matrix by value: the 4:2:2 unpacking's (yuv_to_rgb's layout) */
+typedef struct
+{
+  float m[12];
+} ConvertMatrix;
 
 /* The kernels' only parameter, passed by value. Fixed-size fields, the
  * 8-byte ones first, so that gcc and nvcc lay it out the same way. */

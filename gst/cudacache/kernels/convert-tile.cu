@@ -648,10 +648,8 @@ convert_tile (const ConvertParams & p)
       c = make_float3 (p.fill[0], p.fill[1], p.fill[2]);
     }
 
-    if (OUT == CONVERT_OUT_PACKED) {
-      store_packed (p, ox, oy, c);
-    } else if (OUT == CONVERT_OUT_TENSOR) {
-      store_tensor (p, ox, oy, c);
+    if (OUT != CONVERT_OUT_YUV420) {
+      store_rgb < OUT > (p, ox, oy, c);
     } else {
       rgb[(o * tw + tx) * 3] = c.x;
       rgb[(o * tw + tx) * 3 + 1] = c.y;

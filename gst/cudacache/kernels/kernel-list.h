@@ -39,6 +39,7 @@ enum
   CONVERT_OUT_PACKED,           /* RGBA, BGRA, RGBx, BGRx, RGB, BGR */
   CONVERT_OUT_YUV420,           /* NV12, I420 */
   CONVERT_OUT_TENSOR,
+  CONVERT_OUT_GRAY,             /* GRAY8, 1-channel tensors */
   CONVERT_N_OUT
 };
 
@@ -62,7 +63,11 @@ enum
   X (TILE, gst_cuda_cache_convert_tile_rgb4_tensor, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
   X (TILE, gst_cuda_cache_convert_tile_rgb3_packed, CONVERT_IN_RGB3, CONVERT_OUT_PACKED, 0) \
   X (TILE, gst_cuda_cache_convert_tile_rgb3_yuv420, CONVERT_IN_RGB3, CONVERT_OUT_YUV420, 0) \
-  X (TILE, gst_cuda_cache_convert_tile_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0)
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_gray, CONVERT_IN_NV12, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_gray, CONVERT_IN_I420, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_gray, CONVERT_IN_RGB4, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_gray, CONVERT_IN_RGB3, CONVERT_OUT_GRAY, 0)
 
 /* convert-generic.cu: a block per output pixel, for factors whose rows do
  * not fit a tile */
@@ -78,7 +83,11 @@ enum
   X (GENERIC, gst_cuda_cache_convert_generic_rgb4_tensor, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
   X (GENERIC, gst_cuda_cache_convert_generic_rgb3_packed, CONVERT_IN_RGB3, CONVERT_OUT_PACKED, 0) \
   X (GENERIC, gst_cuda_cache_convert_generic_rgb3_yuv420, CONVERT_IN_RGB3, CONVERT_OUT_YUV420, 0) \
-  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0)
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_tensor, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_gray, CONVERT_IN_NV12, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_gray, CONVERT_IN_I420, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_gray, CONVERT_IN_RGB4, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_gray, CONVERT_IN_RGB3, CONVERT_OUT_GRAY, 0)
 
 /* convert-direct.cu: 4:2:0 input to RGB or a tensor, a thread per
  * CONVERT_DIRECT_ROWS output pixels of a column, windows of
@@ -91,12 +100,18 @@ enum
   X (DIRECT, gst_cuda_cache_convert_direct6_nv12_packed, CONVERT_IN_NV12, CONVERT_OUT_PACKED, CONVERT_DIRECT_NARROW_TAPS) \
   X (DIRECT, gst_cuda_cache_convert_direct6_nv12_tensor, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
   X (DIRECT, gst_cuda_cache_convert_direct6_i420_packed, CONVERT_IN_I420, CONVERT_OUT_PACKED, CONVERT_DIRECT_NARROW_TAPS) \
-  X (DIRECT, gst_cuda_cache_convert_direct6_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS)
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_tensor, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_nv12_gray, CONVERT_IN_NV12, CONVERT_OUT_GRAY, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_i420_gray, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_nv12_gray, CONVERT_IN_NV12, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_gray, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS)
 
-/* narrow.cu: 16-bit 4:2:0 input to the 8-bit NV12 frame the others
- * convert */
+/* narrow.cu: the frames the others convert in place of input they do not
+ * read: 16-bit 4:2:0 narrowed to 8-bit NV12, 4:2:2 packed (YUY2, UYVY)
+ * converted to RGBx */
 #define GST_CUDA_CACHE_NARROW_KERNELS(X) \
-  X (NARROW, gst_cuda_cache_narrow_16, -1, -1, 0)
+  X (NARROW, gst_cuda_cache_narrow_16, -1, -1, 0) \
+  X (NARROW, gst_cuda_cache_unpack_422, -1, -1, 0)
 
 #define GST_CUDA_CACHE_KERNELS(X) \
   GST_CUDA_CACHE_TILE_KERNELS (X) \

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
-/* The narrowing pass of 16-bit 4:2:0 input (P010_10LE, P016_LE) to the
- * 8-bit NV12 frame that the conversion kernels read, as
- * gstcudacachekernels-private.h defines it. */
+/* The passes that make the frame the conversion kernels read in place of
+ * input they do not read themselves, as gstcudacachekernels-private.h
+ * defines them: 16-bit 4:2:0 input (P010_10LE, P016_LE) narrowed to an
+ * 8-bit NV12 frame, 4:2:2 packed input (YUY2, UYVY) converted to RGBx. */
 
-#include "convert-params.h"
-#include "kernel-list.h"
+#include "convert-common.cuh"
 
 /* One 16-bit sample of @depth bits at the top, as 8 bits: its bits
  * repeated down to 16, as GStreamer unpacks them, then scaled by
@@ -19,9 +19,6 @@ narrow_sample (unsigned int v, int depth)
   return (v * 255u + 32767u) / 65535u;
 }
 
-/* the family's one entry point, named by the list */
-#define NARROW_KERNEL_NAME(family, name, in, out, taps) name
-
 /* P010 and P016 (NV12's planes, 16-bit samples holding @depth bits at the
  * top) to an 8-bit NV12 frame, which the conversion kernels convert. A
  * thread narrows CONVERT_NARROW_SAMPLES samples of a row: one 16-byte load
@@ -29,7 +26,7 @@ narrow_sample (unsigned int v, int depth)
  * 0 to @height - 1 are luma, the rest chroma; block row b narrows rows b,
  * b + gridDim.y, ... (a grid has at most 65535 rows of blocks). */
 extern "C" __global__ void __launch_bounds__ (CONVERT_NARROW_THREADS)
-GST_CUDA_CACHE_NARROW_KERNELS (NARROW_KERNEL_NAME) (const unsigned char
+gst_cuda_cache_narrow_16 (const unsigned char
     *src_y, int src_y_stride, const unsigned char *src_uv, int src_uv_stride,
     unsigned char *dst_y, int dst_y_stride, unsigned char *dst_uv,
     int dst_uv_stride, int width, int height, int depth)
@@ -70,5 +67,45 @@ GST_CUDA_CACHE_NARROW_KERNELS (NARROW_KERNEL_NAME) (const unsigned char
       for (i = 0; i < CONVERT_NARROW_SAMPLES && x + i < n; i++)
         d[x + i] = (unsigned char) narrow_sample (s[x + i], depth);
     }
+  }
+}
+
+/* YUY2 and UYVY (@order: CONVERT_ORDER_*) to 8-bit RGBx, a pixel a
+ * thread: U and V upsampled across as chroma_h () does for 4:2:0 input
+ * (@cosited: CONVERT_CHROMA_H_COSITED or 0), then @m (yuv_to_rgb's layout),
+ * each channel rounded and clamped as to_u8 (); x is 255. Block row b
+ * converts rows b, b + gridDim.y, ... */
+extern "C" __global__ void __launch_bounds__ (CONVERT_UNPACK_THREADS)
+gst_cuda_cache_unpack_422 (const unsigned char *src, int src_stride,
+    unsigned char *dst, int dst_stride, int width, int height, int order,
+    int cosited, const ConvertMatrix m)
+{
+  int x = blockIdx.x * CONVERT_UNPACK_THREADS + threadIdx.x;
+  int cw = (width + 1) >> 1;
+  int y0 = order & 0xff, u_at = (order >> 8) & 0xff;
+  int y1 = (order >> 16) & 0xff, v_at = order >> 24;
+  int c0 = chroma_index (x, cosited != 0);
+  int ca = 4 * clamp_int (c0, 0, cw - 1), cb = 4 * clamp_int (c0 + 1, 0,
+      cw - 1);
+  float f = chroma_frac (x, cosited != 0, true);
+  int at = 4 * (x >> 1) + ((x & 1) ? y1 : y0);
+  int row;
+
+  if (x >= width)
+    return;
+
+  for (row = blockIdx.y; row < height; row += gridDim.y) {
+    const unsigned char *s = src + (long long) row * src_stride;
+    float ua = __ldg (s + ca + u_at), ub = __ldg (s + cb + u_at);
+    float va = __ldg (s + ca + v_at), vb = __ldg (s + cb + v_at);
+    float yv = __ldg (s + at);
+    float u = ua + f * (ub - ua), v = va + f * (vb - va);
+    unsigned int r = to_u8 (m.m[0] * yv + m.m[1] * u + m.m[2] * v + m.m[3]);
+    unsigned int g = to_u8 (m.m[4] * yv + m.m[5] * u + m.m[6] * v + m.m[7]);
+    unsigned int b = to_u8 (m.m[8] * yv + m.m[9] * u + m.m[10] * v +
+        m.m[11]);
+
+    ((unsigned int *) (dst + (long long) row * dst_stride))[x] =
+        r | (g << 8) | (b << 16) | 0xff000000u;
   }
 }

@@ -318,14 +318,14 @@ GST_START_TEST (test_unsupported_caps_refused)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
 
-  /* YUY2 is not an input format */
+  /* v210 is not an input format */
   gst_harness_set_src_caps_str (h,
-      "video/x-raw,format=YUY2,width=4,height=2,framerate=30/1");
+      "video/x-raw,format=v210,width=4,height=2,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h, gst_harness_create_buffer (h,
               16)), GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown (h);
 
-  /* tensors have three channels */
+  /* tensors have three channels or one */
   h = gst_harness_new ("cudacacheconvert");
   gst_harness_set_src_caps_str (h, RGBA_4x2);
   gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"

@@ -637,6 +637,124 @@ error_against_picture (GstBuffer * out)
   return worst;
 }
 
+/* The inputs webcams give (YUY2, UYVY, GRAY8) to every output, and every
+ * input to gray (GRAY8, 1-channel tensors), at every geometry above:
+ * the kernels against the definition (the stand-in RGBx frame, then the
+ * RGB definition; gray the luma of the 8-bit RGB) on the gradients and on
+ * noise (every pixel a sharp edge, chroma out of gamut too), and against
+ * the CPU path, which converts through the same stand-in, on the
+ * gradients. */
+GST_START_TEST (test_webcam_and_gray_formats)
+{
+  static const Output grays[] = {
+    {"GRAY8",},
+    {NULL, "float32", "NCHW", "rgb", TRUE, TRUE},
+    {NULL, "uint8", "NHWC", "rgb", FALSE, TRUE},
+    {NULL, "float16", "NHWC", "bgr", FALSE, TRUE},
+  };
+  static const GstVideoFormat webcam[] = { GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_GRAY8
+  };
+  GstVideoFormat ins[G_N_ELEMENTS (webcam) + G_N_ELEMENTS (inputs)];
+  guint g, i, j, noise, failures = 0, definition_cases = 0, cpu_cases = 0;
+  gdouble worst_definition = 0, worst_cpu = 0;
+  GRand *rand = g_rand_new_with_seed (30);
+
+  memcpy (ins, webcam, sizeof (webcam));
+  memcpy (ins + G_N_ELEMENTS (webcam), inputs, sizeof (inputs));
+  for (noise = 0; noise < 2; noise++) {
+    for (g = 0; g < G_N_ELEMENTS (geometries); g++) {
+      const Geometry *geo = &geometries[g];
+
+      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+        gboolean stand_in = definition_has_stand_in (ins[i]);
+        GstVideoInfo info;
+        GstBuffer *sys, *dev;
+
+        if (geo->yuv_only && stand_in)
+          continue;
+        sys = cudacache_make_picture (ins[i], geo->in_w, geo->in_h, &info);
+        if (noise) {
+          GstMapInfo map;
+          gsize b;
+
+          fail_unless (gst_buffer_map (sys, &map, GST_MAP_WRITE));
+          for (b = 0; b < map.size; b++)
+            map.data[b] = g_rand_int_range (rand, 0, 256);
+          gst_buffer_unmap (sys, &map);
+        }
+        dev = upload (sys, &info);
+
+        for (j = 0; j < G_N_ELEMENTS (outputs) + G_N_ELEMENTS (grays); j++) {
+          const Output *o = j < G_N_ELEMENTS (outputs) ? &outputs[j] :
+              &grays[j - G_N_ELEMENTS (outputs)];
+          gchar *caps = input_caps (&info, geo, TRUE);
+          gdouble tolerance;
+          GstBuffer *out;
+          Difference d;
+
+          /* the new inputs to every output, the others to gray */
+          if (!stand_in && !output_is_gray (o)) {
+            g_free (caps);
+            continue;
+          }
+          out = convert (dev, caps, o, geo, TRUE);
+          if (definition_applies (ins[i], o, geo)) {
+            /* a level of the stand-in's (or the gray's) rounding, in
+             * float here and in double in the definition */
+            d = compare_with_definition (sys, &info, out, o, geo);
+            tolerance = 1.0 + (o->dtype && o->dtype[5] == '1' ? SLACK_F16 :
+                SLACK);
+            definition_cases++;
+            worst_definition = MAX (worst_definition, d.levels);
+          } else if (!noise) {
+            gchar *sys_caps = input_caps (&info, geo, FALSE);
+            GstBuffer *cpu = convert (sys, sys_caps, o, geo, FALSE);
+
+            d = compare_outputs (cpu, out, o, geo->out_w, geo->out_h,
+                geo->in_w != geo->out_w || geo->in_h != geo->out_h);
+            /* the stand-in made in float on both sides: a level apart
+             * where a value lies at .5 */
+            tolerance = tolerance_of (geo, o, GST_VIDEO_INFO_IS_RGB (&info) ||
+                stand_in);
+            if (stand_in)
+              tolerance = MAX (tolerance, 1.0 + SLACK);
+            cpu_cases++;
+            worst_cpu = MAX (worst_cpu, d.levels);
+            gst_buffer_unref (cpu);
+            g_free (sys_caps);
+          } else {
+            d.levels = 0;
+            tolerance = 0;
+          }
+          if (d.levels > tolerance) {
+            g_print ("FAIL %s %dx%d %s -> %dx%d %s%s%s%s: %.3f levels at %s "
+                "(tolerance %.2f)\n", noise ? "noise" : "gradients",
+                geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME (&info), geo->out_w,
+                geo->out_h, o->format ? o->format : o->dtype,
+                o->gray ? " gray" : "", o->layout ? " " : "",
+                o->layout ? o->layout : "", d.levels, d.where, tolerance);
+            failures++;
+          }
+          gst_buffer_unref (out);
+          g_free (caps);
+        }
+        gst_buffer_unref (dev);
+        gst_buffer_unref (sys);
+      }
+    }
+  }
+  g_rand_free (rand);
+
+  g_print ("webcam and gray formats: %u conversions held to the definition "
+      "(worst %.3f levels), %u to the CPU path (worst %.3f), %u over "
+      "tolerance\n", definition_cases, worst_definition, cpu_cases,
+      worst_cpu, failures);
+  fail_unless_equals_int (failures, 0);
+}
+
+GST_END_TEST;
+
 /* Back from NV12 to RGBA at the same size, against the original picture:
  * the kernels are at least as close as GstVideoConverter. */
 GST_START_TEST (test_yuv_closer_to_the_picture)
@@ -1006,6 +1124,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_kernels_match_cpu_reference);
   tcase_add_test (tc, test_random_geometries_match_cpu);
   tcase_add_test (tc, test_16bit_input_matches_nv12);
+  tcase_add_test (tc, test_webcam_and_gray_formats);
   tcase_add_test (tc, test_p010_pipeline);
   tcase_add_test (tc, test_direct_and_tiled_kernels_agree);
   tcase_add_test (tc, test_threads_wait_for_their_own_frames);

@@ -100,8 +100,12 @@ GST_START_TEST (test_refusals_say_why)
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=uint8,dimensions=64:48:3:1:1", "one to four numbers",
       "channel");
-  assert_error_mentions ("video/x-raw,format=YUY2,width=64,height=48",
-      RGBA_64x48, "YUY2", NULL);
+  assert_error_mentions ("video/x-raw,format=v210,width=64,height=48",
+      RGBA_64x48, "v210", NULL);
+  /* 4:2:2 packed is taken, not made */
+  assert_error_mentions (RGBA_64x48,
+      "video/x-raw,format=YUY2,width=64,height=48",
+      "output format YUY2 is not one the converter makes", NULL);
   /* 16-bit 4:2:0 is taken, not made */
   assert_error_mentions (RGBA_64x48,
       "video/x-raw,format=P010_10LE,width=64,height=48",
@@ -675,8 +679,8 @@ cpu_path_convert (GstBuffer * in, const GstVideoInfo * info, const Output * o,
     fail_unless (gst_video_info_from_caps (&out_info, out_caps));
     size = GST_VIDEO_INFO_SIZE (&out_info);
   } else {
-    size = (gsize) g->out_w * g->out_h * 3 * (o->dtype[0] == 'u' ? 1 :
-        o->dtype[5] == '1' ? 2 : 4);
+    size = (gsize) g->out_w * g->out_h * output_channels (o) *
+        (o->dtype[0] == 'u' ? 1 : o->dtype[5] == '1' ? 2 : 4);
   }
   out = gst_buffer_new_allocate (NULL, size, NULL);
   fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
@@ -748,6 +752,98 @@ GST_START_TEST (test_definition_near_cpu_path)
    * input to NV12 and I420 is, with 8-bit passes that round RGB before
    * the matrix (2.24 levels of Y seen, 31x23 to 64x48) */
   fail_unless (checked >= 120, "only %u conversions checked", checked);
+}
+
+GST_END_TEST;
+
+/* What webcams give (YUY2, UYVY, GRAY8) and gray output (GRAY8, a
+ * 1-channel tensor): the CPU path against the definition
+ * (definition_stand_in (), and gray the luma of the RGB), every pixel, on
+ * the gradients and on noise (every pixel a sharp edge, chroma and luma,
+ * out of gamut too), at odd sizes, shrunk, grown, letterboxed both ways.
+ * The CPU path takes these to GstVideoConverter as they come; it scales
+ * 4:2:2 in YUV before its 8-bit matrix where the definition converts
+ * first, and rounds GRAY8 from 8-bit RGB: the bounds below are what it
+ * holds (worst seen printed). */
+GST_START_TEST (test_webcam_and_gray_formats_cpu_path)
+{
+  static const Output outs[] = {
+    {"RGBA",}, {"BGR",}, {"GRAY8",}, {"I420",},
+    {NULL, "float32", "NCHW", "rgb", TRUE},
+    {NULL, "float32", "NCHW", "rgb", TRUE, TRUE},
+    {NULL, "uint8", "NHWC", "rgb", FALSE, TRUE},
+    {NULL, "float16", "NHWC", "bgr", FALSE, TRUE},
+  };
+  static const Geometry geos[] = {
+    {64, 48, 64, 48, FALSE},
+    {63, 47, 63, 47, FALSE},
+    {64, 48, 31, 23, FALSE},
+    {31, 23, 64, 48, FALSE},
+    {192, 108, 64, 64, TRUE},
+    {45, 101, 66, 33, TRUE},
+  };
+  static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_NV12
+  };
+  gdouble worst[2] = { 0, 0 };
+  guint g, i, j, noise, checked = 0;
+  GRand *rand = g_rand_new_with_seed (30);
+
+  for (noise = 0; noise < 2; noise++) {
+    for (g = 0; g < G_N_ELEMENTS (geos); g++) {
+      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+        GstVideoInfo info;
+        GstBuffer *sys;
+
+        sys = cudacache_make_picture (ins[i], geos[g].in_w, geos[g].in_h,
+            &info);
+        if (noise) {
+          GstMapInfo map;
+          gsize b;
+
+          fail_unless (gst_buffer_map (sys, &map, GST_MAP_WRITE));
+          for (b = 0; b < map.size; b++)
+            map.data[b] = g_rand_int_range (rand, 0, 256);
+          gst_buffer_unmap (sys, &map);
+        }
+        for (j = 0; j < G_N_ELEMENTS (outs); j++) {
+          gboolean stand_in = definition_has_stand_in (ins[i]);
+          GstBuffer *out;
+          Difference d;
+          gdouble bound;
+
+          /* the new inputs to every output; the others to gray */
+          if (!stand_in && !output_is_gray (&outs[j]))
+            continue;
+          if (!definition_applies (ins[i], &outs[j], &geos[g]))
+            continue;
+          out = cpu_path_convert (sys, &info, &outs[j], &geos[g]);
+          d = compare_with_definition (sys, &info, out, &outs[j], &geos[g]);
+          /* the stand-in is the definition's: what is left is
+           * GstVideoConverter's scaling of RGB (its 8-bit passes and
+           * fixed-point taps, a level more on noise), as for RGB input;
+           * 4:2:0 input: its own 8-bit YUV to RGB */
+          bound = ins[i] == GST_VIDEO_FORMAT_NV12 ? 8.0 : noise ? 3.5 : 2.5;
+          fail_unless (d.levels <= bound, "%s %dx%d %s -> %dx%d %s%s: the "
+              "CPU path is %.3f levels off the definition at %s",
+              noise ? "noise" : "gradients", geos[g].in_w, geos[g].in_h,
+              GST_VIDEO_INFO_NAME (&info), geos[g].out_w, geos[g].out_h,
+              outs[j].format ? outs[j].format : outs[j].dtype,
+              outs[j].gray ? " gray" : "", d.levels, d.where);
+          worst[noise] = MAX (worst[noise], d.levels);
+          checked++;
+          gst_buffer_unref (out);
+        }
+        gst_buffer_unref (sys);
+      }
+    }
+  }
+  g_rand_free (rand);
+  GST_INFO ("webcam and gray formats: %u conversions, the CPU path at most "
+      "%.3f levels off the definition (gradients), %.3f (noise)", checked,
+      worst[0], worst[1]);
+  fail_unless (checked >= 150, "only %u conversions checked", checked);
 }
 
 GST_END_TEST;
@@ -1020,6 +1116,7 @@ converter_suite (void)
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
   tcase_add_test (tc, test_definition_near_cpu_path);
+  tcase_add_test (tc, test_webcam_and_gray_formats_cpu_path);
   tcase_add_test (tc, test_16bit_input_cpu_path);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
   tcase_add_test (tc, test_cpu_path_420_threads_and_layouts);
