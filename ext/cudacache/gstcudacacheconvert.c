@@ -9,7 +9,9 @@
  * RGBx, BGRx, RGB, BGR and GRAY8 in, the 10 and 16-bit 4:2:0 frames of
  * decoders (P010_10LE, P016_LE: converted as the 8-bit NV12 frame they
  * round to) and the 4:2:2 frames of webcams (YUY2, UYVY); the 8-bit
- * formats but YUY2 and UYVY out, or a packed tensor
+ * formats but YUY2 and UYVY out (GRAY8, in and out, in system memory
+ * only: GStreamer 1.22's CUDA allocator has no layout for it), or a
+ * packed tensor
  * (`other/tensors`: uint8, float16 or float32; NCHW or NHWC; 3 channels,
  * RGB or BGR order, or 1 channel of gray) normalised as
  * `value * scale / std - mean / std` per channel. With `letterbox` the picture keeps its aspect ratio and the rest
@@ -65,6 +67,10 @@ enum
 #define DEFAULT_MEAN GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN
 #define DEFAULT_STD GST_CUDA_CACHE_CONVERTER_DEFAULT_STD
 
+#define CONVERT_CUDA_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, " \
+  "BGR }"
+/* GRAY8 in system memory only: GStreamer 1.22's CUDA allocator has no
+ * layout for it */
 #define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
   "GRAY8 }"
 #define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
@@ -76,13 +82,22 @@ enum
       formats) "; " \
   GST_VIDEO_CAPS_MAKE (formats)
 
-#define SINK_CAPS VIDEO_CAPS (CONVERT_IN_FORMATS)
+#define CONVERT_CUDA_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, " \
+  "RGB, BGR, P010_10LE, P016_LE, YUY2, UYVY }"
+
+#define SINK_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
+      CONVERT_CUDA_IN_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (CONVERT_IN_FORMATS)
 
 #define TENSOR_CAPS(features) \
   GST_CUDA_CACHE_TENSOR_CAPS_NAME features ", format = (string) static, " \
       "num_tensors = (int) 1, types = (string) " CONVERT_TYPES
 
-#define SRC_CAPS VIDEO_CAPS (CONVERT_FORMATS) "; " \
+#define SRC_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
+      CONVERT_CUDA_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS) "; " \
   TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
   TENSOR_CAPS ("")
 
@@ -444,10 +459,15 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     const GstStructure *s = gst_caps_get_structure (caps, i);
     GstCapsFeatures *features = gst_caps_get_features (caps, i);
     const GValue *framerate = gst_structure_get_value (s, "framerate");
-    /* 16-bit 4:2:0 comes in only */
+    gboolean cuda = features && gst_caps_features_contains (features,
+        GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    /* 16-bit 4:2:0 and 4:2:2 come in only; GRAY8 in system memory only */
     GstStructure *video = gst_structure_from_string (direction ==
-        GST_PAD_SINK ? "video/x-raw, format = (string) " CONVERT_FORMATS :
-        "video/x-raw, format = (string) " CONVERT_IN_FORMATS, NULL);
+        GST_PAD_SINK ? (cuda ? "video/x-raw, format = (string) "
+            CONVERT_CUDA_FORMATS : "video/x-raw, format = (string) "
+            CONVERT_FORMATS) : (cuda ? "video/x-raw, format = (string) "
+            CONVERT_CUDA_IN_FORMATS : "video/x-raw, format = (string) "
+            CONVERT_IN_FORMATS), NULL);
 
     /* any size, any of our formats, in the same memory */
     gst_structure_set (video, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,

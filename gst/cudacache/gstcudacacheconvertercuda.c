@@ -24,7 +24,7 @@
  * - any other output memory (all of GStreamer 1.22's, which carries no
  *   stream) says nothing of pending work, so the conversion is waited for
  *   before the call returns; so is every conversion of input through a
- *   stand-in frame (16-bit 4:2:0, 4:2:2 packed, GRAY8), which the next
+ *   stand-in frame (16-bit 4:2:0, 4:2:2 packed), which the next
  *   frame reuses.
  *
  * The stream of the output memory is only compared with the stream the
@@ -69,7 +69,7 @@ struct _GstCudaCacheConverterCuda
   GstCudaCacheKernelDone *done;
   gboolean done_made;
   /* the stand-in frame of input the kernels do not read themselves
-   * (16-bit 4:2:0, 4:2:2 packed, GRAY8), made with the first such caps */
+   * (16-bit 4:2:0, 4:2:2 packed), made with the first such caps */
   GstCudaCacheStandIn *stand_in;
 };
 
@@ -103,6 +103,14 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
 {
   GstCudaCacheKernelPlan *plan;
 
+  if (params->out_format == GST_VIDEO_FORMAT_GRAY8 ||
+      GST_VIDEO_INFO_FORMAT (&info->in_info) == GST_VIDEO_FORMAT_GRAY8) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "GRAY8 frames are converted in system memory only (GStreamer 1.22's "
+        "CUDA allocator does not lay them out); for gray in CUDA memory "
+        "make a tensor of 1 channel");
+    return FALSE;
+  }
   plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
   if (!plan) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,

@@ -51,15 +51,17 @@ G_BEGIN_DECLS
  *    default, full-range BT.601) applied to the pixel's RGB rounded and
  *    clamped to 8 bits as in 4. (the gray of the packed RGB output, as
  *    OpenCV's RGB2GRAY takes it); stored as 4. stores Y, or as 5. stores
- *    a channel, with mul[0] and add[0], at y * W + x.
+ *    a channel, with mul[0] and add[0], at y * W + x. The kernels make
+ *    the tensor; GRAY8 video is system memory's only (GStreamer 1.22's
+ *    CUDA allocator does not lay it out).
  * 7. Input the kernels do not read themselves is converted as a stand-in
  *    frame: 16-bit 4:2:0 as the 8-bit NV12 frame it narrows to
  *    (gstcudacachestandin.c); 4:2:2 packed (YUY2, UYVY) as the RGBx frame
  *    of its pixels converted first, chroma upsampled across as for 4:2:0
- *    and yuv_to_rgb applied, rounded and clamped as in 4.; GRAY8 as I420
- *    whose chroma is 128 everywhere (through yuv_to_rgb of GRAY8's
- *    colorimetry: R = G = B = the gray, expanded from its range). The
- *    front end gives these as in_format NV12, RGBx and I420. */
+ *    and yuv_to_rgb applied, rounded and clamped as in 4.; GRAY8 (system
+ *    memory's only) likewise, its chroma 128: R = G = B = the gray,
+ *    expanded from its range. The front end gives these as in_format NV12,
+ *    RGBx and I420. */
 typedef struct
 {
   /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR: the
@@ -199,7 +201,7 @@ void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
  * bits at the top of 16) narrows to 8-bit NV12: each sample's bits
  * repeated down to 16, as GStreamer unpacks them, then scaled by
  * 255 / 65535 and rounded (a frame widened from 8 bits gives its samples
- * back). 4:2:2 packed (YUY2, UYVY) becomes RGBx; GRAY8 gets chroma.
+ * back). 4:2:2 packed (YUY2, UYVY) becomes RGBx.
  * Input has one where the params' in_format is not its own format. The
  * frame is kept in a block of the device's #GstCudaCache that grows with
  * the frames and goes back to the cache with it: free it, and let it

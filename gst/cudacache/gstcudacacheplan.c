@@ -93,8 +93,6 @@ convert_format (GstVideoFormat format)
       return CONVERT_FORMAT_RGB;
     case GST_VIDEO_FORMAT_BGR:
       return CONVERT_FORMAT_BGR;
-    case GST_VIDEO_FORMAT_GRAY8:
-      return CONVERT_FORMAT_GRAY8;
     default:
       return -1;
   }
@@ -555,7 +553,6 @@ out_kind (gint format)
       return CONVERT_OUT_YUV420;
     case CONVERT_FORMAT_TENSOR:
       return CONVERT_OUT_TENSOR;
-    case CONVERT_FORMAT_GRAY8:
     case CONVERT_FORMAT_GRAY_TENSOR:
       return CONVERT_OUT_GRAY;
     default:
@@ -585,8 +582,8 @@ gst_cuda_cache_plan_axes (ConvertParams * p, gboolean * lq, gint * inc)
    * corners aligned, a fixed-point step): used on 8-bit lines of 1 or 4
    * components, so not where GstVideoConverter scales RGB or BGR in place
    * (same format in and out; tensors are made from RGB) */
-  cpu_out = out == CONVERT_OUT_TENSOR ? CONVERT_FORMAT_RGB :
-      out == CONVERT_OUT_GRAY ? CONVERT_FORMAT_GRAY8 : p->out_format;
+  cpu_out = out == CONVERT_OUT_TENSOR || out == CONVERT_OUT_GRAY ?
+      CONVERT_FORMAT_RGB : p->out_format;
   *lq = FALSE;
   *inc = 0;
   if (p->x_taps == 2 && p->in_width != p->dest_width &&

@@ -4,10 +4,8 @@
 /* Input the conversion kernels do not read themselves, made into a frame
  * they do (gstcudacachekernels-private.h, 7.): 16-bit 4:2:0 (P010_10LE,
  * P016_LE) narrowed to 8-bit NV12 and 4:2:2 packed (YUY2, UYVY) converted
- * to RGBx by the passes of kernels/narrow.cu; GRAY8 read in place as the
- * luma of an I420 frame whose chroma planes are one row of 128s at a pitch
- * of 0. Each is a block of the device's cache that grows with the
- * frames. */
+ * to RGBx by the passes of kernels/narrow.cu, into a block of the device's
+ * cache that grows with the frames. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,10 +23,6 @@
 
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
-/* what GRAY8's row of chroma holds past the samples: the kernels' widest
- * reads past a row's last tap (gstcudacacheplan.c) */
-#define GRAY_CHROMA_SLACK 64
-
 struct _GstCudaCacheStandIn
 {
   GstCudaCacheKernels *kernels;
@@ -36,12 +30,9 @@ struct _GstCudaCacheStandIn
   CUdeviceptr data;             /* its rows, at pitch */
   gsize pitch;
   gsize rows;
-  /* GRAY8's chroma row written into the block since it was acquired */
-  gboolean gray_written;
 };
 
-/* The stand-in's rows of @in: NV12's rows, RGBx's, or GRAY8's one row of
- * chroma. */
+/* The stand-in's rows of @in: RGBx's, or NV12's. */
 static void
 stand_in_size (const GstVideoInfo * in, gsize * row_bytes, gsize * rows)
 {
@@ -52,10 +43,6 @@ stand_in_size (const GstVideoInfo * in, gsize * row_bytes, gsize * rows)
     case GST_VIDEO_FORMAT_UYVY:
       *row_bytes = 4 * w;
       *rows = h;
-      break;
-    case GST_VIDEO_FORMAT_GRAY8:
-      *row_bytes = (w + 1) / 2 + GRAY_CHROMA_SLACK;
-      *rows = 1;
       break;
     default:
       *row_bytes = 2 * ((w + 1) / 2);
@@ -99,7 +86,6 @@ gst_cuda_cache_stand_in_reserve (GstCudaCacheStandIn * s,
   g_clear_pointer (&s->block, gst_memory_unref);
   s->data = 0;
   s->pitch = s->rows = 0;
-  s->gray_written = FALSE;
 
   block = gst_cuda_cache_kernels_acquire (s->kernels, row_bytes, rows, &data,
       &pitch);
@@ -134,35 +120,6 @@ stand_in_run (GstCudaCacheStandIn * s, gint kernel, gint columns,
           MIN (rows, 65535), 1, threads, 1, 1, 0, stream, args, NULL));
 }
 
-/* GRAY8's chroma row: 128s, copied on @stream once per block (from
- * pageable memory the copy returns once its source is staged). The
- * kernels' context is pushed. */
-static gboolean
-stand_in_write_gray (GstCudaCacheStandIn * s, CUstream stream)
-{
-  CUDA_MEMCPY2D copy = { 0, };
-  guint8 *row;
-  gboolean ok;
-
-  if (s->gray_written)
-    return TRUE;
-  row = g_malloc (s->pitch);
-  memset (row, 128, s->pitch);
-  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-  copy.srcHost = row;
-  copy.srcPitch = s->pitch;
-  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = s->data;
-  copy.dstPitch = s->pitch;
-  copy.WidthInBytes = s->pitch;
-  copy.Height = 1;
-  ok = gst_cuda_result (CuMemcpy2DAsync (&copy, stream));
-  g_free (row);
-  s->gray_written = ok;
-
-  return ok;
-}
-
 gboolean
 gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * s,
     const GstVideoInfo * in, const gfloat yuv_to_rgb[12],
@@ -175,9 +132,9 @@ gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * s,
   gboolean ok;
 
   g_return_val_if_fail (s != NULL, FALSE);
-  g_return_val_if_fail (format == GST_VIDEO_FORMAT_GRAY8 ||
-      format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
-      GST_VIDEO_INFO_COMP_DEPTH (in, 0) > 8, FALSE);
+  g_return_val_if_fail (format == GST_VIDEO_FORMAT_YUY2 ||
+      format == GST_VIDEO_FORMAT_UYVY || GST_VIDEO_INFO_COMP_DEPTH (in, 0) > 8,
+      FALSE);
 
   if (!gst_cuda_cache_stand_in_reserve (s, in))
     return FALSE;
@@ -193,9 +150,6 @@ gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * s,
     return FALSE;
   }
   switch (format) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      ok = stand_in_write_gray (s, stream);
-      break;
     case GST_VIDEO_FORMAT_YUY2:
     case GST_VIDEO_FORMAT_UYVY:{
       gint order = format == GST_VIDEO_FORMAT_YUY2 ? CONVERT_ORDER_YUY2 :
@@ -234,11 +188,6 @@ gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * s,
     return FALSE;
 
   switch (format) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      /* luma in place; both chroma planes the one row */
-      data[1] = data[2] = (guintptr) s->data;
-      stride[1] = stride[2] = 0;
-      break;
     case GST_VIDEO_FORMAT_YUY2:
     case GST_VIDEO_FORMAT_UYVY:
       data[0] = (guintptr) dst;

@@ -294,16 +294,12 @@ gray_index (const ConvertParams & p, int x, int y)
   return (unsigned long long) y * p.out_width + x;
 }
 
-/* Stores gray @g (unrounded) of pixel (x, y): GRAY8's byte, or the
- * 1-channel tensor's value normalised as channel 0. */
+/* Stores gray @g (unrounded) of pixel (x, y): the 1-channel tensor's
+ * value, normalised as channel 0. */
 __device__ static __forceinline__ void
 store_gray (const ConvertParams & p, int x, int y, float g)
 {
-  if (p.out_format == CONVERT_FORMAT_GRAY8)
-    ((unsigned char *) p.out_data[0] + (long long) y * p.out_stride[0])[x] =
-        to_u8 (g);
-  else
-    store_tensor_value (p, gray_index (p, x, y), normalise (p, g, 0));
+  store_tensor_value (p, gray_index (p, x, y), normalise (p, g, 0));
 }
 
 /* Stores one output pixel's RGB (unrounded, 0..255 scale) as OUT's
@@ -320,8 +316,8 @@ store_rgb (const ConvertParams & p, int x, int y, float3 c)
 }
 
 /* The fill colour as the output's values, worked out once for a run of
- * border pixels: the packed format's word (GRAY8's byte), or the tensor's
- * channels (a 1-channel tensor's in t.x). */
+ * border pixels: the packed format's word, or the tensor's channels (a
+ * 1-channel tensor's in t.x). */
 struct Fill
 {
   unsigned int word;
@@ -335,10 +331,8 @@ fill_values (const ConvertParams & p)
   Fill f;
 
   if (OUT == CONVERT_OUT_GRAY) {
-    float g = gray_of (p, fill);
-
-    f.word = to_u8 (g);
-    f.t = make_float3 (normalise (p, g, 0), 0.0f, 0.0f);
+    f.word = 0u;
+    f.t = make_float3 (normalise (p, gray_of (p, fill), 0), 0.0f, 0.0f);
     return f;
   }
   f.word = OUT == CONVERT_OUT_TENSOR ? 0u : packed_word (p, fill);
@@ -351,11 +345,7 @@ template < int OUT > __device__ static __forceinline__ void
 store_fill (const ConvertParams & p, int x, int y, const Fill & f)
 {
   if (OUT == CONVERT_OUT_GRAY) {
-    if (p.out_format == CONVERT_FORMAT_GRAY8)
-      ((unsigned char *) p.out_data[0] + (long long) y * p.out_stride[0])[x] =
-          f.word;
-    else
-      store_tensor_value (p, gray_index (p, x, y), f.t.x);
+    store_tensor_value (p, gray_index (p, x, y), f.t.x);
   } else if (OUT == CONVERT_OUT_TENSOR) {
     store_tensor_values (p, x, y, f.t);
   } else {

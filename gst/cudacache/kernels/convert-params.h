@@ -22,10 +22,10 @@ enum
   CONVERT_FORMAT_BGR = 7,
   /* output only: a packed 3-channel tensor at out_data[0] */
   CONVERT_FORMAT_TENSOR = 8,
-  /* output only: one channel of gray, the luma of rgb_to_yuv's first row,
-   * as GRAY8 video or as a 1-channel tensor at out_data[0] */
-  CONVERT_FORMAT_GRAY8 = 9,
-  CONVERT_FORMAT_GRAY_TENSOR = 10,
+  /* output only: a 1-channel tensor of gray (the luma of rgb_to_yuv's
+   * first row) at out_data[0]. GRAY8 video has no kernels: GStreamer
+   * 1.22's CUDA allocator does not lay it out. */
+  CONVERT_FORMAT_GRAY_TENSOR = 9,
 };
 
 enum

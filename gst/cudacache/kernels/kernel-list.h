@@ -39,7 +39,7 @@ enum
   CONVERT_OUT_PACKED,           /* RGBA, BGRA, RGBx, BGRx, RGB, BGR */
   CONVERT_OUT_YUV420,           /* NV12, I420 */
   CONVERT_OUT_TENSOR,
-  CONVERT_OUT_GRAY,             /* GRAY8, 1-channel tensors */
+  CONVERT_OUT_GRAY,             /* 1-channel tensors */
   CONVERT_N_OUT
 };
 

@@ -52,6 +52,92 @@ harness_new (const gchar * in_caps, const gchar * out_caps)
 
 #define RGBA_4x2 "video/x-raw,format=RGBA,width=4,height=2,framerate=30/1"
 
+/* What webcams give: YUY2 and UYVY in, GRAY8 in and out, gray tensors,
+ * in system memory; gray pixels stay gray and a YUY2 pair of one colour
+ * converts to that colour (BT.601, limited range: Y 123, U 91, V 175 is
+ * R 200, G 101, B 50 to the level); GRAY8 is not offered in CUDA memory
+ * (GStreamer 1.22's allocator has no layout for it). */
+GST_START_TEST (test_webcam_and_gray_formats)
+{
+  static const struct
+  {
+    const gchar *format;
+    guint8 pair[4];
+  } inputs[] = {
+    {"YUY2", {123, 91, 123, 175}},
+    {"UYVY", {91, 123, 175, 123}},
+  };
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  GstPadTemplate *templ;
+  GstCaps *caps, *cuda;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (inputs); i++) {
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=4,"
+        "height=2,framerate=30/1", inputs[i].format);
+
+    h = harness_new (in_caps, "video/x-raw,format=RGBx,width=4,height=2,"
+        "framerate=30/1");
+    in = gst_buffer_new_allocate (NULL, 16, NULL);
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (k = 0; k < 16; k++)
+      map.data[k] = inputs[i].pair[k % 4];
+    gst_buffer_unmap (in, &map);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    gst_buffer_map (out, &map, GST_MAP_READ);
+    for (k = 0; k < 8; k++) {
+      fail_unless (ABS (map.data[4 * k] - 200) <= 1 &&
+          ABS (map.data[4 * k + 1] - 101) <= 1 &&
+          ABS (map.data[4 * k + 2] - 50) <= 1, "%s pixel %u: %u %u %u",
+          inputs[i].format, k, map.data[4 * k], map.data[4 * k + 1],
+          map.data[4 * k + 2]);
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (in_caps);
+  }
+
+  /* GRAY8 to a gray tensor: the gray itself (full range) */
+  h = harness_new ("video/x-raw,format=GRAY8,width=4,height=2,"
+      "framerate=30/1", "other/tensors,format=static,num_tensors=1,"
+      "types=uint8,dimensions=4:2:1:1");
+  in = gst_buffer_new_allocate (NULL, 8, NULL);
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (k = 0; k < 8; k++)
+    map.data[k] = 30 * k + 7;
+  gst_buffer_unmap (in, &map);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_size (out), 8);
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  for (k = 0; k < 8; k++)
+    fail_unless_equals_int (map.data[k], 30 * k + 7);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* GRAY8 in system memory only */
+  templ = gst_element_get_pad_template (e, "src");
+  caps = gst_pad_template_get_caps (templ);
+  cuda = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),format=GRAY8,"
+      "width=4,height=2,framerate=30/1");
+  fail_if (gst_caps_can_intersect (caps, cuda));
+  gst_caps_unref (cuda);
+  cuda = gst_caps_from_string ("video/x-raw,format=GRAY8,width=4,height=2,"
+      "framerate=30/1");
+  fail_unless (gst_caps_can_intersect (caps, cuda));
+  gst_caps_unref (cuda);
+  gst_caps_unref (caps);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_video_format_conversion)
 {
   GstHarness *h = harness_new (RGBA_4x2,
@@ -669,6 +755,7 @@ cudacacheconvert_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_video_format_conversion);
+  tcase_add_test (tc, test_webcam_and_gray_formats);
   tcase_add_test (tc, test_scaling_negotiates_output_size);
   tcase_add_test (tc, test_letterbox);
   tcase_add_test (tc, test_tensor_nchw_float32_normalised);
