@@ -170,11 +170,14 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "last write wins, whoever made it. Set before negotiation, it is "
           "applied once the element knows its cache, unless that cache's "
           "limit was set later; no other cache is touched. Reads give the "
-          "negotiated cache's limit (before negotiation: a pending value, "
-          "else the device's or system cache's). Default: half the "
-          "device's (or machine's) memory, or " GST_CUDA_CACHE_LIMIT_ENV,
+          "negotiated cache's limit; before negotiation the value written, "
+          "or 0 if none was. Default: the cache's own limit, which depends "
+          "on the machine and so reads and shows as 0 (0 written disables "
+          "caching): half the device's memory for CUDA memory, half the "
+          "machine's RAM for system memory, or " GST_CUDA_CACHE_LIMIT_ENV
+          " (bytes, K/M/G/T suffix, or a percentage of that memory)",
           0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT));
   g_object_class_install_property (gobject_class, PROP_CACHE,
       g_param_spec_object ("cache", "Cache",
           "The cache this element's memory comes from, for clearing it and "
@@ -348,15 +351,19 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     case PROP_CACHE_LIMIT:{
-      gboolean pending;
+      gboolean negotiated;
       guint64 limit_bytes;
 
       GST_OBJECT_LOCK (self);
-      pending = !self->cache && self->limit_asked_at != 0;
-      limit_bytes = self->limit_bytes;
+      negotiated = self->cache != NULL;
+      /* before negotiation: the value written, or 0 (nothing written: the
+       * cache's default applies), never the machine-specific default of a
+       * cache the element may not use, which gst-inspect would show as the
+       * property's default */
+      limit_bytes = self->limit_asked_at != 0 ? self->limit_bytes : 0;
       GST_OBJECT_UNLOCK (self);
 
-      if (!pending)
+      if (negotiated)
         limit_bytes = gst_cuda_cache_base_transform_stats (self).limit_bytes;
       g_value_set_uint64 (value, limit_bytes);
       break;
