@@ -451,6 +451,45 @@ GST_START_TEST (test_cache_limit_pending_until_negotiated)
 
 GST_END_TEST;
 
+/* The system-memory side lists the formats the CUDA side does, not any
+ * video/x-raw: what gst-inspect shows is what is taken. */
+GST_START_TEST (test_system_memory_formats_listed)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *templ = gst_pad_get_pad_template_caps (sink);
+  const GValue *cuda_formats = NULL, *system_formats = NULL;
+  GstCaps *v210;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstStructure *s = gst_caps_get_structure (templ, i);
+
+    if (!gst_structure_has_name (s, "video/x-raw"))
+      continue;
+    if (gst_caps_features_contains (gst_caps_get_features (templ, i),
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      cuda_formats = gst_structure_get_value (s, "format");
+    else
+      system_formats = gst_structure_get_value (s, "format");
+  }
+  fail_unless (cuda_formats != NULL && system_formats != NULL);
+  fail_unless (gst_value_compare (cuda_formats, system_formats) ==
+      GST_VALUE_EQUAL);
+
+  /* a format neither side lists */
+  v210 = gst_caps_from_string ("video/x-raw,format=v210,width=64,height=48,"
+      "framerate=30/1");
+  fail_if (gst_pad_query_accept_caps (sink, v210));
+  gst_caps_unref (v210);
+
+  gst_caps_unref (templ);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* gst-inspect-1.0 (1.22) shows the value a new element reads as the
  * property's default, and hotdoc the param spec's default
  * (GST_PARAM_DOC_SHOW_DEFAULT): both are 0, not this machine's half of its
@@ -653,6 +692,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
   tcase_add_test (tc, test_cache_limit_default_not_machine_specific);
+  tcase_add_test (tc, test_system_memory_formats_listed);
   tcase_add_test (tc, test_device_id_alias);
   tcase_add_test (tc, test_short_tensor_buffer_reported);
   tcase_add_test (tc, test_statistics_properties_deprecated);
