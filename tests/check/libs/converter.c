@@ -243,6 +243,66 @@ GST_START_TEST (test_rejected_config_changes_nothing)
 
 GST_END_TEST;
 
+/* A refused option is named, with the value given and what it takes */
+GST_START_TEST (test_config_errors_say_option_value_and_range)
+{
+  static const struct
+  {
+    const gchar *config;
+    const gchar *says;
+  } cases[] = {
+    {"c, GstCudaCacheConverter.fill-value=(uint)300",
+        "GstCudaCacheConverter.fill-value=(guint)300 is not valid: it takes a "
+          "guint from 0 to 255"},
+    {"c, GstCudaCacheConverter.fill-value=(int)114",
+        "GstCudaCacheConverter.fill-value=(gint)114 is not valid: it takes a "
+          "guint from 0 to 255"},
+    {"c, GstCudaCacheConverter.letterbox=(string)yes",
+        "GstCudaCacheConverter.letterbox=(gchararray)yes is not valid: it "
+          "takes a gboolean (true or false)"},
+    {"c, GstCudaCacheConverter.channel-order=(string)bgr",
+        "GstCudaCacheConverter.channel-order=(gchararray)bgr is not valid: it "
+          "takes a GstCudaCacheChannelOrder (rgb or bgr)"},
+    {"c, GstCudaCacheConverter.scale=(int)2",
+        "GstCudaCacheConverter.scale=(gint)2 is not valid: it takes a finite "
+          "gdouble"},
+    {"c, GstCudaCacheConverter.mean=<1.0, 2.0>",
+        "GstCudaCacheConverter.mean=(GstValueArray)< (double)1, (double)2 > "
+          "is not valid: it takes a GstValueArray of three finite numbers, one "
+          "per channel"},
+    {"c, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>",
+        "GstCudaCacheConverter.std=(GstValueArray)< (double)1, (double)0, "
+          "(double)1 > is not valid: it takes a GstValueArray of three finite "
+          "numbers above 0"},
+  };
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (RGBA_64x48);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (RGBA_64x48);
+  GstCudaCacheConverter *conv = converter_new (RGBA_64x48, RGBA_64x48, NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstStructure *config = gst_structure_from_string (cases[i].config, NULL);
+    GError *error = NULL;
+
+    fail_unless (config != NULL, "%s", cases[i].config);
+    fail_if (gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
+            gst_structure_copy (config), &error));
+    fail_unless (error != NULL && strstr (error->message, cases[i].says),
+        "\"%s\" does not say \"%s\"", error ? error->message : "",
+        cases[i].says);
+    g_clear_error (&error);
+    /* set_config says the same */
+    fail_if (gst_cuda_cache_converter_set_config (conv, config, &error));
+    fail_unless (error != NULL && strstr (error->message, cases[i].says),
+        "\"%s\" does not say \"%s\"", error ? error->message : "",
+        cases[i].says);
+    g_clear_error (&error);
+  }
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 /* GstMemory objects made while @counting: the CPU path's frames */
 static gint memories_made;
 static gboolean counting;
@@ -1014,6 +1074,7 @@ converter_suite (void)
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
+  tcase_add_test (tc, test_config_errors_say_option_value_and_range);
   tcase_add_test (tc, test_small_buffers_refused);
   tcase_add_test (tc, test_three_dimensions_mean_batch_one);
   tcase_add_test (tc, test_reconfigure_caps_and_config);
