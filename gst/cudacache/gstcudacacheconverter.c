@@ -358,6 +358,35 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
   return TRUE;
 }
 
+/* GStreamer's caps parser, not the user, decides the type of an unquoted
+ * value: dimensions=64:48 is read as a flagset (not even a fixed one),
+ * dimensions=640 as an int. Says what to write instead. */
+static gboolean
+tensor_dimensions_are_string (const GstCaps * caps, GError ** error)
+{
+  const GstStructure *s;
+  const GValue *dims;
+  gchar *given;
+
+  if (gst_caps_get_size (caps) != 1)
+    return TRUE;
+  s = gst_caps_get_structure (caps, 0);
+  dims = gst_structure_get_value (s, "dimensions");
+  if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME) || !dims ||
+      G_VALUE_HOLDS_STRING (dims) || GST_VALUE_HOLDS_LIST (dims))
+    return TRUE;
+
+  given = gst_value_serialize (dims);
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "output tensor caps cannot be made: dimensions=(%s)%s is not a string "
+      "(GStreamer reads two numbers such as 64:48 as a flagset, one as an "
+      "int): write it as a string of three or four numbers, e.g. "
+      "dimensions=(string)640:640:3:1 (W:H:3:1 for NCHW, 3:W:H:1 for NHWC)",
+      G_VALUE_TYPE_NAME (dims), given ? given : "?");
+  g_free (given);
+  return FALSE;
+}
+
 /* Says which part of tensor caps the converter cannot make. */
 static void
 tensor_caps_error (const GstCaps * caps, GError ** error)
@@ -408,6 +437,8 @@ info_from_caps (GstCudaCacheConverterInfo * parsed, const GstCaps * in_caps,
   const GstCaps *unfixed = !gst_caps_is_fixed (in_caps) ? in_caps :
       !gst_caps_is_fixed (out_caps) ? out_caps : NULL;
 
+  if (!tensor_dimensions_are_string (out_caps, error))
+    return FALSE;
   /* EMPTY and ANY too: what follows reads one structure of each */
   if (unfixed) {
     gst_cuda_cache_converter_set_error (error, GST_CORE_ERROR,

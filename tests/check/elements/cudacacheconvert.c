@@ -538,6 +538,17 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
   fail_unless (strstr (g_ptr_array_index (errors, 0), "layout must be"),
       "%s", (gchar *) g_ptr_array_index (errors, 0));
   g_ptr_array_unref (errors);
+
+  /* dimensions=64:48, unquoted, is a flagset to GStreamer: the error says
+   * what to write instead */
+  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,dimensions=64:48");
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless (strstr (g_ptr_array_index (errors, 0), "is not a string") &&
+      strstr (g_ptr_array_index (errors, 0),
+          "dimensions=(string)640:640:3:1"), "%s",
+      (gchar *) g_ptr_array_index (errors, 0));
+  g_ptr_array_unref (errors);
 }
 
 GST_END_TEST;

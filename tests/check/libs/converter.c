@@ -100,6 +100,16 @@ GST_START_TEST (test_refusals_say_why)
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=uint8,dimensions=64:48:3:1:1", "one to four numbers",
       "channel");
+  /* unquoted, 64:48 is a flagset and 640 an int: the message says so and
+   * what to write instead */
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=64:48", "dimensions=(GstFlagSet)40:48 "
+      "is not a string (GStreamer reads two numbers such as 64:48 as a "
+      "flagset, one as an int): write it as a string of three or four "
+      "numbers, e.g. dimensions=(string)640:640:3:1", NULL);
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=640", "dimensions=(gint)640 is not a "
+      "string", NULL);
   assert_error_mentions ("video/x-raw,format=YUY2,width=64,height=48",
       RGBA_64x48, "YUY2", NULL);
   /* 16-bit 4:2:0 is taken, not made */
