@@ -92,7 +92,8 @@ struct _GstCudaCacheBaseTransformPrivate
    * for these caps */
   gsize tensor_bytes;
   gboolean short_reported;
-  /* streaming thread only: the caps no output pool could be found for,
+  /* under the object lock: the caps last refused with an error (no output
+   * pool for them, or downstream's tensor caps the element cannot make),
    * one error for them rather than one per negotiation attempt */
   GstCaps *refused_caps;
 };
@@ -581,9 +582,9 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
-  gst_clear_caps (&priv->refused_caps);
 
   GST_OBJECT_LOCK (self);
+  gst_clear_caps (&priv->refused_caps);
   gst_clear_object (&self->cache);
   self->cuda_memory = FALSE;
   context = self->context;
@@ -811,6 +812,24 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
   return cache;
 }
 
+/* For subclasses too: remembers @caps as the last refused ones; TRUE where
+ * they are not those already, so that the refusal is posted once rather
+ * than at every negotiation attempt. NULL forgets them (caps accepted). */
+gboolean
+gst_cuda_cache_base_transform_refuse_caps (GstCudaCacheBaseTransform * self,
+    GstCaps * caps)
+{
+  gboolean again;
+
+  GST_OBJECT_LOCK (self);
+  again = caps && self->priv->refused_caps &&
+      gst_caps_is_equal (caps, self->priv->refused_caps);
+  gst_caps_replace (&self->priv->refused_caps, caps);
+  GST_OBJECT_UNLOCK (self);
+
+  return caps && !again;
+}
+
 /* For subclasses: the CUDA stream the element writes its output on, from
  * start to stop; NULL where it has none (no device, or the driver refused
  * one) */
@@ -1029,18 +1048,15 @@ gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
       &min_buffers, &max_buffers, &from_downstream, &reason);
   gst_query_parse_allocation (query, &caps, NULL);
   if (!pool) {
-    if (caps && self->priv->refused_caps &&
-        gst_caps_is_equal (caps, self->priv->refused_caps)) {
-      GST_DEBUG_OBJECT (self, "refused again: %s", reason);
-    } else {
-      gst_caps_replace (&self->priv->refused_caps, caps);
+    if (gst_cuda_cache_base_transform_refuse_caps (self, caps))
       GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
           ("No output buffers: %s", reason), (NULL));
-    }
+    else
+      GST_DEBUG_OBJECT (self, "refused again: %s", reason);
     g_free (reason);
     return FALSE;
   }
-  gst_clear_caps (&self->priv->refused_caps);
+  gst_cuda_cache_base_transform_refuse_caps (self, NULL);
 
   GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
   if (gst_query_get_n_allocation_pools (query) > 0)

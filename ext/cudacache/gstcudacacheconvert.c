@@ -14,6 +14,12 @@
  * channel. With `letterbox` the picture keeps its aspect ratio and the rest
  * of the output is `fill-value`.
  *
+ * A tensor's `dimensions` is a string of three or four numbers, innermost
+ * first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC. Write it as
+ * `dimensions=(string)640:640:3:1`: GStreamer reads two unquoted numbers
+ * (`64:48`) as a flagset. Tensor fields the element cannot make (`types`,
+ * `num_tensors`, `layout`, `format`) are one error that names the field.
+ *
  * The conversion itself is the library's #GstCudaCacheConverter: CUDA
  * memory is converted on the device by its kernels, on a non-blocking
  * stream of the element's own, and system memory on the CPU with
@@ -68,6 +74,7 @@ enum
 #define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
   "P010_10LE, P016_LE }"
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
+#define CONVERT_LAYOUTS "{ NCHW, NHWC }"
 
 #define VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
@@ -76,9 +83,12 @@ enum
 
 #define SINK_CAPS VIDEO_CAPS (CONVERT_IN_FORMATS)
 
+/* the fields a tensor's caps may name; dimensions, a string, is checked by
+ * the converter */
+#define TENSOR_FIELDS ", format = (string) static, num_tensors = (int) 1, " \
+  "types = (string) " CONVERT_TYPES ", layout = (string) " CONVERT_LAYOUTS
 #define TENSOR_CAPS(features) \
-  GST_CUDA_CACHE_TENSOR_CAPS_NAME features ", format = (string) static, " \
-      "num_tensors = (int) 1, types = (string) " CONVERT_TYPES
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME features TENSOR_FIELDS
 
 #define SRC_CAPS VIDEO_CAPS (CONVERT_FORMATS) "; " \
   TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
@@ -127,6 +137,8 @@ static void gst_cuda_cache_convert_finalize (GObject * object);
 static GstStateChangeReturn gst_cuda_cache_convert_change_state (GstElement *
     element, GstStateChange transition);
 static gboolean gst_cuda_cache_convert_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_cache_convert_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
 static GstCaps *gst_cuda_cache_convert_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static GstCaps *gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
@@ -203,10 +215,13 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       "CUDA cache converter", "Filter/Converter/Video/Scaler/Hardware",
       "Converts, scales and packs frames into images or tensors, on the GPU "
       "for CUDA memory and on the CPU otherwise, into memory from the shared "
-      "cache", "gst-cuda-cache developers");
+      "cache. Tensor dimensions are a string of 3 or 4 numbers, innermost "
+      "first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC, e.g. "
+      "dimensions=(string)640:640:3:1", "gst-cuda-cache developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_query);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_caps);
   trans_class->fixate_caps =
@@ -431,6 +446,119 @@ gst_cuda_cache_convert_stop (GstBaseTransform * trans)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
+/* Which tensor field of @caps the template refuses, and what it takes:
+ * GStreamer says only "not negotiated" for them. NULL if none. */
+static gchar *
+tensor_caps_refusal (GstCaps * caps)
+{
+  static const struct
+  {
+    const gchar *field;
+    const gchar *takes;
+  } fields[] = {
+    {"format", "cudacacheconvert makes static tensors (format=static)"},
+    {"num_tensors", "cudacacheconvert makes one tensor (num_tensors=1)"},
+    {"types", "types must be float32, float16 or uint8"},
+    {"layout", "layout must be NCHW or NHWC"},
+  };
+  GstStructure *templ = gst_structure_from_string (TENSOR_CAPS (""), NULL);
+  gchar *why = NULL;
+  guint i, k;
+
+  for (i = 0; !why && i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
+      continue;
+    for (k = 0; !why && k < G_N_ELEMENTS (fields); k++) {
+      const GValue *asked = gst_structure_get_value (s, fields[k].field);
+      gchar *given;
+
+      if (!asked || gst_value_intersect (NULL, asked,
+              gst_structure_get_value (templ, fields[k].field)))
+        continue;
+      given = gst_value_serialize (asked);
+      why = g_strdup_printf ("%s=%s is not supported: %s", fields[k].field,
+          given ? given : "?", fields[k].takes);
+      g_free (given);
+    }
+  }
+  gst_structure_free (templ);
+
+  return why;
+}
+
+/* @caps and, after them, each of their tensors with any format,
+ * num_tensors, types and layout */
+static GstCaps *
+relax_tensor_fields (GstCaps * caps)
+{
+  GstCaps *relaxed = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
+      continue;
+    s = gst_structure_copy (s);
+    gst_structure_remove_fields (s, "format", "num_tensors", "types",
+        "layout", NULL);
+    gst_caps_append_structure_full (relaxed, s,
+        gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  }
+
+  return relaxed;
+}
+
+/* Tensor fields the element cannot make are said by name, once per
+ * downstream caps, where GStreamer would say only "can't handle caps" or
+ * "not negotiated". So the source pad answers an unfiltered caps query (a
+ * link's check) with tensors of any format, num_tensors, types and layout
+ * as well, and the link is made; when upstream then asks what the element
+ * takes and nothing is left, the refused field is posted. */
+static gboolean
+gst_cuda_cache_convert_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
+      direction, query);
+  GstCaps *filter = NULL, *result = NULL, *downstream;
+  gchar *why;
+
+  if (!ret || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return ret;
+  gst_query_parse_caps (query, &filter);
+  gst_query_parse_caps_result (query, &result);
+  if (!result)
+    return ret;
+  if (direction == GST_PAD_SRC && !filter) {
+    GstCaps *relaxed = relax_tensor_fields (result);
+
+    gst_query_set_caps_result (query, relaxed);
+    gst_caps_unref (relaxed);
+    return ret;
+  }
+  if (direction != GST_PAD_SINK || !gst_caps_is_empty (result))
+    return ret;
+
+  downstream = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      NULL);
+  why = tensor_caps_refusal (downstream);
+  if (why && gst_cuda_cache_base_transform_refuse_caps
+      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), downstream)) {
+    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
+        ("Cannot convert to these caps: %s", why),
+        ("downstream takes %" GST_PTR_FORMAT, downstream));
+  } else if (why) {
+    GST_DEBUG_OBJECT (trans, "refused again: %s", why);
+  }
+  g_free (why);
+  gst_caps_unref (downstream);
+
+  return ret;
+}
+
 static GstCaps *
 gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -456,10 +584,7 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
         features ? gst_caps_features_copy (features) : NULL);
 
     if (direction == GST_PAD_SINK) {
-      GstStructure *tensor =
-          gst_structure_from_string (GST_CUDA_CACHE_TENSOR_CAPS_NAME
-          ", format = (string) static, num_tensors = (int) 1, "
-          "types = (string) " CONVERT_TYPES, NULL);
+      GstStructure *tensor = gst_structure_from_string (TENSOR_CAPS (""), NULL);
 
       if (framerate)
         gst_structure_set_value (tensor, "framerate", framerate);

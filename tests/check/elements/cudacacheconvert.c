@@ -448,6 +448,45 @@ GST_START_TEST (test_bad_properties_refused)
 
 GST_END_TEST;
 
+/* gst-inspect shows what tensors are made: the layouts in the template,
+ * the order of the dimensions (a string caps cannot constrain) in the
+ * description */
+GST_START_TEST (test_template_and_description_say_tensor_shape)
+{
+  GstElementFactory *factory = gst_element_factory_find ("cudacacheconvert");
+  GstElement *e = gst_element_factory_create (factory, NULL);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstCaps *templ = gst_pad_get_pad_template_caps (src);
+  GstCaps *layouts = gst_caps_from_string ("other/tensors,"
+      "layout={ NCHW, NHWC }");
+  const gchar *description = gst_element_factory_get_metadata (factory,
+      GST_ELEMENT_METADATA_DESCRIPTION);
+  guint i, tensors = 0;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstStructure *s = gst_caps_get_structure (templ, i);
+
+    if (!gst_structure_has_name (s, "other/tensors"))
+      continue;
+    tensors++;
+    fail_unless (gst_value_compare (gst_structure_get_value (s, "layout"),
+            gst_structure_get_value (gst_caps_get_structure (layouts, 0),
+                "layout")) == GST_VALUE_EQUAL);
+  }
+  fail_unless_equals_int (tensors, 2);
+  fail_unless (strstr (description, "W:H:3:1 for NCHW, 3:W:H:1 for NHWC") &&
+      strstr (description, "dimensions=(string)640:640:3:1"), "%s",
+      description);
+
+  gst_caps_unref (layouts);
+  gst_caps_unref (templ);
+  gst_object_unref (src);
+  gst_object_unref (e);
+  gst_object_unref (factory);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_tensor_nhwc_open_dimensions)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
@@ -537,6 +576,23 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
   fail_unless_equals_int (errors->len, 1);
   fail_unless (strstr (g_ptr_array_index (errors, 0), "layout must be"),
       "%s", (gchar *) g_ptr_array_index (errors, 0));
+  g_ptr_array_unref (errors);
+
+  /* fields the template refuses: GStreamer would only say "not
+   * negotiated"; the element names the field and what it takes, once */
+  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
+      "types=int8,dimensions=64:48:3:1");
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless_equals_string (g_ptr_array_index (errors, 0), "Cannot convert "
+      "to these caps: types=int8 is not supported: types must be float32, "
+      "float16 or uint8");
+  g_ptr_array_unref (errors);
+  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=2,"
+      "types=float32,dimensions=64:48:3:1");
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless_equals_string (g_ptr_array_index (errors, 0), "Cannot convert "
+      "to these caps: num_tensors=2 is not supported: cudacacheconvert makes "
+      "one tensor (num_tensors=1)");
   g_ptr_array_unref (errors);
 
   /* dimensions=64:48, unquoted, is a flagset to GStreamer: the error says
@@ -692,6 +748,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_p010_in_nv12_out);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
+  tcase_add_test (tc, test_template_and_description_say_tensor_shape);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
