@@ -153,14 +153,14 @@ static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
 static GstFlowReturn gst_cuda_cache_convert_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
+/* No element spec: GObject would replace each value not of its type by
+ * the default and refuse the array with a GLib warning, and Python's
+ * Gst.ValueArray([1, 2, 3]) holds ints. get_triple () takes any number and
+ * checks the range. */
 static GParamSpec *
-triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb,
-    gdouble min, gdouble default_value)
+triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb)
 {
-  return gst_param_spec_array (name, nick, blurb,
-      g_param_spec_double ("value", "Value", "One channel's value", min,
-          G_MAXFLOAT, default_value, G_PARAM_READWRITE |
-          G_PARAM_STATIC_STRINGS),
+  return gst_param_spec_array (name, nick, blurb, NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
@@ -199,13 +199,13 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   g_object_class_install_property (gobject_class, PROP_MEAN,
       triple_param_spec ("mean", "Mean",
           "Tensors: per-channel value subtracted after scaling, in the "
-          "tensor's channel order, e.g. \"<0.485, 0.456, 0.406>\"", -G_MAXFLOAT,
-          DEFAULT_MEAN));
+          "tensor's channel order: three numbers, e.g. "
+          "\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>)"));
   g_object_class_install_property (gobject_class, PROP_STD,
       triple_param_spec ("std", "Standard deviation",
           "Tensors: per-channel divisor applied after the mean, in the "
-          "tensor's channel order, e.g. \"<0.229, 0.224, 0.225>\" (each "
-          "above 0)", 1e-12, DEFAULT_STD));
+          "tensor's channel order: three numbers above 0, e.g. "
+          "\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)"));
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_change_state);
@@ -298,7 +298,7 @@ gst_cuda_cache_convert_change_state (GstElement * element,
 
 static gboolean
 get_triple (GstCudaCacheConvert * self, const GValue * value,
-    const gchar * name, gdouble out[3])
+    const gchar * name, gdouble min, gdouble out[3])
 {
   gdouble triple[3];
   guint i;
@@ -319,6 +319,8 @@ get_triple (GstCudaCacheConvert * self, const GValue * value,
     }
     triple[i] = g_value_get_double (&d);
     g_value_unset (&d);
+    if (!(triple[i] >= min && triple[i] <= G_MAXFLOAT))
+      goto out_of_range;
   }
   for (i = 0; i < 3; i++)
     out[i] = triple[i];
@@ -339,6 +341,13 @@ not_numbers:
             "as \"<0.5, 0.5, 0.5>\"; a value of type %s given: keeping the "
             "previous ones", name,
             G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
+    return FALSE;
+  }
+out_of_range:
+  {
+    refuse_property (self, g_strdup_printf ("%s takes three numbers%s up to "
+            "%g; value %u is %g: keeping the previous ones", name, min > 0 ?
+            " above 0" : " from -3.4e38", G_MAXFLOAT, i, triple[i]));
     return FALSE;
   }
 }
@@ -367,8 +376,9 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
 
   /* parsed before the lock: a refusal is posted, which takes it */
   if (prop_id == PROP_MEAN || prop_id == PROP_STD)
-    valid = get_triple (self, value, prop_id == PROP_MEAN ? "mean" : "std",
-        triple);
+    valid = prop_id == PROP_MEAN ?
+        get_triple (self, value, "mean", -G_MAXFLOAT, triple) :
+        get_triple (self, value, "std", 1e-12, triple);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
