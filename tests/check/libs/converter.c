@@ -313,6 +313,67 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
 
 GST_END_TEST;
 
+/* The 3-value NHWC tensor of @types that the CPU path makes from a 2x1
+ * RGBA frame of pixels (200, 100, 0) and (255, 65, 1), with @scale and
+ * @mean; @values gets its 6 values' bytes. */
+static void
+pack_two_pixels (const gchar * types, gsize value_size, gdouble scale,
+    const gdouble mean[3], guint8 * values)
+{
+  static const gdouble std[3] = { 1.0, 1.0, 1.0 };
+  static const guint8 pixels[8] = { 200, 100, 0, 255, 255, 65, 1, 255 };
+  gchar *out = g_strdup_printf (TENSOR "types=%s,layout=NHWC,"
+      "dimensions=3:2:1:1", types);
+  GstCudaCacheConverter *conv =
+      converter_new ("video/x-raw,format=RGBA,width=2,height=1", out,
+      gst_cuda_cache_converter_build_config (FALSE, 0,
+          GST_CUDA_CACHE_CHANNEL_ORDER_RGB, scale, mean, std));
+  GstBuffer *in = gst_buffer_new_memdup (pixels, sizeof (pixels));
+  GstBuffer *outbuf = gst_buffer_new_allocate (NULL, 6 * value_size, NULL);
+  GError *error = NULL;
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, outbuf,
+          NULL, &error), "%s", error ? error->message : "");
+  gst_buffer_extract (outbuf, 0, values, 6 * value_size);
+  gst_buffer_unref (outbuf);
+  gst_buffer_unref (in);
+  gst_object_unref (conv);
+  g_free (out);
+}
+
+/* What docs/elements.md says of values beyond a tensor type's range:
+ * uint8 is clamped to 0..255 after normalisation, float16 beyond 65504 is
+ * infinity */
+GST_START_TEST (test_tensor_values_beyond_their_type)
+{
+  static const gdouble no_mean[3] = { 0.0, 0.0, 0.0 };
+  static const gdouble blue_mean[3] = { 0.0, 0.0, 10.0 };
+  guint8 u8[6];
+  guint16 f16[6];
+
+  /* scale 2: 400 and 510 clamp to 255, 200 and 130 fit; blue 0 - 10 and
+   * 2 - 10 clamp to 0 */
+  pack_two_pixels ("uint8", 1, 2.0, blue_mean, u8);
+  fail_unless_equals_int (u8[0], 255);
+  fail_unless_equals_int (u8[1], 200);
+  fail_unless_equals_int (u8[2], 0);
+  fail_unless_equals_int (u8[3], 255);
+  fail_unless_equals_int (u8[4], 130);
+  fail_unless_equals_int (u8[5], 0);
+
+  /* scale 1000: 200000, 100000 and 255000 are beyond float16's 65504, so
+   * +inf (0x7c00); 65000 and 1000 are finite, 0 is 0 */
+  pack_two_pixels ("float16", 2, 1000.0, no_mean, (guint8 *) f16);
+  fail_unless_equals_int (f16[0], 0x7c00);
+  fail_unless_equals_int (f16[1], 0x7c00);
+  fail_unless_equals_int (f16[2], 0);
+  fail_unless_equals_int (f16[3], 0x7c00);
+  fail_unless (f16[4] > 0x7b00 && f16[4] < 0x7c00, "65000 is 0x%04x", f16[4]);
+  fail_unless_equals_int (f16[5], 0x63d0);
+}
+
+GST_END_TEST;
+
 /* GstMemory objects made while @counting: the CPU path's frames */
 static gint memories_made;
 static gboolean counting;
@@ -1085,6 +1146,7 @@ converter_suite (void)
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_config_errors_say_option_value_and_range);
+  tcase_add_test (tc, test_tensor_values_beyond_their_type);
   tcase_add_test (tc, test_small_buffers_refused);
   tcase_add_test (tc, test_three_dimensions_mean_batch_one);
   tcase_add_test (tc, test_reconfigure_caps_and_config);
