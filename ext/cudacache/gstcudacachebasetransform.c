@@ -92,7 +92,8 @@ struct _GstCudaCacheBaseTransformPrivate
    * for these caps */
   gsize tensor_bytes;
   gboolean short_reported;
-  /* streaming thread only: the caps no output pool could be found for,
+  /* under the object lock: the caps last refused with an error (no output
+   * pool for them, or downstream's tensor caps the element cannot make),
    * one error for them rather than one per negotiation attempt */
   GstCaps *refused_caps;
 };
@@ -170,11 +171,14 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "last write wins, whoever made it. Set before negotiation, it is "
           "applied once the element knows its cache, unless that cache's "
           "limit was set later; no other cache is touched. Reads give the "
-          "negotiated cache's limit (before negotiation: a pending value, "
-          "else the device's or system cache's). Default: half the "
-          "device's (or machine's) memory, or " GST_CUDA_CACHE_LIMIT_ENV,
+          "negotiated cache's limit; before negotiation the value written, "
+          "or 0 if none was. Default: the cache's own limit, which depends "
+          "on the machine and so reads and shows as 0 (0 written disables "
+          "caching): half the device's memory for CUDA memory, half the "
+          "machine's RAM for system memory, or " GST_CUDA_CACHE_LIMIT_ENV
+          " (bytes, K/M/G/T suffix, or a percentage of that memory)",
           0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT));
   g_object_class_install_property (gobject_class, PROP_CACHE,
       g_param_spec_object ("cache", "Cache",
           "The cache this element's memory comes from, for clearing it and "
@@ -348,15 +352,19 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
       break;
     case PROP_CACHE_LIMIT:{
-      gboolean pending;
+      gboolean negotiated;
       guint64 limit_bytes;
 
       GST_OBJECT_LOCK (self);
-      pending = !self->cache && self->limit_asked_at != 0;
-      limit_bytes = self->limit_bytes;
+      negotiated = self->cache != NULL;
+      /* before negotiation: the value written, or 0 (nothing written: the
+       * cache's default applies), never the machine-specific default of a
+       * cache the element may not use, which gst-inspect would show as the
+       * property's default */
+      limit_bytes = self->limit_asked_at != 0 ? self->limit_bytes : 0;
       GST_OBJECT_UNLOCK (self);
 
-      if (!pending)
+      if (negotiated)
         limit_bytes = gst_cuda_cache_base_transform_stats (self).limit_bytes;
       g_value_set_uint64 (value, limit_bytes);
       break;
@@ -574,9 +582,9 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
-  gst_clear_caps (&priv->refused_caps);
 
   GST_OBJECT_LOCK (self);
+  gst_clear_caps (&priv->refused_caps);
   gst_clear_object (&self->cache);
   self->cuda_memory = FALSE;
   context = self->context;
@@ -804,6 +812,24 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
   return cache;
 }
 
+/* For subclasses too: remembers @caps as the last refused ones; TRUE where
+ * they are not those already, so that the refusal is posted once rather
+ * than at every negotiation attempt. NULL forgets them (caps accepted). */
+gboolean
+gst_cuda_cache_base_transform_refuse_caps (GstCudaCacheBaseTransform * self,
+    GstCaps * caps)
+{
+  gboolean again;
+
+  GST_OBJECT_LOCK (self);
+  again = caps && self->priv->refused_caps &&
+      gst_caps_is_equal (caps, self->priv->refused_caps);
+  gst_caps_replace (&self->priv->refused_caps, caps);
+  GST_OBJECT_UNLOCK (self);
+
+  return caps && !again;
+}
+
 /* For subclasses: the CUDA stream the element writes its output on, from
  * start to stop; NULL where it has none (no device, or the driver refused
  * one) */
@@ -1022,18 +1048,15 @@ gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
       &min_buffers, &max_buffers, &from_downstream, &reason);
   gst_query_parse_allocation (query, &caps, NULL);
   if (!pool) {
-    if (caps && self->priv->refused_caps &&
-        gst_caps_is_equal (caps, self->priv->refused_caps)) {
-      GST_DEBUG_OBJECT (self, "refused again: %s", reason);
-    } else {
-      gst_caps_replace (&self->priv->refused_caps, caps);
+    if (gst_cuda_cache_base_transform_refuse_caps (self, caps))
       GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS,
           ("No output buffers: %s", reason), (NULL));
-    }
+    else
+      GST_DEBUG_OBJECT (self, "refused again: %s", reason);
     g_free (reason);
     return FALSE;
   }
-  gst_clear_caps (&self->priv->refused_caps);
+  gst_cuda_cache_base_transform_refuse_caps (self, NULL);
 
   GST_DEBUG_OBJECT (trans, "output from %" GST_PTR_FORMAT, pool);
   if (gst_query_get_n_allocation_pools (query) > 0)

@@ -89,6 +89,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaCacheBaseTransform, gst_object_unref)
 
 CUstream gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self);
 
+gboolean gst_cuda_cache_base_transform_refuse_caps (GstCudaCacheBaseTransform * self,
+    GstCaps * caps);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_BASE_TRANSFORM_H__ */

@@ -17,6 +17,12 @@
  * `value * scale / std - mean / std` per channel. With `letterbox` the picture keeps its aspect ratio and the rest
  * of the output is `fill-value`.
  *
+ * A tensor's `dimensions` is a string of three or four numbers, innermost
+ * first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC. Write it as
+ * `dimensions=(string)640:640:3:1`: GStreamer reads two unquoted numbers
+ * (`64:48`) as a flagset. Tensor fields the element cannot make (`types`,
+ * `num_tensors`, `layout`, `format`) are one error that names the field.
+ *
  * The conversion itself is the library's #GstCudaCacheConverter: CUDA
  * memory is converted on the device by its kernels, on a non-blocking
  * stream of the element's own, and system memory on the CPU with
@@ -76,6 +82,7 @@ enum
 #define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
   "GRAY8, P010_10LE, P016_LE, YUY2, UYVY }"
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
+#define CONVERT_LAYOUTS "{ NCHW, NHWC }"
 
 #define VIDEO_CAPS(formats) \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
@@ -90,9 +97,12 @@ enum
       CONVERT_CUDA_IN_FORMATS) "; " \
   GST_VIDEO_CAPS_MAKE (CONVERT_IN_FORMATS)
 
+/* the fields a tensor's caps may name; dimensions, a string, is checked by
+ * the converter */
+#define TENSOR_FIELDS ", format = (string) static, num_tensors = (int) 1, " \
+  "types = (string) " CONVERT_TYPES ", layout = (string) " CONVERT_LAYOUTS
 #define TENSOR_CAPS(features) \
-  GST_CUDA_CACHE_TENSOR_CAPS_NAME features ", format = (string) static, " \
-      "num_tensors = (int) 1, types = (string) " CONVERT_TYPES
+  GST_CUDA_CACHE_TENSOR_CAPS_NAME features TENSOR_FIELDS
 
 #define SRC_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
@@ -144,6 +154,8 @@ static void gst_cuda_cache_convert_finalize (GObject * object);
 static GstStateChangeReturn gst_cuda_cache_convert_change_state (GstElement *
     element, GstStateChange transition);
 static gboolean gst_cuda_cache_convert_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_cache_convert_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
 static GstCaps *gst_cuda_cache_convert_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static GstCaps *gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
@@ -158,14 +170,14 @@ static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
 static GstFlowReturn gst_cuda_cache_convert_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
+/* No element spec: GObject would replace each value not of its type by
+ * the default and refuse the array with a GLib warning, and Python's
+ * Gst.ValueArray([1, 2, 3]) holds ints. get_triple () takes any number and
+ * checks the range. */
 static GParamSpec *
-triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb,
-    gdouble min, gdouble default_value)
+triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb)
 {
-  return gst_param_spec_array (name, nick, blurb,
-      g_param_spec_double ("value", "Value", "One channel's value", min,
-          G_MAXFLOAT, default_value, G_PARAM_READWRITE |
-          G_PARAM_STATIC_STRINGS),
+  return gst_param_spec_array (name, nick, blurb, NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
@@ -204,13 +216,13 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   g_object_class_install_property (gobject_class, PROP_MEAN,
       triple_param_spec ("mean", "Mean",
           "Tensors: per-channel value subtracted after scaling, in the "
-          "tensor's channel order, e.g. \"<0.485, 0.456, 0.406>\"", -G_MAXFLOAT,
-          DEFAULT_MEAN));
+          "tensor's channel order: three numbers, e.g. "
+          "\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>)"));
   g_object_class_install_property (gobject_class, PROP_STD,
       triple_param_spec ("std", "Standard deviation",
           "Tensors: per-channel divisor applied after the mean, in the "
-          "tensor's channel order, e.g. \"<0.229, 0.224, 0.225>\" (each "
-          "above 0)", 1e-12, DEFAULT_STD));
+          "tensor's channel order: three numbers above 0, e.g. "
+          "\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)"));
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_change_state);
@@ -220,10 +232,13 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       "CUDA cache converter", "Filter/Converter/Video/Scaler/Hardware",
       "Converts, scales and packs frames into images or tensors, on the GPU "
       "for CUDA memory and on the CPU otherwise, into memory from the shared "
-      "cache", "gst-cuda-cache developers");
+      "cache. Tensor dimensions are a string of 3 or 4 numbers, innermost "
+      "first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC, e.g. "
+      "dimensions=(string)640:640:3:1", "gst-cuda-cache developers");
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_stop);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_query);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_caps);
   trans_class->fixate_caps =
@@ -300,7 +315,7 @@ gst_cuda_cache_convert_change_state (GstElement * element,
 
 static gboolean
 get_triple (GstCudaCacheConvert * self, const GValue * value,
-    const gchar * name, gdouble out[3])
+    const gchar * name, gdouble min, gdouble out[3])
 {
   gdouble triple[3];
   guint i;
@@ -321,6 +336,8 @@ get_triple (GstCudaCacheConvert * self, const GValue * value,
     }
     triple[i] = g_value_get_double (&d);
     g_value_unset (&d);
+    if (!(triple[i] >= min && triple[i] <= G_MAXFLOAT))
+      goto out_of_range;
   }
   for (i = 0; i < 3; i++)
     out[i] = triple[i];
@@ -341,6 +358,13 @@ not_numbers:
             "as \"<0.5, 0.5, 0.5>\"; a value of type %s given: keeping the "
             "previous ones", name,
             G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
+    return FALSE;
+  }
+out_of_range:
+  {
+    refuse_property (self, g_strdup_printf ("%s takes three numbers%s up to "
+            "%g; value %u is %g: keeping the previous ones", name, min > 0 ?
+            " above 0" : " from -3.4e38", G_MAXFLOAT, i, triple[i]));
     return FALSE;
   }
 }
@@ -369,8 +393,9 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
 
   /* parsed before the lock: a refusal is posted, which takes it */
   if (prop_id == PROP_MEAN || prop_id == PROP_STD)
-    valid = get_triple (self, value, prop_id == PROP_MEAN ? "mean" : "std",
-        triple);
+    valid = prop_id == PROP_MEAN ?
+        get_triple (self, value, "mean", -G_MAXFLOAT, triple) :
+        get_triple (self, value, "std", 1e-12, triple);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -448,6 +473,119 @@ gst_cuda_cache_convert_stop (GstBaseTransform * trans)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
+/* Which tensor field of @caps the template refuses, and what it takes:
+ * GStreamer says only "not negotiated" for them. NULL if none. */
+static gchar *
+tensor_caps_refusal (GstCaps * caps)
+{
+  static const struct
+  {
+    const gchar *field;
+    const gchar *takes;
+  } fields[] = {
+    {"format", "cudacacheconvert makes static tensors (format=static)"},
+    {"num_tensors", "cudacacheconvert makes one tensor (num_tensors=1)"},
+    {"types", "types must be float32, float16 or uint8"},
+    {"layout", "layout must be NCHW or NHWC"},
+  };
+  GstStructure *templ = gst_structure_from_string (TENSOR_CAPS (""), NULL);
+  gchar *why = NULL;
+  guint i, k;
+
+  for (i = 0; !why && i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
+      continue;
+    for (k = 0; !why && k < G_N_ELEMENTS (fields); k++) {
+      const GValue *asked = gst_structure_get_value (s, fields[k].field);
+      gchar *given;
+
+      if (!asked || gst_value_intersect (NULL, asked,
+              gst_structure_get_value (templ, fields[k].field)))
+        continue;
+      given = gst_value_serialize (asked);
+      why = g_strdup_printf ("%s=%s is not supported: %s", fields[k].field,
+          given ? given : "?", fields[k].takes);
+      g_free (given);
+    }
+  }
+  gst_structure_free (templ);
+
+  return why;
+}
+
+/* @caps and, after them, each of their tensors with any format,
+ * num_tensors, types and layout */
+static GstCaps *
+relax_tensor_fields (GstCaps * caps)
+{
+  GstCaps *relaxed = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
+      continue;
+    s = gst_structure_copy (s);
+    gst_structure_remove_fields (s, "format", "num_tensors", "types",
+        "layout", NULL);
+    gst_caps_append_structure_full (relaxed, s,
+        gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  }
+
+  return relaxed;
+}
+
+/* Tensor fields the element cannot make are said by name, once per
+ * downstream caps, where GStreamer would say only "can't handle caps" or
+ * "not negotiated". So the source pad answers an unfiltered caps query (a
+ * link's check) with tensors of any format, num_tensors, types and layout
+ * as well, and the link is made; when upstream then asks what the element
+ * takes and nothing is left, the refused field is posted. */
+static gboolean
+gst_cuda_cache_convert_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
+      direction, query);
+  GstCaps *filter = NULL, *result = NULL, *downstream;
+  gchar *why;
+
+  if (!ret || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return ret;
+  gst_query_parse_caps (query, &filter);
+  gst_query_parse_caps_result (query, &result);
+  if (!result)
+    return ret;
+  if (direction == GST_PAD_SRC && !filter) {
+    GstCaps *relaxed = relax_tensor_fields (result);
+
+    gst_query_set_caps_result (query, relaxed);
+    gst_caps_unref (relaxed);
+    return ret;
+  }
+  if (direction != GST_PAD_SINK || !gst_caps_is_empty (result))
+    return ret;
+
+  downstream = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      NULL);
+  why = tensor_caps_refusal (downstream);
+  if (why && gst_cuda_cache_base_transform_refuse_caps
+      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), downstream)) {
+    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
+        ("Cannot convert to these caps: %s", why),
+        ("downstream takes %" GST_PTR_FORMAT, downstream));
+  } else if (why) {
+    GST_DEBUG_OBJECT (trans, "refused again: %s", why);
+  }
+  g_free (why);
+  gst_caps_unref (downstream);
+
+  return ret;
+}
+
 static GstCaps *
 gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -478,10 +616,7 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
         features ? gst_caps_features_copy (features) : NULL);
 
     if (direction == GST_PAD_SINK) {
-      GstStructure *tensor =
-          gst_structure_from_string (GST_CUDA_CACHE_TENSOR_CAPS_NAME
-          ", format = (string) static, num_tensors = (int) 1, "
-          "types = (string) " CONVERT_TYPES, NULL);
+      GstStructure *tensor = gst_structure_from_string (TENSOR_CAPS (""), NULL);
 
       if (framerate)
         gst_structure_set_value (tensor, "framerate", framerate);

@@ -42,6 +42,10 @@ ensure_debug_category (void)                                             \
 static inline GstDebugCategory *ensure_debug_category (void)
 #endif
 
+/* The name of each device's shared cache is this and the device's number
+ * (gst_cuda_cache_device_get_cache ()). */
+#define GST_CUDA_CACHE_DEVICE_NAME_PREFIX "cudacache-device"
+
 /* What a pool's caps ask for: a pitched video image, or a packed tensor. */
 typedef enum
 {

@@ -75,6 +75,9 @@ enum
 #define DEFAULT_DEVICE_MEMORY 0
 #define DEFAULT_FLAGS GST_CUDA_CACHE_FLAG_NONE
 
+/* the process's system-memory cache (gst_cuda_cache_get_system ()) */
+#define SYSTEM_CACHE_NAME "cudacache-system"
+
 typedef struct
 {
   guint64 used_bytes;
@@ -206,8 +209,9 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
   g_object_class_install_property (gobject_class, PROP_LIMIT,
       g_param_spec_uint64 ("limit", "Limit",
           "Bytes the cache may own, in use and idle, before it drops idle "
-          "blocks (0: keep nothing idle). Default: half the device memory, "
-          "or " GST_CUDA_CACHE_LIMIT_ENV, 0, G_MAXUINT64, 0,
+          "blocks (0: keep nothing idle). Default: half of device-memory "
+          "(the device's memory, or the machine's for the system-memory "
+          "cache), or " GST_CUDA_CACHE_LIMIT_ENV, 0, G_MAXUINT64, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
@@ -274,6 +278,12 @@ gst_cuda_cache_constructed (GObject * object)
 {
   GstCudaCache *self = GST_CUDA_CACHE (object);
   const gchar *env = g_getenv (GST_CUDA_CACHE_LIMIT_ENV);
+  /* what a percentage is of, in the user's words */
+  const gchar *memory =
+      g_strcmp0 (GST_OBJECT_NAME (self), SYSTEM_CACHE_NAME) == 0 ?
+      "system memory" : g_str_has_prefix (GST_OBJECT_NAME (self),
+      GST_CUDA_CACHE_DEVICE_NAME_PREFIX) ? "device memory" :
+      "memory this cache allocates from";
 
   self->limit_bytes = self->device_memory / 2;
 
@@ -292,9 +302,8 @@ gst_cuda_cache_constructed (GObject * object)
       GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\": "
           "%s; expected bytes with an optional K, M, G or T suffix (e.g. "
           "512M) or a percentage (e.g. 25%%) of the %" G_GUINT64_FORMAT
-          " bytes of memory this cache allocates from; keeping the default "
-          "limit of %" G_GUINT64_FORMAT " bytes", env, why,
-          self->device_memory, self->limit_bytes);
+          " bytes of %s; keeping the default limit of %" G_GUINT64_FORMAT
+          " bytes", env, why, self->device_memory, memory, self->limit_bytes);
     }
   }
 
@@ -864,7 +873,7 @@ gst_cuda_cache_get_system (void)
   if (g_once_init_enter (&system_cache)) {
     gint64 pages = sysconf (_SC_PHYS_PAGES);
     gint64 page_size = sysconf (_SC_PAGESIZE);
-    GstCudaCache *cache = gst_cuda_cache_new_named ("cudacache-system",
+    GstCudaCache *cache = gst_cuda_cache_new_named (SYSTEM_CACHE_NAME,
         pages > 0 && page_size > 0 ? (guint64) pages * page_size : 0,
         GST_CUDA_CACHE_FLAG_NONE);
 

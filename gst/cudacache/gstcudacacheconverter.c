@@ -192,6 +192,21 @@ gst_cuda_cache_converter_tensor_fits (const GstCudaCacheConverterInfo * info,
 
 /* Config */
 
+/* Says which option of @config is wrong, the value it was given and what
+ * it takes. */
+static void
+option_error (GError ** error, const GstStructure * config,
+    const gchar * field, const gchar * takes)
+{
+  const GValue *value = gst_structure_get_value (config, field);
+  gchar *given = gst_value_serialize (value);
+
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+      "%s=(%s)%s is not valid: it takes %s", field, G_VALUE_TYPE_NAME (value),
+      given ? given : "?", takes);
+  g_free (given);
+}
+
 static gboolean
 get_triple (const GstStructure * config, const gchar * field, gdouble out[3],
     gdouble min, GError ** error)
@@ -224,9 +239,10 @@ get_triple (const GstStructure * config, const gchar * field, gdouble out[3],
   return TRUE;
 
 invalid:
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-      "%s takes three finite numbers%s, one per channel, such as "
-      "\"<0.5, 0.5, 0.5>\"", field, min > 0 ? " above 0" : "");
+  option_error (error, config, field, min > 0 ?
+      "a GstValueArray of three finite numbers above 0, one per channel, "
+      "such as \"<0.5, 0.5, 0.5>\"" : "a GstValueArray of three finite "
+      "numbers, one per channel, such as \"<0.5, 0.5, 0.5>\"");
   return FALSE;
 }
 
@@ -244,24 +260,24 @@ options_from_config (GstCudaCacheConverterOptions * options,
   if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX)
       && !gst_structure_get_boolean (config,
           GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &parsed.letterbox))
-    goto invalid_field;
+    goto invalid_letterbox;
   if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE)
       && (!gst_structure_get_uint (config,
               GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, &parsed.fill_value)
           || parsed.fill_value > 255))
-    goto invalid_field;
+    goto invalid_fill_value;
   value = gst_structure_get_value (config,
       GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER);
   if (value) {
     if (!G_VALUE_HOLDS (value, GST_TYPE_CUDA_CACHE_CHANNEL_ORDER))
-      goto invalid_field;
+      goto invalid_channel_order;
     parsed.channel_order = g_value_get_enum (value);
   }
   if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_SCALE)
       && (!gst_structure_get_double (config,
               GST_CUDA_CACHE_CONVERTER_OPT_SCALE, &parsed.scale)
           || !isfinite (parsed.scale)))
-    goto invalid_field;
+    goto invalid_scale;
   if (!get_triple (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, parsed.mean,
           -G_MAXDOUBLE, error) ||
       !get_triple (config, GST_CUDA_CACHE_CONVERTER_OPT_STD, parsed.std,
@@ -271,10 +287,22 @@ options_from_config (GstCudaCacheConverterOptions * options,
   *options = parsed;
   return TRUE;
 
-invalid_field:
-  gst_cuda_cache_converter_set_error (error, GST_CORE_ERROR,
-      GST_CORE_ERROR_FAILED, "invalid converter config %" GST_PTR_FORMAT,
-      config);
+  /* ERRORS */
+invalid_letterbox:
+  option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
+      "a gboolean (true or false)");
+  return FALSE;
+invalid_fill_value:
+  option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
+      "a guint from 0 to 255");
+  return FALSE;
+invalid_channel_order:
+  option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+      "a GstCudaCacheChannelOrder (rgb or bgr)");
+  return FALSE;
+invalid_scale:
+  option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_SCALE,
+      "a finite gdouble");
   return FALSE;
 }
 
@@ -334,6 +362,35 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
   return TRUE;
 }
 
+/* GStreamer's caps parser, not the user, decides the type of an unquoted
+ * value: dimensions=64:48 is read as a flagset (not even a fixed one),
+ * dimensions=640 as an int. Says what to write instead. */
+static gboolean
+tensor_dimensions_are_string (const GstCaps * caps, GError ** error)
+{
+  const GstStructure *s;
+  const GValue *dims;
+  gchar *given;
+
+  if (gst_caps_get_size (caps) != 1)
+    return TRUE;
+  s = gst_caps_get_structure (caps, 0);
+  dims = gst_structure_get_value (s, "dimensions");
+  if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME) || !dims ||
+      G_VALUE_HOLDS_STRING (dims) || GST_VALUE_HOLDS_LIST (dims))
+    return TRUE;
+
+  given = gst_value_serialize (dims);
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "output tensor caps cannot be made: dimensions=(%s)%s is not a string "
+      "(GStreamer reads two numbers such as 64:48 as a flagset, one as an "
+      "int): write it as a string of three or four numbers, e.g. "
+      "dimensions=(string)640:640:3:1 (W:H:3:1 for NCHW, 3:W:H:1 for NHWC)",
+      G_VALUE_TYPE_NAME (dims), given ? given : "?");
+  g_free (given);
+  return FALSE;
+}
+
 /* Says which part of tensor caps the converter cannot make. */
 static void
 tensor_caps_error (const GstCaps * caps, GError ** error)
@@ -384,6 +441,8 @@ info_from_caps (GstCudaCacheConverterInfo * parsed, const GstCaps * in_caps,
   const GstCaps *unfixed = !gst_caps_is_fixed (in_caps) ? in_caps :
       !gst_caps_is_fixed (out_caps) ? out_caps : NULL;
 
+  if (!tensor_dimensions_are_string (out_caps, error))
+    return FALSE;
   /* EMPTY and ANY too: what follows reads one structure of each */
   if (unfixed) {
     gst_cuda_cache_converter_set_error (error, GST_CORE_ERROR,

@@ -196,7 +196,7 @@ gst_cuda_cache_device_get_cache (GstCudaContext * context)
     gchar *name;
 
     gst_cuda_cache_device_get_memory_info (context, NULL, &total);
-    name = g_strdup_printf ("cudacache-device%u", device_id);
+    name = g_strdup_printf (GST_CUDA_CACHE_DEVICE_NAME_PREFIX "%u", device_id);
     cache = gst_cuda_cache_new_named (name, total,
         GST_CUDA_CACHE_FLAG_ASYNC_FREE);
     g_free (name);

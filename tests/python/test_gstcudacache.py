@@ -335,6 +335,20 @@ class DLPack(unittest.TestCase):
         self.assertEqual(buf.mini_object.refcount, base)
 
 
+    def test_mean_std_take_python_ints(self):
+        """mean and std from Python: a list or Gst.ValueArray of floats, or
+        of ints (GObject's element spec used to refuse ints with a GLib
+        warning); mixing ints and floats in one array is refused by
+        GStreamer's Python overrides before the element sees it."""
+        convert = Gst.ElementFactory.make("cudacacheconvert")
+        for value in ([0.5, 0.25, 0.125], Gst.ValueArray([0.5, 0.25, 0.125]),
+                      [1, 2, 3], Gst.ValueArray([1, 2, 3])):
+            convert.set_property("mean", value)
+            self.assertEqual(list(convert.get_property("mean")),
+                             list(value), repr(value))
+        convert.set_property("std", [2, 4, 8])
+        self.assertEqual(list(convert.get_property("std")), [2.0, 4.0, 8.0])
+
     def test_bad_arguments_raise_value_error(self):
         # the reason comes back as a ValueError; the library raises no
         # critical (the suite runs with G_DEBUG=fatal-criticals)

@@ -519,8 +519,16 @@ GST_START_TEST (test_bad_properties_refused)
   g_clear_error (&err);
   gst_message_unref (msg);
   gst_element_set_state (e, GST_STATE_NULL);
-  ASSERT_PROPERTY_REFUSED (gst_util_set_object_arg (G_OBJECT (e), "std",
-          "<1.0, 0.0, 1.0>"));
+  /* std above 0: refused on the bus too (the param spec has no element
+   * spec, which would turn Python's ints into a GLib warning) */
+  gst_util_set_object_arg (G_OBJECT (e), "std", "<1.0, 0.0, 1.0>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "std 0 was not refused");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless_equals_string (err->message, "std takes three numbers above 0 "
+      "up to 3.40282e+38; value 1 is 0: keeping the previous ones");
+  g_clear_error (&err);
+  gst_message_unref (msg);
   g_value_init (&std, GST_TYPE_ARRAY);
   g_object_get_property (G_OBJECT (e), "std", &std);
   fail_unless_equals_int (gst_value_array_get_size (&std), 3);
@@ -530,6 +538,45 @@ GST_START_TEST (test_bad_properties_refused)
   gst_element_set_bus (e, NULL);
   gst_object_unref (bus);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* gst-inspect shows what tensors are made: the layouts in the template,
+ * the order of the dimensions (a string caps cannot constrain) in the
+ * description */
+GST_START_TEST (test_template_and_description_say_tensor_shape)
+{
+  GstElementFactory *factory = gst_element_factory_find ("cudacacheconvert");
+  GstElement *e = gst_element_factory_create (factory, NULL);
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstCaps *templ = gst_pad_get_pad_template_caps (src);
+  GstCaps *layouts = gst_caps_from_string ("other/tensors,"
+      "layout={ NCHW, NHWC }");
+  const gchar *description = gst_element_factory_get_metadata (factory,
+      GST_ELEMENT_METADATA_DESCRIPTION);
+  guint i, tensors = 0;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstStructure *s = gst_caps_get_structure (templ, i);
+
+    if (!gst_structure_has_name (s, "other/tensors"))
+      continue;
+    tensors++;
+    fail_unless (gst_value_compare (gst_structure_get_value (s, "layout"),
+            gst_structure_get_value (gst_caps_get_structure (layouts, 0),
+                "layout")) == GST_VALUE_EQUAL);
+  }
+  fail_unless_equals_int (tensors, 2);
+  fail_unless (strstr (description, "W:H:3:1 for NCHW, 3:W:H:1 for NHWC") &&
+      strstr (description, "dimensions=(string)640:640:3:1"), "%s",
+      description);
+
+  gst_caps_unref (layouts);
+  gst_caps_unref (templ);
+  gst_object_unref (src);
+  gst_object_unref (e);
+  gst_object_unref (factory);
 }
 
 GST_END_TEST;
@@ -606,24 +653,46 @@ refused_shape_errors (const gchar * tensor_caps)
   return errors;
 }
 
+/* @tensor_caps downstream are refused with one error, which says @says */
+static void
+assert_one_refusal (const gchar * tensor_caps, const gchar * says)
+{
+  GPtrArray *errors = refused_shape_errors (tensor_caps);
+
+  fail_unless_equals_int (errors->len, 1);
+  fail_unless (strstr (g_ptr_array_index (errors, 0), says), "\"%s\" does "
+      "not say \"%s\"", (gchar *) g_ptr_array_index (errors, 0), says);
+  g_ptr_array_unref (errors);
+}
+
 GST_START_TEST (test_refused_shape_one_accurate_error)
 {
-  GPtrArray *errors;
-
-  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
-      "types=float32,dimensions=64:48:4:1");
-  fail_unless_equals_int (errors->len, 1);
-  fail_unless (strstr (g_ptr_array_index (errors, 0), "4 channel(s)"),
-      "%s", (gchar *) g_ptr_array_index (errors, 0));
-  g_ptr_array_unref (errors);
+  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,dimensions=64:48:4:1", "4 channel(s)");
 
   /* three channels and batch 1: the message names the real problem */
-  errors = refused_shape_errors ("other/tensors,format=static,num_tensors=1,"
-      "types=float32,layout=NCWH,dimensions=64:48:3:1");
-  fail_unless_equals_int (errors->len, 1);
-  fail_unless (strstr (g_ptr_array_index (errors, 0), "layout must be"),
-      "%s", (gchar *) g_ptr_array_index (errors, 0));
-  g_ptr_array_unref (errors);
+  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,layout=NCWH,dimensions=64:48:3:1",
+      "Cannot convert to these caps: layout=NCWH is not supported: layout "
+      "must be NCHW or NHWC");
+
+  /* fields the template refuses: GStreamer would only say "not
+   * negotiated"; the element names the field and what it takes */
+  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
+      "types=int8,dimensions=64:48:3:1", "Cannot convert to these caps: "
+      "types=int8 is not supported: types must be float32, float16 or uint8");
+  assert_one_refusal ("other/tensors,format=static,num_tensors=2,"
+      "types=float32,dimensions=64:48:3:1", "Cannot convert to these caps: "
+      "num_tensors=2 is not supported: cudacacheconvert makes one tensor "
+      "(num_tensors=1)");
+
+  /* dimensions=64:48, unquoted, is a flagset to GStreamer (fixated, it
+   * reads 40:ffffffff): the error says what to write instead */
+  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
+      "types=float32,dimensions=64:48", "dimensions=(GstFlagSet)40:ffffffff "
+      "is not a string (GStreamer reads two numbers such as 64:48 as a flagset, one "
+      "as an int): write it as a string of three or four numbers, e.g. "
+      "dimensions=(string)640:640:3:1");
 }
 
 GST_END_TEST;
@@ -768,6 +837,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_p010_in_nv12_out);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
+  tcase_add_test (tc, test_template_and_description_say_tensor_shape);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);

@@ -451,6 +451,73 @@ GST_START_TEST (test_cache_limit_pending_until_negotiated)
 
 GST_END_TEST;
 
+/* The system-memory side lists the formats the CUDA side does, not any
+ * video/x-raw: what gst-inspect shows is what is taken. */
+GST_START_TEST (test_system_memory_formats_listed)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *templ = gst_pad_get_pad_template_caps (sink);
+  const GValue *cuda_formats = NULL, *system_formats = NULL;
+  GstCaps *v210;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    GstStructure *s = gst_caps_get_structure (templ, i);
+
+    if (!gst_structure_has_name (s, "video/x-raw"))
+      continue;
+    if (gst_caps_features_contains (gst_caps_get_features (templ, i),
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      cuda_formats = gst_structure_get_value (s, "format");
+    else
+      system_formats = gst_structure_get_value (s, "format");
+  }
+  fail_unless (cuda_formats != NULL && system_formats != NULL);
+  fail_unless (gst_value_compare (cuda_formats, system_formats) ==
+      GST_VALUE_EQUAL);
+
+  /* a format neither side lists */
+  v210 = gst_caps_from_string ("video/x-raw,format=v210,width=64,height=48,"
+      "framerate=30/1");
+  fail_if (gst_pad_query_accept_caps (sink, v210));
+  gst_caps_unref (v210);
+
+  gst_caps_unref (templ);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* gst-inspect-1.0 (1.22) shows the value a new element reads as the
+ * property's default, and hotdoc the param spec's default
+ * (GST_PARAM_DOC_SHOW_DEFAULT): both are 0, not this machine's half of its
+ * memory, and the blurb says what the default is. */
+GST_START_TEST (test_cache_limit_default_not_machine_specific)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
+  GParamSpec *pspec =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (e), "cache-limit");
+  const gchar *blurb = g_param_spec_get_blurb (pspec);
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 limit = 1;
+
+  fail_unless (gst_cuda_cache_get_limit (cache) > 0);
+  g_object_get (e, "cache-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 0);
+  fail_unless (pspec->flags & GST_PARAM_DOC_SHOW_DEFAULT);
+  fail_unless_equals_uint64 (G_PARAM_SPEC_UINT64 (pspec)->default_value, 0);
+  fail_unless (strstr (blurb, "depends on the machine and so reads and "
+          "shows as 0") && strstr (blurb, "half the machine's RAM for system "
+          "memory") && strstr (blurb, "GST_CUDA_CACHE_LIMIT"), "%s", blurb);
+
+  gst_object_unref (cache);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* The `cache` property: none before negotiation, then the one the
  * element's memory comes from, for clearing and scoped statistics. */
 GST_START_TEST (test_cache_property)
@@ -624,6 +691,8 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_limit_last_write_wins);
   tcase_add_test (tc, test_cache_limit_pending_until_negotiated);
   tcase_add_test (tc, test_cache_property);
+  tcase_add_test (tc, test_cache_limit_default_not_machine_specific);
+  tcase_add_test (tc, test_system_memory_formats_listed);
   tcase_add_test (tc, test_device_id_alias);
   tcase_add_test (tc, test_short_tensor_buffer_reported);
   tcase_add_test (tc, test_statistics_properties_deprecated);

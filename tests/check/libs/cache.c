@@ -623,7 +623,7 @@ GST_START_TEST (test_limit_from_environment)
   gst_object_unref (cache);
 
   /* the system cache's percentages are of the machine's memory: its
-   * warning names it and says so, not "device memory" */
+   * warning names it and says "system memory", not "device memory" */
   g_setenv (GST_CUDA_CACHE_LIMIT_ENV, "101%", TRUE);
   watch_output (TRUE);
   cache = gst_cuda_cache_get_system ();
@@ -636,9 +636,8 @@ GST_START_TEST (test_limit_from_environment)
       "GST_CUDA_CACHE_LIMIT=\"101%%\": a percentage is a number from 0 to 100 "
       "followed by one %%; expected bytes with an optional K, M, G or T "
       "suffix (e.g. 512M) or a percentage (e.g. 25%%) of the %"
-      G_GUINT64_FORMAT " bytes of memory this cache allocates from; keeping "
-      "the default limit of %" G_GUINT64_FORMAT " bytes\n", machine,
-      machine / 2);
+      G_GUINT64_FORMAT " bytes of system memory; keeping the default limit "
+      "of %" G_GUINT64_FORMAT " bytes\n", machine, machine / 2);
   fail_unless_equals_string (logged->str, expected);
   g_free (expected);
   unwatch_output ();

@@ -100,6 +100,16 @@ GST_START_TEST (test_refusals_say_why)
   assert_error_mentions (RGBA_64x48,
       TENSOR "types=uint8,dimensions=64:48:3:1:1", "one to four numbers",
       "channel");
+  /* unquoted, 64:48 is a flagset and 640 an int: the message says so and
+   * what to write instead */
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=64:48", "dimensions=(GstFlagSet)40:48 "
+      "is not a string (GStreamer reads two numbers such as 64:48 as a "
+      "flagset, one as an int): write it as a string of three or four "
+      "numbers, e.g. dimensions=(string)640:640:3:1", NULL);
+  assert_error_mentions (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=640", "dimensions=(gint)640 is not a "
+      "string", NULL);
   assert_error_mentions ("video/x-raw,format=v210,width=64,height=48",
       RGBA_64x48, "v210", NULL);
   /* 4:2:2 packed is taken, not made */
@@ -243,6 +253,127 @@ GST_START_TEST (test_rejected_config_changes_nothing)
   gst_structure_free (before);
   gst_structure_free (after);
   gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+/* A refused option is named, with the value given and what it takes */
+GST_START_TEST (test_config_errors_say_option_value_and_range)
+{
+  static const struct
+  {
+    const gchar *config;
+    const gchar *says;
+  } cases[] = {
+    {"c, GstCudaCacheConverter.fill-value=(uint)300",
+        "GstCudaCacheConverter.fill-value=(guint)300 is not valid: it takes a "
+          "guint from 0 to 255"},
+    {"c, GstCudaCacheConverter.fill-value=(int)114",
+        "GstCudaCacheConverter.fill-value=(gint)114 is not valid: it takes a "
+          "guint from 0 to 255"},
+    {"c, GstCudaCacheConverter.letterbox=(string)yes",
+        "GstCudaCacheConverter.letterbox=(gchararray)yes is not valid: it "
+          "takes a gboolean (true or false)"},
+    {"c, GstCudaCacheConverter.channel-order=(string)bgr",
+        "GstCudaCacheConverter.channel-order=(gchararray)bgr is not valid: it "
+          "takes a GstCudaCacheChannelOrder (rgb or bgr)"},
+    {"c, GstCudaCacheConverter.scale=(int)2",
+        "GstCudaCacheConverter.scale=(gint)2 is not valid: it takes a finite "
+          "gdouble"},
+    {"c, GstCudaCacheConverter.mean=<1.0, 2.0>",
+        "GstCudaCacheConverter.mean=(GstValueArray)< (double)1, (double)2 > "
+          "is not valid: it takes a GstValueArray of three finite numbers, one "
+          "per channel"},
+    {"c, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>",
+        "GstCudaCacheConverter.std=(GstValueArray)< (double)1, (double)0, "
+          "(double)1 > is not valid: it takes a GstValueArray of three finite "
+          "numbers above 0"},
+  };
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (RGBA_64x48);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (RGBA_64x48);
+  GstCudaCacheConverter *conv = converter_new (RGBA_64x48, RGBA_64x48, NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstStructure *config = gst_structure_from_string (cases[i].config, NULL);
+    GError *error = NULL;
+
+    fail_unless (config != NULL, "%s", cases[i].config);
+    fail_if (gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
+            gst_structure_copy (config), &error));
+    fail_unless (error != NULL && strstr (error->message, cases[i].says),
+        "\"%s\" does not say \"%s\"", error ? error->message : "",
+        cases[i].says);
+    g_clear_error (&error);
+    /* set_config says the same */
+    fail_if (gst_cuda_cache_converter_set_config (conv, config, &error));
+    fail_unless (error != NULL && strstr (error->message, cases[i].says),
+        "\"%s\" does not say \"%s\"", error ? error->message : "",
+        cases[i].says);
+    g_clear_error (&error);
+  }
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+/* The 3-value NHWC tensor of @types that the CPU path makes from a 2x1
+ * RGBA frame of pixels (200, 100, 0) and (255, 65, 1), with @scale and
+ * @mean; @values gets its 6 values' bytes. */
+static void
+pack_two_pixels (const gchar * types, gsize value_size, gdouble scale,
+    const gdouble mean[3], guint8 * values)
+{
+  static const gdouble std[3] = { 1.0, 1.0, 1.0 };
+  static const guint8 pixels[8] = { 200, 100, 0, 255, 255, 65, 1, 255 };
+  gchar *out = g_strdup_printf (TENSOR "types=%s,layout=NHWC,"
+      "dimensions=3:2:1:1", types);
+  GstCudaCacheConverter *conv =
+      converter_new ("video/x-raw,format=RGBA,width=2,height=1", out,
+      gst_cuda_cache_converter_build_config (FALSE, 0,
+          GST_CUDA_CACHE_CHANNEL_ORDER_RGB, scale, mean, std));
+  GstBuffer *in = gst_buffer_new_memdup (pixels, sizeof (pixels));
+  GstBuffer *outbuf = gst_buffer_new_allocate (NULL, 6 * value_size, NULL);
+  GError *error = NULL;
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, outbuf,
+          NULL, &error), "%s", error ? error->message : "");
+  gst_buffer_extract (outbuf, 0, values, 6 * value_size);
+  gst_buffer_unref (outbuf);
+  gst_buffer_unref (in);
+  gst_object_unref (conv);
+  g_free (out);
+}
+
+/* What docs/elements.md says of values beyond a tensor type's range:
+ * uint8 is clamped to 0..255 after normalisation, float16 beyond 65504 is
+ * infinity */
+GST_START_TEST (test_tensor_values_beyond_their_type)
+{
+  static const gdouble no_mean[3] = { 0.0, 0.0, 0.0 };
+  static const gdouble blue_mean[3] = { 0.0, 0.0, 10.0 };
+  guint8 u8[6];
+  guint16 f16[6];
+
+  /* scale 2: 400 and 510 clamp to 255, 200 and 130 fit; blue 0 - 10 and
+   * 2 - 10 clamp to 0 */
+  pack_two_pixels ("uint8", 1, 2.0, blue_mean, u8);
+  fail_unless_equals_int (u8[0], 255);
+  fail_unless_equals_int (u8[1], 200);
+  fail_unless_equals_int (u8[2], 0);
+  fail_unless_equals_int (u8[3], 255);
+  fail_unless_equals_int (u8[4], 130);
+  fail_unless_equals_int (u8[5], 0);
+
+  /* scale 1000: 200000, 100000 and 255000 are beyond float16's 65504, so
+   * +inf (0x7c00); 65000 and 1000 are finite, 0 is 0 */
+  pack_two_pixels ("float16", 2, 1000.0, no_mean, (guint8 *) f16);
+  fail_unless_equals_int (f16[0], 0x7c00);
+  fail_unless_equals_int (f16[1], 0x7c00);
+  fail_unless_equals_int (f16[2], 0);
+  fail_unless_equals_int (f16[3], 0x7c00);
+  fail_unless (f16[4] > 0x7b00 && f16[4] < 0x7c00, "65000 is 0x%04x", f16[4]);
+  fail_unless_equals_int (f16[5], 0x63d0);
 }
 
 GST_END_TEST;
@@ -1110,6 +1241,8 @@ converter_suite (void)
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
+  tcase_add_test (tc, test_config_errors_say_option_value_and_range);
+  tcase_add_test (tc, test_tensor_values_beyond_their_type);
   tcase_add_test (tc, test_small_buffers_refused);
   tcase_add_test (tc, test_three_dimensions_mean_batch_one);
   tcase_add_test (tc, test_reconfigure_caps_and_config);
