@@ -474,8 +474,14 @@ GST_START_TEST (test_system_memory_formats_listed)
       system_formats = gst_structure_get_value (s, "format");
   }
   fail_unless (cuda_formats != NULL && system_formats != NULL);
-  fail_unless (gst_value_compare (cuda_formats, system_formats) ==
-      GST_VALUE_EQUAL);
+  /* system memory's are CUDA memory's and GRAY8, which GStreamer 1.22's
+   * CUDA allocator does not lay out */
+  fail_unless (gst_value_is_subset (cuda_formats, system_formats));
+  fail_unless_equals_int (gst_value_list_get_size (system_formats),
+      gst_value_list_get_size (cuda_formats) + 1);
+  fail_unless_equals_string (g_value_get_string (gst_value_list_get_value
+          (system_formats, gst_value_list_get_size (system_formats) - 1)),
+      "GRAY8");
 
   /* a format neither side lists */
   v210 = gst_caps_from_string ("video/x-raw,format=v210,width=64,height=48,"
