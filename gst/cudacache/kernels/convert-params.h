@@ -147,9 +147,10 @@ enum
 #define CONVERT_UNPACK_THREADS 256
 
 /* the byte offsets of Y0, U, Y1 and V in a 4:2:2 packed pair of pixels,
- * packed into one int a byte each (the unpacking's @order) */
-#define CONVERT_ORDER_YUY2 0x03010200
-#define CONVERT_ORDER_UYVY 0x02000301
+ * one byte each from the lowest (the unpacking's @order): YUY2 is
+ * Y0 U Y1 V, UYVY U Y0 V Y1 */
+#define CONVERT_ORDER_YUY2 0x03020100
+#define CONVERT_ORDER_UYVY 0x02030001
 
 /* A colour matrix by value: the 4:2:2 unpacking's (yuv_to_rgb's layout) */
 typedef struct
