@@ -486,8 +486,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     GstBuffer * gpu, const Output * o, const Geometry * geo)
 {
   GstVideoFormat in_format = GST_VIDEO_INFO_FORMAT (info);
-  gchar *in_str;
-  gchar *out_str = output_caps (o, geo->out_w, geo->out_h, FALSE);
+  gchar *in_str, *out_str;
   GstCaps *in_caps, *out_caps;
   GstCudaCacheConverter *conv;
   GstVideoRectangle rect;
@@ -515,6 +514,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
   }
 
   in_str = input_caps (info, geo, FALSE);
+  out_str = output_caps (o, geo->out_w, geo->out_h, FALSE);
   in_caps = gst_caps_from_string (in_str);
   out_caps = gst_caps_from_string (out_str);
 
