@@ -167,6 +167,8 @@ static gboolean gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform *
 static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize);
+static GstFlowReturn gst_cuda_cache_convert_generate_output (GstBaseTransform
+    * trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_cache_convert_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -248,6 +250,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_set_info);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_size);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_generate_output);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, 0);
@@ -806,6 +810,37 @@ gst_cuda_cache_convert_transform_size (GstBaseTransform * trans,
   return FALSE;
 }
 
+/* Buffers passed through (the same caps on both sides) are their own
+ * picture: they get the meta too, on a copy of the buffer's metadata
+ * where others hold it (the memory is shared, not copied). */
+static GstFlowReturn
+gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
+  GstVideoRectangle whole = { 0, 0, 0, 0 };
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  if (ret != GST_FLOW_OK || !*outbuf ||
+      !gst_base_transform_is_passthrough (trans) ||
+      gst_buffer_get_cuda_cache_picture_meta (*outbuf))
+    return ret;
+
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  if (caps && gst_video_info_from_caps (&info, caps)) {
+    whole.w = GST_VIDEO_INFO_WIDTH (&info);
+    whole.h = GST_VIDEO_INFO_HEIGHT (&info);
+    *outbuf = gst_buffer_make_writable (*outbuf);
+    gst_buffer_add_cuda_cache_picture_meta (*outbuf, &whole, &whole,
+        whole.w, whole.h);
+  }
+  gst_clear_caps (&caps);
+
+  return ret;
+}
+
 static GstFlowReturn
 gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -837,6 +872,10 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
+  /* where the picture lies, for mapping detections back */
+  if (!gst_cuda_cache_converter_add_picture_meta (self->converter, outbuf))
+    GST_WARNING_OBJECT (self, "could not put the picture meta on %"
+        GST_PTR_FORMAT, outbuf);
 
   return GST_FLOW_OK;
 }

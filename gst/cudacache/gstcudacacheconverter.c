@@ -800,6 +800,39 @@ gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter * converter,
 }
 
 /**
+ * gst_cuda_cache_converter_add_picture_meta:
+ * @converter: a #GstCudaCacheConverter
+ * @outbuf: a writable buffer @converter converted into
+ *
+ * Puts on @outbuf the #GstCudaCachePictureMeta of @converter's conversion:
+ * the picture's rectangle (gst_cuda_cache_converter_get_picture_rect ()),
+ * the input frame it shows and the scale between them, for mapping
+ * positions found in @outbuf back to the input frame.
+ *
+ * Returns: (transfer none) (nullable): the meta, or %NULL where @outbuf's
+ *   metadata is not writable
+ *
+ * Since: 0.1
+ */
+GstCudaCachePictureMeta *
+gst_cuda_cache_converter_add_picture_meta (GstCudaCacheConverter * converter,
+    GstBuffer * outbuf)
+{
+  GstVideoRectangle picture, source = { 0, 0, 0, 0 };
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), NULL);
+  if (!gst_buffer_is_writable (outbuf))
+    return NULL;
+  gst_cuda_cache_converter_get_picture_rect (converter, &picture);
+  source.w = converter->params.in_width;
+  source.h = converter->params.in_height;
+
+  return gst_buffer_add_cuda_cache_picture_meta (outbuf, &picture, &source,
+      source.w, source.h);
+}
+
+/**
  * gst_cuda_cache_converter_convert_buffer:
  * @converter: a #GstCudaCacheConverter
  * @inbuf: a frame of the input caps

@@ -8,6 +8,7 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cudacache/cudacache-enumtypes.h>
+#include <gst/cudacache/gstcudacachepicturemeta.h>
 
 G_BEGIN_DECLS
 
@@ -146,6 +147,10 @@ gboolean gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter *
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter *
     converter, GstVideoRectangle * rect);
+
+GST_CUDA_CACHE_API
+GstCudaCachePictureMeta *gst_cuda_cache_converter_add_picture_meta
+    (GstCudaCacheConverter * converter, GstBuffer * outbuf);
 
 G_END_DECLS
 

@@ -121,7 +121,11 @@ rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
 
 /* The picture's rectangle in an output of p->out_width x p->out_height:
  * all of it, or with @letterbox the largest of the input's aspect ratio,
- * centred. */
+ * centred. That is Ultralytics' LetterBox (center, scaleup, not auto):
+ * r = min (out_w / in_w, out_h / in_h) in double, the picture's size
+ * round (in * r) with Python's rounding (half to even, as rint () in the
+ * default rounding mode), at least 1, and its offset
+ * round ((out - size) / 2 - 0.1), which is (out - size) / 2 in integers. */
 static void
 picture_rect (GstCudaCacheConvertParams * p, gboolean letterbox,
     gboolean yuv_420_out)
@@ -137,8 +141,8 @@ picture_rect (GstCudaCacheConvertParams * p, gboolean letterbox,
 
   r = MIN ((gdouble) p->out_width / p->in_width,
       (gdouble) p->out_height / p->in_height);
-  p->dest_width = CLAMP ((gint) round (p->in_width * r), 1, p->out_width);
-  p->dest_height = CLAMP ((gint) round (p->in_height * r), 1, p->out_height);
+  p->dest_width = CLAMP ((gint) rint (p->in_width * r), 1, p->out_width);
+  p->dest_height = CLAMP ((gint) rint (p->in_height * r), 1, p->out_height);
   p->dest_x = (p->out_width - p->dest_width) / 2;
   p->dest_y = (p->out_height - p->dest_height) / 2;
   /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0

@@ -335,6 +335,68 @@ class DLPack(unittest.TestCase):
         self.assertEqual(buf.mini_object.refcount, base)
 
 
+    def test_picture_meta_maps_a_box_back(self):
+        # a 1280x720 frame letterboxed into a 640x640 tensor: the picture
+        # is 640x360 at y 140, and a box found in the tensor maps back
+        p = Pipeline(
+            "videotestsrc num-buffers=1 ! "
+            "video/x-raw,format=RGBA,width=1280,height=720 ! "
+            "cudacacheconvert letterbox=true fill-value=114 ! "
+            f"{tensor_caps('uint8', 'NHWC', '3:640:640:1')} ! {SINK} name=t")
+        buf = p.pull("t").get_buffer()
+        meta = GstCudaCache.buffer_get_cuda_cache_picture_meta(buf)
+        self.assertIsNotNone(meta)
+        r = meta.picture
+        self.assertEqual((r.x, r.y, r.w, r.h), (0, 140, 640, 360))
+        self.assertEqual((meta.source_width, meta.source_height), (1280, 720))
+        self.assertAlmostEqual(meta.scale_x, 0.5)
+        self.assertAlmostEqual(meta.scale_y, 0.5)
+        # a detection's box in the tensor, to the frame: clipped at the bars
+        ok, x0, y0, x1, y1 = meta.box_to_source(100, 100, 300, 240)
+        self.assertTrue(ok)
+        self.assertEqual((x0, y0, x1, y1), (200.0, 0.0, 600.0, 200.0))
+        self.assertEqual(meta.from_source(200.0, 200.0), (100.0, 240.0))
+        ok, *_ = meta.box_to_source(10, 10, 50, 130)
+        self.assertFalse(ok)
+        del meta, buf
+        p.stop()
+
+    def test_letterbox_is_ultralytics_geometry(self):
+        # Ultralytics' LetterBox (center=True, scaleup=True, auto=False),
+        # its own arithmetic, Python's round included, over a seeded
+        # matrix of sizes both ways, odd ones and extreme factors
+        import random
+        rng = random.Random(27)
+        sizes = [(1280, 720, 640, 640), (720, 1280, 640, 640),
+                 (1, 1, 640, 640), (1920, 1080, 1, 1), (4000, 3, 7, 640),
+                 # a picture size at .5: Python rounds half to even
+                 (2, 3, 3, 8), (3, 2, 8, 3), (2, 5, 3, 9)]
+        sizes += [(rng.randint(1, 4000), rng.randint(1, 4000),
+                   rng.randint(1, 2000), rng.randint(1, 2000))
+                  for _ in range(300)]
+        config = GstCudaCache.CudaCacheConverter.build_config(
+            True, 114, GstCudaCache.CudaCacheChannelOrder.RGB, 1.0,
+            [0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+        for in_w, in_h, out_w, out_h in sizes:
+            r = min(out_h / in_h, out_w / in_w)
+            new_w, new_h = int(round(in_w * r)), int(round(in_h * r))
+            # no picture of 0 rows or columns (cv2.resize refuses that
+            # size): the converter keeps one
+            new_w, new_h = max(new_w, 1), max(new_h, 1)
+            dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2
+            top, left = int(round(dh - 0.1)), int(round(dw - 0.1))
+            conv = GstCudaCache.CudaCacheConverter.new(
+                Gst.Caps.from_string(f"video/x-raw,format=RGB,width={in_w},"
+                                     f"height={in_h}"),
+                Gst.Caps.from_string(tensor_caps(
+                    "uint8", "NHWC", f"3:{out_w}:{out_h}:1")),
+                None, config.copy())
+            ok, rect = conv.get_picture_rect()
+            self.assertTrue(ok)
+            self.assertEqual((rect.x, rect.y, rect.w, rect.h),
+                             (left, top, new_w, new_h),
+                             f"{in_w}x{in_h} into {out_w}x{out_h}")
+
     def test_mean_std_take_python_ints(self):
         """mean and std from Python: a list or Gst.ValueArray of floats, or
         of ints (GObject's element spec used to refuse ints with a GLib

@@ -9,6 +9,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -815,6 +816,134 @@ GST_START_TEST (test_caps_churn_keeps_layouts)
 
 GST_END_TEST;
 
+/* Every converted buffer carries the picture meta: a white box drawn in
+ * the source frame, found again in the output (letterboxed or stretched,
+ * a frame or a tensor, shrunk and grown, odd sizes), maps back through
+ * the meta to where it was drawn, within the blur of the taps; the
+ * picture's rectangle is where the output is not the fill; passed-through
+ * buffers carry the identity. */
+GST_START_TEST (test_picture_meta_maps_boxes_back)
+{
+  static const struct
+  {
+    gint in_w, in_h, out_w, out_h;
+    gboolean letterbox, tensor;
+  } cases[] = {
+    {1280, 720, 640, 640, TRUE, TRUE},
+    {720, 1280, 640, 640, TRUE, FALSE},
+    {333, 157, 97, 101, TRUE, FALSE},
+    {97, 101, 333, 157, TRUE, TRUE},
+    {640, 480, 320, 320, FALSE, TRUE},
+    {641, 479, 1283, 721, FALSE, FALSE},
+    {64, 48, 64, 48, FALSE, FALSE},     /* passed through */
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint in_w = cases[i].in_w, in_h = cases[i].in_h;
+    gint out_w = cases[i].out_w, out_h = cases[i].out_h;
+    /* the box: a fifth of the frame in from the left and top */
+    gint bx0 = in_w / 5, by0 = in_h / 5, bx1 = in_w / 2, by1 = in_h * 3 / 4;
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,"
+        "height=%d,framerate=30/1", in_w, in_h);
+    gchar *out_caps = cases[i].tensor ?
+        g_strdup_printf ("other/tensors,format=static,num_tensors=1,"
+        "types=uint8,dimensions=(string)3:%d:%d:1,layout=NHWC", out_w, out_h) :
+        g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+        "framerate=30/1", out_w, out_h);
+    GstHarness *h = gst_harness_new ("cudacacheconvert");
+    GstBuffer *in = gst_buffer_new_allocate (NULL, (gsize) in_w * in_h * 4,
+        NULL), *out;
+    GstCudaCachePictureMeta *meta;
+    GstMapInfo map;
+    gint x, y, px0 = G_MAXINT, py0 = G_MAXINT, px1 = -1, py1 = -1;
+    gint wx0 = G_MAXINT, wy0 = G_MAXINT, wx1 = -1, wy1 = -1;
+    gint pixel = cases[i].tensor ? 3 : 4;
+    gdouble sx0, sy0, sx1, sy1, rx, ry, slack_x, slack_y;
+
+    g_object_set (h->element, "letterbox", cases[i].letterbox,
+        "fill-value", 0, NULL);
+    gst_harness_set_caps_str (h, in_caps, out_caps);
+    fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+    for (y = 0; y < in_h; y++) {
+      for (x = 0; x < in_w; x++) {
+        guint8 *p = map.data + ((gsize) y * in_w + x) * 4;
+        guint8 v = x >= bx0 && x < bx1 && y >= by0 && y < by1 ? 255 : 64;
+
+        p[0] = p[1] = p[2] = v;
+        p[3] = 255;
+      }
+    }
+    gst_buffer_unmap (in, &map);
+
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    meta = gst_buffer_get_cuda_cache_picture_meta (out);
+    fail_unless (meta != NULL, "%dx%d -> %dx%d: no picture meta", in_w, in_h,
+        out_w, out_h);
+    fail_unless_equals_int (meta->source_width, in_w);
+    fail_unless_equals_int (meta->source_height, in_h);
+    fail_unless (meta->source.x == 0 && meta->source.y == 0 &&
+        meta->source.w == in_w && meta->source.h == in_h);
+
+    /* the picture where the output is not the fill, the box where white */
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    for (y = 0; y < out_h; y++) {
+      for (x = 0; x < out_w; x++) {
+        const guint8 *p = map.data + ((gsize) y * out_w + x) * pixel;
+
+        if (p[0] > 0) {
+          px0 = MIN (px0, x);
+          py0 = MIN (py0, y);
+          px1 = MAX (px1, x + 1);
+          py1 = MAX (py1, y + 1);
+        }
+        if (p[0] > 160) {
+          wx0 = MIN (wx0, x);
+          wy0 = MIN (wy0, y);
+          wx1 = MAX (wx1, x + 1);
+          wy1 = MAX (wy1, y + 1);
+        }
+      }
+    }
+    gst_buffer_unmap (out, &map);
+    fail_unless (meta->picture.x == px0 && meta->picture.y == py0 &&
+        meta->picture.w == px1 - px0 && meta->picture.h == py1 - py0,
+        "%dx%d -> %dx%d: the meta's picture is %d,%d %dx%d, drawn at %d,%d "
+        "%dx%d", in_w, in_h, out_w, out_h, meta->picture.x, meta->picture.y,
+        meta->picture.w, meta->picture.h, px0, py0, px1 - px0, py1 - py0);
+    fail_unless (cases[i].letterbox || (meta->picture.w == out_w &&
+            meta->picture.h == out_h));
+
+    /* back to the source: within a source pixel and the taps' blur (an
+     * output pixel each side of a threshold at the middle) */
+    fail_unless (gst_cuda_cache_picture_meta_box_to_source (meta, wx0, wy0,
+            wx1, wy1, &sx0, &sy0, &sx1, &sy1));
+    slack_x = 1.0 + 1.0 / meta->scale_x;
+    slack_y = 1.0 + 1.0 / meta->scale_y;
+    fail_unless (fabs (sx0 - bx0) <= slack_x && fabs (sx1 - bx1) <= slack_x &&
+        fabs (sy0 - by0) <= slack_y && fabs (sy1 - by1) <= slack_y,
+        "%dx%d -> %dx%d: box %d,%d-%d,%d came back as %.2f,%.2f-%.2f,%.2f",
+        in_w, in_h, out_w, out_h, bx0, by0, bx1, by1, sx0, sy0, sx1, sy1);
+
+    /* the two maps are each other's inverse; the bars map outside */
+    gst_cuda_cache_picture_meta_from_source (meta, bx0, by1, &rx, &ry);
+    gst_cuda_cache_picture_meta_to_source (meta, rx, ry, &sx0, &sy0);
+    fail_unless (fabs (sx0 - bx0) < 1e-9 && fabs (sy0 - by1) < 1e-9);
+    if (meta->picture.x > 0 || meta->picture.y > 0)
+      fail_if (gst_cuda_cache_picture_meta_box_to_source (meta, 0, 0,
+              MAX (meta->picture.x, 1), MAX (meta->picture.y, 1), &sx0, &sy0,
+              &sx1, &sy1) && meta->picture.x > 0 && meta->picture.y > 0);
+
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (in_caps);
+    g_free (out_caps);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -843,6 +972,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
+  tcase_add_test (tc, test_picture_meta_maps_boxes_back);
 
   return s;
 }
