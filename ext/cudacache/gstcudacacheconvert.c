@@ -48,6 +48,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "gstcudacacheconvert.h"
@@ -59,7 +60,9 @@ enum
 {
   PROP_0,
   PROP_LETTERBOX,
+  PROP_LETTERBOX_POSITION,
   PROP_FILL_VALUE,
+  PROP_FILL_RGB,
   PROP_CHANNEL_ORDER,
   PROP_SCALE,
   PROP_MEAN,
@@ -123,7 +126,8 @@ struct _GstCudaCacheConvert
 
   /* properties, under the object lock */
   gboolean letterbox;
-  guint fill_value;
+  GstCudaCacheLetterboxPosition position;
+  guint fill[3];                /* red, green, blue */
   GstCudaCacheChannelOrder channel_order;
   gdouble scale;
   gdouble mean[3];
@@ -200,12 +204,25 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LETTERBOX,
       g_param_spec_boolean ("letterbox", "Letterbox",
-          "Keep the picture's aspect ratio, centred, and fill the rest of "
-          "the output with fill-value", DEFAULT_LETTERBOX, rw));
+          "Keep the picture's display aspect ratio (pixel-aspect-ratio "
+          "counted) at letterbox-position, and fill the rest of the output "
+          "with fill-value", DEFAULT_LETTERBOX, rw));
+  g_object_class_install_property (gobject_class, PROP_LETTERBOX_POSITION,
+      g_param_spec_enum ("letterbox-position", "Letterbox position",
+          "Where a letterboxed picture lies: center (Ultralytics' "
+          "LetterBox) or top-left (the bars right and below, DeepStream's "
+          "default)", GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION,
+          GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION, rw));
   g_object_class_install_property (gobject_class, PROP_FILL_VALUE,
       g_param_spec_uint ("fill-value", "Fill value",
-          "Red, green and blue of the letterbox padding (before "
-          "normalisation)", 0, 255, DEFAULT_FILL_VALUE, rw));
+          "Red, green and blue of the letterbox padding, one value for all "
+          "three (before normalisation; sets fill-rgb, and reads its red)",
+          0, 255, DEFAULT_FILL_VALUE, rw));
+  g_object_class_install_property (gobject_class, PROP_FILL_RGB,
+      triple_param_spec ("fill-rgb", "Fill RGB",
+          "Red, green and blue of the letterbox padding, three whole numbers "
+          "from 0 to 255 (before normalisation), e.g. \"<124, 116, 104>\" "
+          "(default <0, 0, 0>; fill-value sets all three)"));
   g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
           "Order of a tensor's colour channels",
@@ -266,7 +283,8 @@ gst_cuda_cache_convert_init (GstCudaCacheConvert * self)
   guint i;
 
   self->letterbox = DEFAULT_LETTERBOX;
-  self->fill_value = DEFAULT_FILL_VALUE;
+  self->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
+  self->fill[0] = self->fill[1] = self->fill[2] = DEFAULT_FILL_VALUE;
   self->channel_order = DEFAULT_CHANNEL_ORDER;
   self->scale = DEFAULT_SCALE;
   for (i = 0; i < 3; i++) {
@@ -373,6 +391,28 @@ out_of_range:
   }
 }
 
+/* fill-rgb: three whole numbers from 0 to 255 */
+static gboolean
+get_fill_rgb (GstCudaCacheConvert * self, const GValue * value, gdouble out[3])
+{
+  gdouble triple[3];
+  guint i;
+
+  if (!get_triple (self, value, "fill-rgb", 0, triple))
+    return FALSE;
+  for (i = 0; i < 3; i++) {
+    if (triple[i] > 255 || triple[i] != floor (triple[i])) {
+      refuse_property (self, g_strdup_printf ("fill-rgb takes three whole "
+              "numbers from 0 to 255, such as \"<114, 114, 114>\"; value %u "
+              "is %g: keeping the previous ones", i, triple[i]));
+      return FALSE;
+    }
+    out[i] = triple[i];
+  }
+
+  return TRUE;
+}
+
 static void
 set_triple (GValue * value, const gdouble in[3])
 {
@@ -400,14 +440,27 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
     valid = prop_id == PROP_MEAN ?
         get_triple (self, value, "mean", -G_MAXFLOAT, triple) :
         get_triple (self, value, "std", 1e-12, triple);
+  if (prop_id == PROP_FILL_RGB)
+    valid = get_fill_rgb (self, value, triple);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_LETTERBOX:
       self->letterbox = g_value_get_boolean (value);
       break;
+    case PROP_LETTERBOX_POSITION:
+      self->position = g_value_get_enum (value);
+      break;
     case PROP_FILL_VALUE:
-      self->fill_value = g_value_get_uint (value);
+      self->fill[0] = self->fill[1] = self->fill[2] = g_value_get_uint (value);
+      break;
+    case PROP_FILL_RGB:
+      if (valid) {
+        guint i;
+
+        for (i = 0; i < 3; i++)
+          self->fill[i] = (guint) triple[i];
+      }
       break;
     case PROP_CHANNEL_ORDER:
       self->channel_order = g_value_get_enum (value);
@@ -442,9 +495,24 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
     case PROP_LETTERBOX:
       g_value_set_boolean (value, self->letterbox);
       break;
-    case PROP_FILL_VALUE:
-      g_value_set_uint (value, self->fill_value);
+    case PROP_LETTERBOX_POSITION:
+      g_value_set_enum (value, self->position);
       break;
+    case PROP_FILL_VALUE:
+      g_value_set_uint (value, self->fill[0]);
+      break;
+    case PROP_FILL_RGB:{
+      guint i;
+
+      for (i = 0; i < 3; i++) {
+        GValue v = G_VALUE_INIT;
+
+        g_value_init (&v, G_TYPE_UINT);
+        g_value_set_uint (&v, self->fill[i]);
+        gst_value_array_append_and_take_value (value, &v);
+      }
+      break;
+    }
     case PROP_CHANNEL_ORDER:
       g_value_set_enum (value, self->channel_order);
       break;
@@ -611,9 +679,11 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
             CONVERT_CUDA_IN_FORMATS : "video/x-raw, format = (string) "
             CONVERT_IN_FORMATS), NULL);
 
-    /* any size, any of our formats, in the same memory */
+    /* any size and pixel aspect ratio, any of our formats, in the same
+     * memory */
     gst_structure_set (video, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
-        "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+        "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, "pixel-aspect-ratio",
+        GST_TYPE_FRACTION_RANGE, 1, G_MAXINT, G_MAXINT, 1, NULL);
     if (framerate)
       gst_structure_set_value (video, "framerate", framerate);
     gst_caps_append_structure_full (ret, video,
@@ -641,6 +711,69 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
 
   return ret;
+}
+
+/* An output frame's size and pixel aspect ratio, as videoscale fixates
+ * them: the display aspect ratio kept. Downstream's fixed width or height
+ * decides the other; with both free the input's height stays; the pixel
+ * aspect ratio stays the input's unless downstream fixes both sizes, which
+ * then take the ratio that keeps the picture's shape. Letterboxing keeps
+ * the shape by bars instead: its pixel aspect ratio stays the input's. */
+static void
+fixate_video_size (const GstStructure * in, GstStructure * out,
+    gboolean letterbox)
+{
+  gint in_w = 0, in_h = 0, from_n = 1, from_d = 1, to_n = 1, to_d = 1, w, h;
+  gboolean w_fixed = gst_structure_get_int (out, "width", &w);
+  gboolean h_fixed = gst_structure_get_int (out, "height", &h);
+  gdouble dar;
+
+  gst_structure_get_int (in, "width", &in_w);
+  gst_structure_get_int (in, "height", &in_h);
+  if (!gst_structure_get_fraction (in, "pixel-aspect-ratio", &from_n,
+          &from_d) || from_n <= 0 || from_d <= 0)
+    from_n = from_d = 1;
+  if (in_w <= 0 || in_h <= 0) {
+    gst_structure_fixate_field_nearest_int (out, "width", in_w);
+    gst_structure_fixate_field_nearest_int (out, "height", in_h);
+    return;
+  }
+  dar = (gdouble) in_w *from_n / ((gdouble) in_h * from_d);
+
+  if (!gst_structure_has_field (out, "pixel-aspect-ratio"))
+    gst_structure_set (out, "pixel-aspect-ratio", GST_TYPE_FRACTION, from_n,
+        from_d, NULL);
+  if (w_fixed && h_fixed && !letterbox) {
+    gint n, d;
+
+    /* the ratio that shows the picture at its shape in w x h */
+    gst_util_double_to_fraction (dar * h / w, &n, &d);
+    gst_structure_fixate_field_nearest_fraction (out, "pixel-aspect-ratio",
+        n, d);
+  } else {
+    gst_structure_fixate_field_nearest_fraction (out, "pixel-aspect-ratio",
+        from_n, from_d);
+  }
+  gst_structure_get_fraction (out, "pixel-aspect-ratio", &to_n, &to_d);
+  if (to_n <= 0 || to_d <= 0)
+    to_n = to_d = 1;
+
+  if (!w_fixed && !h_fixed) {
+    gst_structure_fixate_field_nearest_int (out, "height", in_h);
+    gst_structure_get_int (out, "height", &h);
+    h_fixed = TRUE;
+  }
+  if (h_fixed && !w_fixed) {
+    gdouble want = rint (h * dar * to_d / to_n);
+
+    gst_structure_fixate_field_nearest_int (out, "width",
+        (gint) CLAMP (want, 1, G_MAXINT));
+  } else if (w_fixed && !h_fixed) {
+    gdouble want = rint (w * to_n / (to_d * dar));
+
+    gst_structure_fixate_field_nearest_int (out, "height",
+        (gint) CLAMP (want, 1, G_MAXINT));
+  }
 }
 
 static GstCaps *
@@ -684,8 +817,12 @@ gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
     }
     gst_structure_fixate_field_string (out, "types", "float32");
   } else {
-    gst_structure_fixate_field_nearest_int (out, "width", width);
-    gst_structure_fixate_field_nearest_int (out, "height", height);
+    gboolean letterbox;
+
+    GST_OBJECT_LOCK (self);
+    letterbox = self->letterbox;
+    GST_OBJECT_UNLOCK (self);
+    fixate_video_size (in, out, letterbox);
     format = gst_structure_get_string (in, "format");
     if (format)
       gst_structure_fixate_field_string (out, "format", format);
@@ -727,8 +864,11 @@ gst_cuda_cache_convert_take_config (GstCudaCacheConvert * self)
 
   GST_OBJECT_LOCK (self);
   config = gst_cuda_cache_converter_build_config (self->letterbox,
-      self->fill_value, self->channel_order, self->scale, self->mean,
-      self->std);
+      self->fill[0], self->channel_order, self->scale, self->mean, self->std);
+  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, self->position, NULL);
+  gst_cuda_cache_converter_config_set_fill (config, self->fill[0],
+      self->fill[1], self->fill[2]);
   self->config_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
 

@@ -35,7 +35,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_converter_debug);
 typedef struct
 {
   gboolean letterbox;
-  guint fill_value;
+  GstCudaCacheLetterboxPosition position;
+  guint fill[3];                /* red, green, blue */
   GstCudaCacheChannelOrder channel_order;
   gdouble scale;
   gdouble mean[3];

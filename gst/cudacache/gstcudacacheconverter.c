@@ -107,10 +107,11 @@ options_init (GstCudaCacheConverterOptions * options)
   guint i;
 
   options->letterbox = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX;
-  options->fill_value = GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE;
+  options->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
   options->channel_order = GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER;
   options->scale = GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE;
   for (i = 0; i < 3; i++) {
+    options->fill[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE;
     options->mean[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN;
     options->std[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_STD;
   }
@@ -246,6 +247,45 @@ invalid:
   return FALSE;
 }
 
+/* The fill: one value for red, green and blue, or an array of three. */
+static gboolean
+get_fill (const GstStructure * config, guint fill[3])
+{
+  const GValue *value = gst_structure_get_value (config,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE);
+  guint i;
+
+  if (!value)
+    return TRUE;
+  if (G_VALUE_HOLDS_UINT (value) || G_VALUE_HOLDS_INT (value)) {
+    gint64 v = G_VALUE_HOLDS_UINT (value) ?
+        (gint64) g_value_get_uint (value) : (gint64) g_value_get_int (value);
+
+    if (v < 0 || v > 255)
+      return FALSE;
+    fill[0] = fill[1] = fill[2] = (guint) v;
+    return TRUE;
+  }
+  if (!GST_VALUE_HOLDS_ARRAY (value) || gst_value_array_get_size (value) != 3)
+    return FALSE;
+  for (i = 0; i < 3; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+    gint64 c;
+
+    if (G_VALUE_HOLDS_UINT (v))
+      c = g_value_get_uint (v);
+    else if (G_VALUE_HOLDS_INT (v))
+      c = g_value_get_int (v);
+    else
+      return FALSE;
+    if (c < 0 || c > 255)
+      return FALSE;
+    fill[i] = (guint) c;
+  }
+
+  return TRUE;
+}
+
 /* Parses @config over @options; @options is left alone on failure. */
 static gboolean
 options_from_config (GstCudaCacheConverterOptions * options,
@@ -261,10 +301,14 @@ options_from_config (GstCudaCacheConverterOptions * options,
       && !gst_structure_get_boolean (config,
           GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &parsed.letterbox))
     goto invalid_letterbox;
-  if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE)
-      && (!gst_structure_get_uint (config,
-              GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, &parsed.fill_value)
-          || parsed.fill_value > 255))
+  value = gst_structure_get_value (config,
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION);
+  if (value) {
+    if (!G_VALUE_HOLDS (value, GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION))
+      goto invalid_position;
+    parsed.position = g_value_get_enum (value);
+  }
+  if (!get_fill (config, parsed.fill))
     goto invalid_fill_value;
   value = gst_structure_get_value (config,
       GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER);
@@ -292,9 +336,15 @@ invalid_letterbox:
   option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
       "a gboolean (true or false)");
   return FALSE;
+invalid_position:
+  option_error (error, config,
+      GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+      "a GstCudaCacheLetterboxPosition (center or top-left)");
+  return FALSE;
 invalid_fill_value:
   option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
-      "a guint from 0 to 255");
+      "a guint from 0 to 255, or a GstValueArray of three (red, green, "
+      "blue), such as \"<114, 114, 114>\"");
   return FALSE;
 invalid_channel_order:
   option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
@@ -733,6 +783,46 @@ gst_cuda_cache_converter_build_config (gboolean letterbox, guint fill_value,
 }
 
 /**
+ * gst_cuda_cache_converter_config_set_fill:
+ * @config: a converter config
+ * @red: the padding's red, 0 to 255
+ * @green: its green
+ * @blue: its blue
+ *
+ * Sets %GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE in @config: one value
+ * where the three are equal, an array of three otherwise.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_converter_config_set_fill (GstStructure * config, guint red,
+    guint green, guint blue)
+{
+  const guint fill[3] = { red, green, blue };
+  GValue array = G_VALUE_INIT;
+  guint i;
+
+  g_return_if_fail (config != NULL);
+  g_return_if_fail (red <= 255 && green <= 255 && blue <= 255);
+
+  if (red == green && red == blue) {
+    gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
+        G_TYPE_UINT, red, NULL);
+    return;
+  }
+  gst_value_array_init (&array, 3);
+  for (i = 0; i < 3; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_UINT);
+    g_value_set_uint (&v, fill[i]);
+    gst_value_array_append_and_take_value (&array, &v);
+  }
+  gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
+      &array);
+}
+
+/**
  * gst_cuda_cache_converter_get_config:
  * @converter: a #GstCudaCacheConverter
  *
@@ -744,12 +834,19 @@ GstStructure *
 gst_cuda_cache_converter_get_config (GstCudaCacheConverter * converter)
 {
   const GstCudaCacheConverterOptions *o;
+  GstStructure *config;
 
   g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
 
   o = &converter->options;
-  return gst_cuda_cache_converter_build_config (o->letterbox, o->fill_value,
+  config = gst_cuda_cache_converter_build_config (o->letterbox, o->fill[0],
       o->channel_order, o->scale, o->mean, o->std);
+  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, o->position, NULL);
+  gst_cuda_cache_converter_config_set_fill (config, o->fill[0], o->fill[1],
+      o->fill[2]);
+
+  return config;
 }
 
 /**

@@ -34,6 +34,23 @@ typedef enum
 
 
 /**
+ * GstCudaCacheLetterboxPosition:
+ * @GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER: the picture centred, the bars
+ *   on both sides (Ultralytics' LetterBox)
+ * @GST_CUDA_CACHE_LETTERBOX_POSITION_TOP_LEFT: the picture at the top left
+ *   corner, the bars right or below it (DeepStream's default padding)
+ *
+ * Where a letterboxed picture lies in the output.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER,
+  GST_CUDA_CACHE_LETTERBOX_POSITION_TOP_LEFT,
+} GstCudaCacheLetterboxPosition;
+
+/**
  * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX:
  *
  * #G_TYPE_BOOLEAN: keep the picture's aspect ratio, centred, and fill the
@@ -45,10 +62,21 @@ typedef enum
 #define GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX "GstCudaCacheConverter.letterbox"
 
 /**
+ * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION:
+ *
+ * #GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION: where a letterboxed picture
+ * lies. Default %GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION "GstCudaCacheConverter.letterbox-position"
+
+/**
  * GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE:
  *
- * #G_TYPE_UINT, 0 to 255: red, green and blue of the letterbox padding,
- * before normalisation. Default 0.
+ * The letterbox padding's colour, before normalisation: #G_TYPE_UINT, 0
+ * to 255, for red, green and blue alike, or #GST_TYPE_ARRAY of three
+ * #G_TYPE_UINT (or int) from 0 to 255: red, green and blue. Default 0.
  *
  * Since: 0.1
  */
@@ -96,6 +124,7 @@ typedef enum
 
 /* The options' defaults, as the OPT_ documentation above states them. */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE 0
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE 1.0
@@ -106,6 +135,10 @@ GST_CUDA_CACHE_API
 GstStructure *gst_cuda_cache_converter_build_config (gboolean letterbox,
     guint fill_value, GstCudaCacheChannelOrder channel_order, gdouble scale,
     const gdouble mean[3], const gdouble std[3]);
+
+GST_CUDA_CACHE_API
+void gst_cuda_cache_converter_config_set_fill (GstStructure * config,
+    guint red, guint green, guint blue);
 
 GST_CUDA_CACHE_API
 GstCudaCacheConverter *gst_cuda_cache_converter_new (const GstCaps * in_caps,

@@ -148,7 +148,9 @@ cpu_via_rgb (const GstCudaCacheConverterInfo * info)
 static GstStructure *
 cpu_options (const GstCudaCacheConvertParams * p)
 {
-  guint fill = p->fill[0];
+  /* the fill, red, green and blue */
+  guint argb = (0xffu << 24) | ((guint) p->fill[0] << 16) |
+      ((guint) p->fill[1] << 8) | (guint) p->fill[2];
 
   return gst_structure_new ("options",
       GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
@@ -162,8 +164,7 @@ cpu_options (const GstCudaCacheConvertParams * p)
       GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
       GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
       GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
-      GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT,
-      (0xffu << 24) | (fill << 16) | (fill << 8) | fill,
+      GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT, argb,
       GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
       MIN (g_get_num_processors (), 8), NULL);
 }

@@ -120,31 +120,44 @@ rgb_to_yuv_matrix (const GstVideoInfo * info, gfloat m[12])
 /* Geometry */
 
 /* The picture's rectangle in an output of p->out_width x p->out_height:
- * all of it, or with @letterbox the largest of the input's aspect ratio,
- * centred. That is Ultralytics' LetterBox (center, scaleup, not auto):
- * r = min (out_w / in_w, out_h / in_h) in double, the picture's size
- * round (in * r) with Python's rounding (half to even, as rint () in the
- * default rounding mode), at least 1, and its offset
- * round ((out - size) / 2 - 0.1), which is (out - size) / 2 in integers. */
+ * all of it, or with letterboxing the largest of the input's display
+ * aspect ratio, centred or at the top left. Centred, with square pixels
+ * on both sides, that is Ultralytics' LetterBox (center, scaleup, not
+ * auto): r = min (out_w / in_w, out_h / in_h) in double, the picture's
+ * size round (in * r) with Python's rounding (half to even, as rint () in
+ * the default rounding mode), at least 1, and its offset
+ * round ((out - size) / 2 - 0.1), which is (out - size) / 2 in integers.
+ * Pixels of other aspect ratios (@in_par, @out_par) count the input's
+ * width in output pixels first, as videoscale keeps the display aspect
+ * ratio. */
 static void
-picture_rect (GstCudaCacheConvertParams * p, gboolean letterbox,
-    gboolean yuv_420_out)
+picture_rect (GstCudaCacheConvertParams * p,
+    const GstCudaCacheConverterOptions * options, gint in_par_n,
+    gint in_par_d, gint out_par_n, gint out_par_d, gboolean yuv_420_out)
 {
-  gdouble r;
+  gdouble r, in_w;
 
   p->dest_x = 0;
   p->dest_y = 0;
   p->dest_width = p->out_width;
   p->dest_height = p->out_height;
-  if (!letterbox)
+  if (!options->letterbox)
     return;
 
-  r = MIN ((gdouble) p->out_width / p->in_width,
+  /* the input's width in output pixels: exactly in_width for equal
+   * aspect ratios */
+  in_w = p->in_width;
+  if ((gint64) in_par_n * out_par_d != (gint64) in_par_d * out_par_n)
+    in_w = p->in_width * ((gdouble) in_par_n * out_par_d) /
+        ((gdouble) in_par_d * out_par_n);
+  r = MIN ((gdouble) p->out_width / in_w,
       (gdouble) p->out_height / p->in_height);
-  p->dest_width = CLAMP ((gint) rint (p->in_width * r), 1, p->out_width);
+  p->dest_width = CLAMP ((gint) rint (in_w * r), 1, p->out_width);
   p->dest_height = CLAMP ((gint) rint (p->in_height * r), 1, p->out_height);
-  p->dest_x = (p->out_width - p->dest_width) / 2;
-  p->dest_y = (p->out_height - p->dest_height) / 2;
+  if (options->position == GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER) {
+    p->dest_x = (p->out_width - p->dest_width) / 2;
+    p->dest_y = (p->out_height - p->dest_height) / 2;
+  }
   /* GstVideoConverter aligns the picture to the chroma grid of a 4:2:0
    * output; so do the kernels, and the rectangle apps are given */
   if (yuv_420_out) {
@@ -194,10 +207,14 @@ gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
   p->in_height = GST_VIDEO_INFO_HEIGHT (in);
   p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
 
-  /* every YUV output the converter makes is 4:2:0 */
-  picture_rect (p, options->letterbox, yuv_out);
+  /* every YUV output the converter makes is 4:2:0; a tensor's pixels are
+   * square */
+  picture_rect (p, options, GST_VIDEO_INFO_PAR_N (in),
+      GST_VIDEO_INFO_PAR_D (in),
+      info->tensor_out ? 1 : GST_VIDEO_INFO_PAR_N (&info->out_info),
+      info->tensor_out ? 1 : GST_VIDEO_INFO_PAR_D (&info->out_info), yuv_out);
   for (i = 0; i < 3; i++)
-    p->fill[i] = options->fill_value;
+    p->fill[i] = options->fill[i];
 
   /* the kernels read each matrix only for YUV (or gray) on its side */
   if (depth) {

@@ -275,8 +275,7 @@ gst_cuda_cache_picture_meta_box_to_source (const GstCudaCachePictureMeta *
   *source_x0 = CLAMP (left, meta->source.x, meta->source.x + meta->source.w);
   *source_y0 = CLAMP (top, meta->source.y, meta->source.y + meta->source.h);
   *source_x1 = CLAMP (right, meta->source.x, meta->source.x + meta->source.w);
-  *source_y1 = CLAMP (bottom, meta->source.y,
-      meta->source.y + meta->source.h);
+  *source_y1 = CLAMP (bottom, meta->source.y, meta->source.y + meta->source.h);
 
   return *source_x1 > *source_x0 && *source_y1 > *source_y0;
 }

@@ -536,6 +536,30 @@ GST_START_TEST (test_bad_properties_refused)
   fail_unless (g_value_get_double (gst_value_array_get_value (&std, 1)) == 1.0);
   g_value_unset (&std);
 
+  /* fill-rgb: whole numbers from 0 to 255; fill-value sets all three */
+  gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<10, 20, 256>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "fill-rgb 256 was not refused");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless_equals_string (err->message, "fill-rgb takes three whole "
+      "numbers from 0 to 255, such as \"<114, 114, 114>\"; value 2 is 256: "
+      "keeping the previous ones");
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<10, 20, 30>");
+  fail_if (gst_bus_have_pending (bus), "fill-rgb refused");
+  g_value_init (&std, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "fill-rgb", &std);
+  fail_unless_equals_int (g_value_get_uint (gst_value_array_get_value (&std,
+              2)), 30);
+  g_value_unset (&std);
+  g_object_set (e, "fill-value", 114, NULL);
+  g_value_init (&std, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "fill-rgb", &std);
+  fail_unless_equals_int (g_value_get_uint (gst_value_array_get_value (&std,
+              1)), 114);
+  g_value_unset (&std);
+
   gst_element_set_bus (e, NULL);
   gst_object_unref (bus);
   gst_object_unref (e);
@@ -944,6 +968,129 @@ GST_START_TEST (test_picture_meta_maps_boxes_back)
 
 GST_END_TEST;
 
+/* The letterbox counts pixel-aspect-ratio: 720x576 at 1/1, 16/15 and 2/1
+ * make pictures of 640x512, 640x480 and 640x256 in a 640x640 tensor
+ * (square pixels); top-left puts the picture in the corner, the bars
+ * right and below in fill-rgb's colour, in the tensor's channel order. */
+GST_START_TEST (test_letterbox_aspect_position_and_fill)
+{
+  static const struct
+  {
+    gint par_n, par_d, pic_h;
+  } pars[] = { {1, 1, 512}, {16, 15, 480}, {2, 1, 256} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pars); i++) {
+    gint top_left;
+
+    for (top_left = 0; top_left < 2; top_left++) {
+      GstHarness *h = gst_harness_new ("cudacacheconvert");
+      gchar *in_caps = g_strdup_printf ("video/x-raw,format=RGBA,width=720,"
+          "height=576,pixel-aspect-ratio=%d/%d,framerate=25/1",
+          pars[i].par_n, pars[i].par_d);
+      GstBuffer *in = gst_buffer_new_allocate (NULL, 720 * 576 * 4, NULL);
+      GstBuffer *out;
+      GstCudaCachePictureMeta *meta;
+      GstMapInfo map;
+      gint y0 = top_left ? 0 : (640 - pars[i].pic_h) / 2;
+      const guint8 *bar;
+
+      gst_util_set_object_arg (G_OBJECT (h->element), "letterbox", "true");
+      gst_util_set_object_arg (G_OBJECT (h->element), "letterbox-position",
+          top_left ? "top-left" : "center");
+      gst_util_set_object_arg (G_OBJECT (h->element), "fill-rgb",
+          "<10, 20, 30>");
+      gst_util_set_object_arg (G_OBJECT (h->element), "channel-order", "bgr");
+      gst_harness_set_caps_str (h, in_caps, "other/tensors,format=static,"
+          "num_tensors=1,types=uint8,dimensions=(string)3:640:640:1,"
+          "layout=NHWC");
+      gst_buffer_memset (in, 0, 200, 720 * 576 * 4);
+      out = gst_harness_push_and_pull (h, in);
+      fail_unless (out != NULL);
+      meta = gst_buffer_get_cuda_cache_picture_meta (out);
+      fail_unless (meta != NULL);
+      fail_unless (meta->picture.x == 0 && meta->picture.y == y0 &&
+          meta->picture.w == 640 && meta->picture.h == pars[i].pic_h,
+          "PAR %d/%d%s: picture %d,%d %dx%d", pars[i].par_n, pars[i].par_d,
+          top_left ? " top-left" : "", meta->picture.x, meta->picture.y,
+          meta->picture.w, meta->picture.h);
+
+      fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+      /* the last row is a bar either way; the picture 200 */
+      bar = map.data + (gsize) 639 *640 * 3;
+      fail_unless (bar[0] == 30 && bar[1] == 20 && bar[2] == 10,
+          "bar %u %u %u, fill-rgb <10, 20, 30> in BGR order", bar[0], bar[1],
+          bar[2]);
+      fail_unless_equals_int (map.data[((gsize) (y0 + 1) * 640 + 5) * 3], 200);
+      /* the first pixel: the picture's at the top left, a bar's centred */
+      fail_unless_equals_int (map.data[0], top_left ? 200 : 30);
+      gst_buffer_unmap (out, &map);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+      g_free (in_caps);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Fixation keeps the display aspect ratio as videoscale does, and the
+ * output caps say the pixel aspect ratio: only the width fixed, 1280x720
+ * is 640x360 (not 640x720); 720x576 at 2/1 is 640x256 at 1/1 downstream;
+ * both sizes fixed, the ratio makes up the shape. */
+GST_START_TEST (test_fixation_keeps_display_aspect)
+{
+  static const struct
+  {
+    const gchar *in, *downstream, *want;
+  } cases[] = {
+    {"width=1280,height=720", "width=640",
+        "width=(int)640, height=(int)360, pixel-aspect-ratio=(fraction)1/1"},
+    {"width=1280,height=720", "height=180",
+        "width=(int)320, height=(int)180, pixel-aspect-ratio=(fraction)1/1"},
+    {"width=720,height=576,pixel-aspect-ratio=2/1",
+          "width=640,pixel-aspect-ratio=1/1",
+        "width=(int)640, height=(int)256, pixel-aspect-ratio=(fraction)1/1"},
+    {"width=720,height=576,pixel-aspect-ratio=16/15", "format=RGBA",
+        "width=(int)720, height=(int)576, "
+          "pixel-aspect-ratio=(fraction)16/15"},
+    {"width=1280,height=720", "width=640,height=640",
+        "width=(int)640, height=(int)640, pixel-aspect-ratio=(fraction)16/9"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstHarness *h = gst_harness_new ("cudacacheconvert");
+    gchar *in = g_strdup_printf ("video/x-raw,format=RGBA,%s,framerate=30/1",
+        cases[i].in);
+    gchar *down = g_strdup_printf ("video/x-raw,format=RGBA,%s",
+        cases[i].downstream);
+    gchar *want_str = g_strdup_printf ("video/x-raw, format=(string)RGBA, "
+        "%s, framerate=(fraction)30/1", cases[i].want);
+    GstCaps *want = gst_caps_from_string (want_str), *got;
+    GstBuffer *out;
+
+    gst_harness_set_src_caps_str (h, in);
+    gst_harness_set_sink_caps_str (h, down);
+    /* a frame as large as any input here */
+    out = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL,
+            4 * 1280 * 720, NULL));
+    fail_unless (out != NULL);
+    got = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless (gst_caps_is_equal (got, want), "%s to %s: %" GST_PTR_FORMAT
+        ", not %" GST_PTR_FORMAT, cases[i].in, cases[i].downstream, got, want);
+    gst_caps_unref (got);
+    gst_caps_unref (want);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (in);
+    g_free (down);
+    g_free (want_str);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -973,6 +1120,8 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_properties_apply_while_playing);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
   tcase_add_test (tc, test_picture_meta_maps_boxes_back);
+  tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
+  tcase_add_test (tc, test_fixation_keeps_display_aspect);
 
   return s;
 }

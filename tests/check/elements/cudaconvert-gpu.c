@@ -227,6 +227,10 @@ static const Geometry geometries[] = {
   {30, 22, 12, 8, FALSE, FALSE},
 };
 
+/* The letterbox's fill per channel and position, where a test sets them
+ * (test_letterbox_fill_and_position); NULL: the element's defaults */
+static const gchar *fill_rgb_arg, *position_arg;
+
 static GstBuffer *
 convert (GstBuffer * in, const gchar * in_caps, const Output * o,
     const Geometry * g, gboolean cuda)
@@ -238,6 +242,10 @@ convert (GstBuffer * in, const gchar * in_caps, const Output * o,
 
   fail_unless (e != NULL);
   g_object_set (e, "letterbox", g->letterbox, "fill-value", 114, NULL);
+  if (fill_rgb_arg)
+    gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", fill_rgb_arg);
+  if (position_arg)
+    gst_util_set_object_arg (G_OBJECT (e), "letterbox-position", position_arg);
   if (!o->format) {
     gst_util_set_object_arg (G_OBJECT (e), "channel-order", o->order);
     if (o->normalise) {
@@ -768,6 +776,59 @@ GST_START_TEST (test_webcam_and_gray_formats)
 
 GST_END_TEST;
 
+/* A fill of three colours and the top-left position: the kernels against
+ * the CPU path, every output, bars on either axis, from RGB and 4:2:0
+ * input. */
+GST_START_TEST (test_letterbox_fill_and_position)
+{
+  static const Geometry geos[] = {
+    {97, 55, 160, 162, TRUE, TRUE},
+    {55, 97, 163, 121, TRUE, FALSE},
+    {1920, 1080, 640, 640, TRUE, FALSE},
+  };
+  static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_NV12
+  };
+  static const gchar *positions[] = { "center", "top-left" };
+  guint g, i, j, p, failures = 0, n = 0;
+  gdouble worst = 0;
+  gint64 cpu_us = 0, gpu_us = 0;
+
+  fill_rgb_arg = "<114, 90, 60>";
+  for (p = 0; p < G_N_ELEMENTS (positions); p++) {
+    position_arg = positions[p];
+    for (g = 0; g < G_N_ELEMENTS (geos); g++) {
+      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+        GstVideoInfo info;
+        GstBuffer *sys = cudacache_make_picture (ins[i], geos[g].in_w,
+            geos[g].in_h, &info);
+        GstBuffer *dev = upload (sys, &info);
+
+        for (j = 0; j < G_N_ELEMENTS (outputs); j++) {
+          Difference d = { 0, };
+          gdouble cpu_off = 0;
+
+          if (!check_against_cpu (sys, dev, &info, &outputs[j], &geos[g],
+                  FALSE, &d, &cpu_off, &cpu_us, &gpu_us))
+            failures++;
+          worst = MAX (worst, d.levels);
+          n++;
+        }
+        gst_buffer_unref (dev);
+        gst_buffer_unref (sys);
+      }
+    }
+  }
+  fill_rgb_arg = NULL;
+  position_arg = NULL;
+  g_print ("letterbox fill <114, 90, 60>, centred and top-left: %u "
+      "conversions, worst %.3f levels from the CPU path, %u over "
+      "tolerance\n", n, worst, failures);
+  fail_unless_equals_int (failures, 0);
+}
+
+GST_END_TEST;
+
 /* Back from NV12 to RGBA at the same size, against the original picture:
  * the kernels are at least as close as GstVideoConverter. */
 GST_START_TEST (test_yuv_closer_to_the_picture)
@@ -1144,6 +1205,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_yuv_closer_to_the_picture);
   tcase_add_test (tc, test_cuda_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);
+  tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_nvh264dec_takes_the_pool);
 
   return s;

@@ -267,10 +267,25 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
   } cases[] = {
     {"c, GstCudaCacheConverter.fill-value=(uint)300",
         "GstCudaCacheConverter.fill-value=(guint)300 is not valid: it takes a "
+          "guint from 0 to 255, or a GstValueArray of three (red, green, "
+          "blue)"},
+    {"c, GstCudaCacheConverter.fill-value=(int)-1",
+        "GstCudaCacheConverter.fill-value=(gint)-1 is not valid: it takes a "
           "guint from 0 to 255"},
-    {"c, GstCudaCacheConverter.fill-value=(int)114",
-        "GstCudaCacheConverter.fill-value=(gint)114 is not valid: it takes a "
-          "guint from 0 to 255"},
+    {"c, GstCudaCacheConverter.fill-value=<(uint)1, (uint)2>",
+        "GstCudaCacheConverter.fill-value=(GstValueArray)< (uint)1, "
+          "(uint)2 > is not valid: it takes a guint from 0 to 255, or a "
+          "GstValueArray of three"},
+    {"c, GstCudaCacheConverter.fill-value=<(uint)1, (uint)2, (uint)256>",
+        "is not valid: it takes a guint from 0 to 255, or a GstValueArray "
+          "of three"},
+    {"c, GstCudaCacheConverter.fill-value=<1.0, 2.0, 3.0>",
+        "is not valid: it takes a guint from 0 to 255, or a GstValueArray "
+          "of three"},
+    {"c, GstCudaCacheConverter.letterbox-position=(string)top-left",
+        "GstCudaCacheConverter.letterbox-position=(gchararray)top-left is "
+          "not valid: it takes a GstCudaCacheLetterboxPosition (center or "
+          "top-left)"},
     {"c, GstCudaCacheConverter.letterbox=(string)yes",
         "GstCudaCacheConverter.letterbox=(gchararray)yes is not valid: it "
           "takes a gboolean (true or false)"},
