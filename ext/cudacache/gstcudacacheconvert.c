@@ -171,6 +171,8 @@ static gboolean gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform *
 static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize);
+static gboolean gst_cuda_cache_convert_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
 static GstFlowReturn gst_cuda_cache_convert_generate_output (GstBaseTransform
     * trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cuda_cache_convert_transform (GstBaseTransform *
@@ -269,6 +271,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_size);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_generate_output);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_propose_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, 0);
@@ -948,6 +952,25 @@ gst_cuda_cache_convert_transform_size (GstBaseTransform * trans,
   }
 
   return FALSE;
+}
+
+/* Upstream may crop by meta (decoders' visible rectangle, videocrop): the
+ * converter reads the region in place, no copy. Passed through, the
+ * buffer and its meta go on as they are, so only downstream's answer
+ * counts. */
+static gboolean
+gst_cuda_cache_convert_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  if (!gst_base_transform_is_passthrough (trans) &&
+      !gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
+          NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+
+  return TRUE;
 }
 
 /* Buffers passed through (the same caps on both sides) are their own

@@ -41,6 +41,13 @@ typedef struct
   gdouble scale;
   gdouble mean[3];
   gdouble std[3];
+  /* the source rectangle (GST_CUDA_CACHE_CONVERTER_OPT_SRC_*): width and
+   * height 0 reach the frame's edge; all 0: the whole frame, or a buffer's
+   * GstVideoCropMeta */
+  gint src_x;
+  gint src_y;
+  gint src_width;
+  gint src_height;
 } GstCudaCacheConverterOptions;
 
 /* What a pair of caps says, parsed and validated. */

@@ -77,6 +77,9 @@ struct _GstCudaCacheConverter
   GstCudaCacheConverterOptions options;
   GstCudaCacheConverterInfo info;
   GstCudaCacheConvertParams params;
+  /* the last input buffer's GstVideoCropMeta, where it had one */
+  gboolean has_crop;
+  GstVideoRectangle crop;
 
   /* the back ends: CUDA where there is a context, made with the converter;
    * the CPU's where there is none, or when system memory first comes */
@@ -108,6 +111,8 @@ options_init (GstCudaCacheConverterOptions * options)
 
   options->letterbox = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX;
   options->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
+  options->src_x = options->src_y = 0;
+  options->src_width = options->src_height = 0;
   options->channel_order = GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER;
   options->scale = GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE;
   for (i = 0; i < 3; i++) {
@@ -286,6 +291,24 @@ get_fill (const GstStructure * config, guint fill[3])
   return TRUE;
 }
 
+/* One of the source rectangle's fields: an int, 0 or more. */
+static gboolean
+get_source (const GstStructure * config, const gchar * field, gint * out,
+    GError ** error)
+{
+  const GValue *value = gst_structure_get_value (config, field);
+
+  if (!value)
+    return TRUE;
+  if (!G_VALUE_HOLDS_INT (value) || g_value_get_int (value) < 0) {
+    option_error (error, config, field, "a gint, 0 or more");
+    return FALSE;
+  }
+  *out = g_value_get_int (value);
+
+  return TRUE;
+}
+
 /* Parses @config over @options; @options is left alone on failure. */
 static gboolean
 options_from_config (GstCudaCacheConverterOptions * options,
@@ -310,6 +333,15 @@ options_from_config (GstCudaCacheConverterOptions * options,
   }
   if (!get_fill (config, parsed.fill))
     goto invalid_fill_value;
+  if (!get_source (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, &parsed.src_x,
+          error) ||
+      !get_source (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, &parsed.src_y,
+          error) ||
+      !get_source (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH,
+          &parsed.src_width, error) ||
+      !get_source (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT,
+          &parsed.src_height, error))
+    return FALSE;
   value = gst_structure_get_value (config,
       GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER);
   if (value) {
@@ -546,8 +578,12 @@ gst_cuda_cache_converter_configure (GstCudaCacheConverter * self,
 {
   GstCudaCacheConvertParams params;
   GstCudaCacheConverterCpu *cpu = NULL;
+  GstVideoRectangle source;
 
-  gst_cuda_cache_convert_params_fill (&params, info, options);
+  if (!gst_cuda_cache_convert_params_source (&info->in_info, options,
+          self->has_crop ? &self->crop : NULL, &source, error))
+    return FALSE;
+  gst_cuda_cache_convert_params_fill (&params, info, options, &source);
 
   /* the CUDA back end where there is a context, the CPU's where not: each
    * is ready for the first frame and refuses what it cannot do now */
@@ -922,11 +958,55 @@ gst_cuda_cache_converter_add_picture_meta (GstCudaCacheConverter * converter,
   if (!gst_buffer_is_writable (outbuf))
     return NULL;
   gst_cuda_cache_converter_get_picture_rect (converter, &picture);
+  source.x = converter->params.src_x;
+  source.y = converter->params.src_y;
   source.w = converter->params.in_width;
   source.h = converter->params.in_height;
 
   return gst_buffer_add_cuda_cache_picture_meta (outbuf, &picture, &source,
-      source.w, source.h);
+      GST_VIDEO_INFO_WIDTH (&converter->info.in_info),
+      GST_VIDEO_INFO_HEIGHT (&converter->info.in_info));
+}
+
+/* A crop meta on @inbuf that differs from the last buffer's (or its
+ * absence where that had one) sets the conversion up for its region, where
+ * the config names none: a plan per region, which the kernels keep. */
+static gboolean
+converter_follow_crop (GstCudaCacheConverter * self, GstBuffer * inbuf,
+    GError ** error)
+{
+  GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
+  GstVideoRectangle crop = { 0, 0, 0, 0 };
+  gboolean had = self->has_crop;
+  GstVideoRectangle old = self->crop;
+  const GstCudaCacheConverterOptions *o = &self->options;
+
+  /* the config's region wins over the buffer's */
+  if (o->src_x || o->src_y || o->src_width || o->src_height)
+    return TRUE;
+  if (meta) {
+    crop.x = (gint) meta->x;
+    crop.y = (gint) meta->y;
+    crop.w = (gint) meta->width;
+    crop.h = (gint) meta->height;
+  }
+  if (had == (meta != NULL) && (!meta || memcmp (&crop, &old,
+              sizeof (crop)) == 0))
+    return TRUE;
+
+  self->has_crop = meta != NULL;
+  self->crop = crop;
+  if (!gst_cuda_cache_converter_configure (self, &self->info, &self->options,
+          error)) {
+    self->has_crop = had;
+    self->crop = old;
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "converting %dx%d at %d,%d of the input (%s)",
+      self->params.in_width, self->params.in_height, self->params.src_x,
+      self->params.src_y, meta ? "its crop meta" : "no crop meta");
+
+  return TRUE;
 }
 
 /**
@@ -989,6 +1069,8 @@ gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
         "a buffer without memory");
     return FALSE;
   }
+  if (!converter_follow_crop (converter, inbuf, error))
+    return FALSE;
 
   in_cuda = gst_is_cuda_memory (gst_buffer_peek_memory (inbuf, 0));
   out_cuda = gst_is_cuda_memory (gst_buffer_peek_memory (outbuf, 0));

@@ -122,6 +122,51 @@ typedef enum
  */
 #define GST_CUDA_CACHE_CONVERTER_OPT_STD "GstCudaCacheConverter.std"
 
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_SRC_X:
+ *
+ * #G_TYPE_INT, 0 or more: the left edge of the input's region to convert
+ * (a crop), in its pixels. With %GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
+ * %GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH and
+ * %GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT all 0 (the default) the
+ * converter takes the whole frame, or a buffer's #GstVideoCropMeta where it
+ * has one. Where the input's chroma is subsampled, the region grows to the
+ * chroma grid (even edges on that axis); the picture meta says which
+ * region was converted.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_SRC_X "GstCudaCacheConverter.src-x"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y:
+ *
+ * #G_TYPE_INT, 0 or more: the top edge of the region to convert.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y "GstCudaCacheConverter.src-y"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH:
+ *
+ * #G_TYPE_INT, 0 or more: the region's width; 0 reaches the frame's right
+ * edge.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH "GstCudaCacheConverter.src-width"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT:
+ *
+ * #G_TYPE_INT, 0 or more: the region's height; 0 reaches the frame's
+ * bottom edge.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT "GstCudaCacheConverter.src-height"
+
 /* The options' defaults, as the OPT_ documentation above states them. */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER

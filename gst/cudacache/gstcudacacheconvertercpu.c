@@ -54,6 +54,11 @@ struct _GstCudaCacheConverterCpu
   GstCudaCacheConvertParams params;
 
   GstVideoConverter *upsample;  /* 4:2:0 input rescaled: to AYUV, else NULL */
+  /* a crop (params.src_x, src_y, in_width, in_height short of the
+   * frame): the source rectangle's own layout, every step made for it, and
+   * each frame seen through a view of that rectangle (cpu_source_view ()) */
+  gboolean cropped;
+  GstVideoInfo source;
   GstVideoInfo upsample_in;     /* the input it upsamples */
   GstVideoInfo ayuv;
   GstBuffer *ayuv_buf;
@@ -272,6 +277,23 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   cpu = g_new0 (GstCudaCacheConverterCpu, 1);
   cpu->info = *info;
   cpu->params = *params;
+  cpu->cropped = p->src_x != 0 || p->src_y != 0 ||
+      p->in_width != GST_VIDEO_INFO_WIDTH (in) ||
+      p->in_height != GST_VIDEO_INFO_HEIGHT (in);
+  if (cpu->cropped) {
+    /* a frame of the rectangle's size, as GStreamer lays it out (the view
+     * takes the input's strides) */
+    gst_video_info_set_interlaced_format (&cpu->source,
+        GST_VIDEO_INFO_FORMAT (in), GST_VIDEO_INFO_INTERLACE_MODE (in),
+        p->in_width, p->in_height);
+    cpu->source.colorimetry = in->colorimetry;
+    cpu->source.chroma_site = in->chroma_site;
+    GST_VIDEO_INFO_PAR_N (&cpu->source) = GST_VIDEO_INFO_PAR_N (in);
+    GST_VIDEO_INFO_PAR_D (&cpu->source) = GST_VIDEO_INFO_PAR_D (in);
+    GST_VIDEO_INFO_FPS_N (&cpu->source) = GST_VIDEO_INFO_FPS_N (in);
+    GST_VIDEO_INFO_FPS_D (&cpu->source) = GST_VIDEO_INFO_FPS_D (in);
+    in = &cpu->source;
+  }
   if (cpu_via_rgb (info)) {
     if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
             p->out_width, p->out_height)) {
@@ -483,13 +505,44 @@ pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
   }
 }
 
+/* @frame seen as its source rectangle: the rectangle's size and the
+ * frame's strides, each plane from the rectangle's top left (its edges on
+ * the chroma grid). No copy; only @frame is unmapped. */
+static void
+cpu_source_view (const GstCudaCacheConverterCpu * cpu,
+    const GstVideoFrame * frame, GstVideoFrame * view)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const GstCudaCacheConvertParams *p = &cpu->params;
+  guint c, i;
+
+  *view = *frame;
+  if (!cpu->cropped)
+    return;
+  view->info = cpu->source;
+  for (i = 0; i < GST_VIDEO_MAX_PLANES; i++)
+    view->info.stride[i] = frame->info.stride[i];
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+
+    /* a plane's first component gives its pixels' stride */
+    if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
+      continue;
+    view->data[plane] = (guint8 *) frame->data[plane] +
+        (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c, p->src_y) *
+        frame->info.stride[plane] +
+        (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, p->src_x) *
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+  }
+}
+
 gboolean
 gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
   const GstCudaCacheConverterInfo *info = &cpu->info;
   const GstVideoInfo *out_info;
-  GstVideoFrame in_frame, out_frame;
+  GstVideoFrame in_frame, out_frame, view;
   GstBuffer *target;
   GstMapInfo map;
 
@@ -499,6 +552,7 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
   if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
           GST_MAP_READ, "input", error))
     return FALSE;
+  cpu_source_view (cpu, &in_frame, &view);
   /* the RGB frame a tensor or GRAY8 is packed from is the back end's own
    * buffer: only ever mapped */
   if (!gst_cuda_cache_converter_frame_map (&out_frame, out_info, target,
@@ -515,7 +569,7 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    gst_video_converter_frame (cpu->upsample, &in_frame, &ayuv_frame);
+    gst_video_converter_frame (cpu->upsample, &view, &ayuv_frame);
     gst_video_converter_frame (cpu->conv, &ayuv_frame, &out_frame);
     gst_video_frame_unmap (&ayuv_frame);
   } else if (cpu->stand_in_buf) {
@@ -527,11 +581,11 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    cpu_make_stand_in (&cpu->params, &in_frame, &rgbx_frame);
+    cpu_make_stand_in (&cpu->params, &view, &rgbx_frame);
     gst_video_converter_frame (cpu->conv, &rgbx_frame, &out_frame);
     gst_video_frame_unmap (&rgbx_frame);
   } else {
-    gst_video_converter_frame (cpu->conv, &in_frame, &out_frame);
+    gst_video_converter_frame (cpu->conv, &view, &out_frame);
   }
   gst_video_frame_unmap (&in_frame);
 

@@ -20,12 +20,24 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 gint gst_cuda_cache_convert_params_input_depth (const GstVideoInfo * info);
 
-/* Fills @params (planes' pointers and strides left 0) for @info and
- * @options: the definition in gstcudacachekernels-private.h. */
+/* The region of @in to convert: @options' source rectangle, else @crop (a
+ * buffer's crop meta, nullable), else the whole frame; grown to the chroma
+ * grid of subsampled input. FALSE with @error where it does not lie inside
+ * the frame. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
+    const GstCudaCacheConverterOptions * options,
+    const GstVideoRectangle * crop, GstVideoRectangle * source,
+    GError ** error);
+
+/* Fills @params (planes' pointers and strides left 0) for @info, @options
+ * and the region @source of the input (gst_cuda_cache_convert_params_source
+ * ()): the definition in gstcudacachekernels-private.h. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * params,
     const GstCudaCacheConverterInfo * info,
-    const GstCudaCacheConverterOptions * options);
+    const GstCudaCacheConverterOptions * options,
+    const GstVideoRectangle * source);
 
 G_END_DECLS
 

@@ -166,10 +166,56 @@ picture_rect (GstCudaCacheConvertParams * p,
   }
 }
 
+gboolean
+gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
+    const GstCudaCacheConverterOptions * options,
+    const GstVideoRectangle * crop, GstVideoRectangle * source, GError ** error)
+{
+  gint fw = GST_VIDEO_INFO_WIDTH (in), fh = GST_VIDEO_INFO_HEIGHT (in);
+  gint xs = (1 << GST_VIDEO_FORMAT_INFO_W_SUB (in->finfo, 1)) - 1;
+  gint ys = (1 << GST_VIDEO_FORMAT_INFO_H_SUB (in->finfo, 1)) - 1;
+  gint64 x = 0, y = 0, w = fw, h = fh;
+  const gchar *from = NULL;
+
+  if (options->src_x || options->src_y || options->src_width ||
+      options->src_height) {
+    x = options->src_x;
+    y = options->src_y;
+    w = options->src_width ? options->src_width : fw - x;
+    h = options->src_height ? options->src_height : fh - y;
+    from = "the config's source rectangle (src-x, src-y, src-width, "
+        "src-height)";
+  } else if (crop) {
+    x = crop->x;
+    y = crop->y;
+    w = crop->w;
+    h = crop->h;
+    from = "the buffer's GstVideoCropMeta";
+  }
+  if (from && (x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > fw || y + h > fh)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "%s, %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " at %" G_GINT64_FORMAT
+        ",%" G_GINT64_FORMAT ", does not lie inside the %dx%d input frame",
+        from, w, h, x, y, fw, fh);
+    return FALSE;
+  }
+
+  /* subsampled chroma: the region's edges on its grid, the far ones up to
+   * the frame's edge at most (an odd frame's last chroma sample covers
+   * it) */
+  source->x = (gint) (x & ~xs);
+  source->y = (gint) (y & ~ys);
+  source->w = (gint) (MIN ((x + w + xs) & ~xs, fw) - source->x);
+  source->h = (gint) (MIN ((y + h + ys) & ~ys, fh) - source->y);
+
+  return TRUE;
+}
+
 void
 gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
     const GstCudaCacheConverterInfo * info,
-    const GstCudaCacheConverterOptions * options)
+    const GstCudaCacheConverterOptions * options,
+    const GstVideoRectangle * source)
 {
   const GstVideoInfo *in = &info->in_info;
   gint depth = gst_cuda_cache_convert_params_input_depth (in);
@@ -203,8 +249,10 @@ gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
       p->in_format = depth ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_INFO_FORMAT (in);
       break;
   }
-  p->in_width = GST_VIDEO_INFO_WIDTH (in);
-  p->in_height = GST_VIDEO_INFO_HEIGHT (in);
+  p->in_width = source->w;
+  p->in_height = source->h;
+  p->src_x = source->x;
+  p->src_y = source->y;
   p->in_chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in);
 
   /* every YUV output the converter makes is 4:2:0; a tensor's pixels are

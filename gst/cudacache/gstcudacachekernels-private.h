@@ -67,8 +67,13 @@ typedef struct
   /* input: one of NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR: the
    * frame the kernels read (7. above) */
   GstVideoFormat in_format;
-  gint in_width;
+  gint in_width;                /* the source rectangle's size */
   gint in_height;
+  /* the source rectangle's top left in the input frame (a crop): the back
+   * ends offset the planes there; even where the input's chroma is
+   * subsampled on that axis */
+  gint src_x;
+  gint src_y;
   guintptr in_data[3];          /* device pointers, per plane */
   gint in_stride[3];
   gfloat yuv_to_rgb[12];

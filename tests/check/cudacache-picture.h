@@ -102,4 +102,41 @@ cudacache_widen_picture (GstBuffer * nv12, const GstVideoInfo * nv12_info,
   return buf;
 }
 
+/* The region @r of @frame as a frame of its own, plane by plane. */
+static inline GstBuffer *
+cudacache_copy_region (GstBuffer * frame, const GstVideoInfo * info,
+    const GstVideoRectangle * r, GstVideoInfo * region_info)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  GstVideoFrame src, dst;
+  GstBuffer *out;
+  guint c;
+  gint row;
+
+  gst_video_info_set_format (region_info, GST_VIDEO_INFO_FORMAT (info), r->w,
+      r->h);
+  out = gst_buffer_new_allocate (NULL, region_info->size, NULL);
+  fail_unless (gst_video_frame_map (&src, info, frame, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, region_info, out, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+    gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+    gint x0 = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, r->x) * ps;
+    gint y0 = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c, r->y);
+
+    if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
+      continue;
+    for (row = 0; row < GST_VIDEO_FRAME_COMP_HEIGHT (&dst, c); row++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&dst, plane) +
+          row * GST_VIDEO_FRAME_PLANE_STRIDE (&dst, plane),
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&src, plane) +
+          (y0 + row) * GST_VIDEO_FRAME_PLANE_STRIDE (&src, plane) + x0,
+          GST_VIDEO_FRAME_COMP_WIDTH (&dst, c) * ps);
+  }
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+
+  return out;
+}
+
 #endif /* __CUDACACHE_PICTURE_H__ */

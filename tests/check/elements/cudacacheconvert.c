@@ -1091,6 +1091,54 @@ GST_START_TEST (test_fixation_keeps_display_aspect)
 
 GST_END_TEST;
 
+/* Upstream may crop by meta: the element says so in the allocation query,
+ * converts the region in place, and its picture meta maps back into the
+ * frame at the region (odd edges of RGBA stay as they are). */
+GST_START_TEST (test_crop_meta_from_upstream)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1");
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBuffer *in = make_rgba (64, 48), *out;
+  GstVideoCropMeta *crop;
+  GstCudaCachePictureMeta *meta;
+  gdouble x, y;
+
+  gst_harness_set_caps_str (h, "video/x-raw,format=RGBA,width=64,height=48,"
+      "framerate=30/1", "video/x-raw,format=RGBA,width=32,height=24,"
+      "framerate=30/1");
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_find_allocation_meta (query,
+          GST_VIDEO_CROP_META_API_TYPE, NULL), "crop meta not offered");
+
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->x = 3;
+  crop->y = 5;
+  crop->width = 31;
+  crop->height = 21;
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  meta = gst_buffer_get_cuda_cache_picture_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless (meta->source.x == 3 && meta->source.y == 5 &&
+      meta->source.w == 31 && meta->source.h == 21);
+  fail_unless (meta->source_width == 64 && meta->source_height == 48);
+  fail_if (gst_buffer_get_video_crop_meta (out) != NULL,
+      "the input's crop went downstream");
+  gst_cuda_cache_picture_meta_to_source (meta, 0, 0, &x, &y);
+  fail_unless (x == 3.0 && y == 5.0);
+  gst_cuda_cache_picture_meta_to_source (meta, 32, 24, &x, &y);
+  fail_unless (fabs (x - 34.0) < 1e-9 && fabs (y - 26.0) < 1e-9);
+
+  gst_buffer_unref (out);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -1122,6 +1170,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_picture_meta_maps_boxes_back);
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
   tcase_add_test (tc, test_fixation_keeps_display_aspect);
+  tcase_add_test (tc, test_crop_meta_from_upstream);
 
   return s;
 }

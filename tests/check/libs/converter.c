@@ -1245,11 +1245,169 @@ GST_START_TEST (test_cpu_path_420_threads_and_layouts)
 
 GST_END_TEST;
 
+/* Converts @in (caps @in_caps) to @out_caps with @config. */
+static GstBuffer *
+convert_with (GstBuffer * in, const gchar * in_caps, const gchar * out_caps,
+    GstStructure * config, GstVideoRectangle * source)
+{
+  GstCudaCacheConverter *conv = converter_new (in_caps, out_caps, config);
+  g_autoptr (GstCaps) caps = gst_caps_from_string (out_caps);
+  GstCudaCacheTensorInfo tensor;
+  GstVideoInfo vinfo;
+  gsize size = gst_cuda_cache_tensor_info_from_caps (&tensor, caps) ?
+      tensor.size : (gst_video_info_from_caps (&vinfo, caps), vinfo.size);
+  GstBuffer *out = gst_buffer_new_allocate (NULL, size, NULL);
+  GstCudaCachePictureMeta *meta;
+  GError *error = NULL;
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
+          &error), "%s", error ? error->message : "");
+  meta = gst_cuda_cache_converter_add_picture_meta (conv, out);
+  fail_unless (meta != NULL);
+  if (source)
+    *source = meta->source;
+  gst_object_unref (conv);
+
+  return out;
+}
+
+/* A crop, by a buffer's GstVideoCropMeta or by the config's source
+ * rectangle, converts exactly as the cropped region copied into a frame
+ * of its own: odd and even regions, every input family, letterboxed and
+ * stretched, frames and tensors, on noise (every pixel an edge). Where
+ * chroma is subsampled the region grows to its grid, and the picture meta
+ * says so. A region outside the frame is refused. */
+GST_START_TEST (test_crops_convert_as_the_cropped_frame)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_YUY2
+  };
+  static const GstVideoRectangle crops[] = {
+    {1, 3, 33, 17}, {6, 4, 40, 30}, {0, 0, 64, 48}, {63, 47, 1, 1},
+  };
+  static const gchar *outs[] = {
+    "video/x-raw,format=RGBA,width=50,height=40",
+    TENSOR "types=float32,dimensions=(string)31:23:3:1,layout=NCHW",
+  };
+  GRand *rand = g_rand_new_with_seed (27);
+  guint f, c, o, way;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info;
+    GstBuffer *frame = cudacache_make_picture (formats[f], 64, 48, &info);
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=64,"
+        "height=48", gst_video_format_to_string (formats[f]));
+    GstMapInfo map;
+    gsize b;
+
+    fail_unless (gst_buffer_map (frame, &map, GST_MAP_WRITE));
+    for (b = 0; b < map.size; b++)
+      map.data[b] = g_rand_int_range (rand, 0, 256);
+    gst_buffer_unmap (frame, &map);
+
+    for (c = 0; c < G_N_ELEMENTS (crops); c++) {
+      const GstVideoRectangle *r = &crops[c];
+      gboolean sub_x = GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) > 0;
+      gboolean sub_y = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) > 0;
+      GstVideoRectangle want = {
+        sub_x ? r->x & ~1 : r->x, sub_y ? r->y & ~1 : r->y, 0, 0
+      };
+      GstVideoInfo region_info;
+      GstBuffer *region;
+      gchar *region_caps;
+
+      want.w = (sub_x ? MIN ((r->x + r->w + 1) & ~1, 64) : r->x + r->w) -
+          want.x;
+      want.h = (sub_y ? MIN ((r->y + r->h + 1) & ~1, 48) : r->y + r->h) -
+          want.y;
+      region = cudacache_copy_region (frame, &info, &want, &region_info);
+      region_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d", gst_video_format_to_string (formats[f]), want.w, want.h);
+
+      for (o = 0; o < G_N_ELEMENTS (outs); o++) {
+        for (way = 0; way < 2; way++) {
+          GstStructure *config = gst_structure_new ("c",
+              GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, o == 0,
+              NULL);
+          GstBuffer *cropped = gst_buffer_copy (frame), *a, *b;
+          GstVideoRectangle source;
+          GstMapInfo ma, mb;
+
+          if (way == 0) {
+            GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (cropped);
+
+            meta->x = r->x;
+            meta->y = r->y;
+            meta->width = r->w;
+            meta->height = r->h;
+          } else {
+            gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+                G_TYPE_INT, r->x, GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
+                G_TYPE_INT, r->y, GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH,
+                G_TYPE_INT, r->w, GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT,
+                G_TYPE_INT, r->h, NULL);
+          }
+          a = convert_with (cropped, in_caps, outs[o],
+              gst_structure_copy (config), &source);
+          b = convert_with (region, region_caps, outs[o],
+              gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
+                  G_TYPE_BOOLEAN, o == 0, NULL), NULL);
+          fail_unless (source.x == want.x && source.y == want.y &&
+              source.w == want.w && source.h == want.h,
+              "%s crop %d,%d %dx%d: the meta's source %d,%d %dx%d, want "
+              "%d,%d %dx%d", gst_video_format_to_string (formats[f]), r->x,
+              r->y, r->w, r->h, source.x, source.y, source.w, source.h,
+              want.x, want.y, want.w, want.h);
+          fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+          fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+          fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data,
+                  ma.size) == 0, "%s crop %d,%d %dx%d to %s by %s: not the "
+              "cropped frame's conversion",
+              gst_video_format_to_string (formats[f]), r->x, r->y, r->w, r->h,
+              outs[o], way ? "the config" : "crop meta");
+          gst_buffer_unmap (a, &ma);
+          gst_buffer_unmap (b, &mb);
+          gst_buffer_unref (a);
+          gst_buffer_unref (b);
+          gst_buffer_unref (cropped);
+          gst_structure_free (config);
+        }
+      }
+      gst_buffer_unref (region);
+      g_free (region_caps);
+    }
+    gst_buffer_unref (frame);
+    g_free (in_caps);
+  }
+  g_rand_free (rand);
+
+  /* outside the frame: refused, saying where */
+  {
+    g_autoptr (GstCaps) in = gst_caps_from_string (RGBA_64x48);
+    g_autoptr (GstCaps) out = gst_caps_from_string (RGBA_64x48);
+    GError *error = NULL;
+
+    fail_if (gst_cuda_cache_converter_new (in, out, NULL,
+            gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+                G_TYPE_INT, 60, GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH,
+                G_TYPE_INT, 10, NULL), &error));
+    fail_unless (error && strstr (error->message, "10x48 at 60,0, does not "
+            "lie inside the 64x48 input frame"), "%s",
+        error ? error->message : "");
+    g_clear_error (&error);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 converter_suite (void)
 {
   Suite *s = suite_create ("converter");
   TCase *tc = tcase_create ("general");
+
+  tcase_add_test (tc, test_crops_convert_as_the_cropped_frame);
 
   cudacache_check_init ();
   suite_add_tcase (s, tc);
