@@ -59,6 +59,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 enum
 {
   PROP_0,
+  PROP_METHOD,
   PROP_LETTERBOX,
   PROP_LETTERBOX_POSITION,
   PROP_FILL_VALUE,
@@ -125,6 +126,7 @@ struct _GstCudaCacheConvert
   GstCudaCacheBaseTransform parent;
 
   /* properties, under the object lock */
+  GstCudaCacheResizeMethod method;
   gboolean letterbox;
   GstCudaCacheLetterboxPosition position;
   guint fill[3];                /* red, green, blue */
@@ -204,6 +206,15 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   gobject_class->get_property = gst_cuda_cache_convert_get_property;
   gobject_class->finalize = gst_cuda_cache_convert_finalize;
 
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "How the picture is resampled: linear (GStreamer's, antialiased), "
+          "or the preset of the library the model was trained with: nearest, "
+          "bilinear and area (OpenCV's cv2.resize INTER_NEAREST, "
+          "INTER_LINEAR, INTER_AREA), antialias (Pillow's BILINEAR). The "
+          "presets run on system memory in this version",
+          GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
+          GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD, rw));
   g_object_class_install_property (gobject_class, PROP_LETTERBOX,
       g_param_spec_boolean ("letterbox", "Letterbox",
           "Keep the picture's display aspect ratio (pixel-aspect-ratio "
@@ -287,6 +298,7 @@ gst_cuda_cache_convert_init (GstCudaCacheConvert * self)
   guint i;
 
   self->letterbox = DEFAULT_LETTERBOX;
+  self->method = GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD;
   self->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
   self->fill[0] = self->fill[1] = self->fill[2] = DEFAULT_FILL_VALUE;
   self->channel_order = DEFAULT_CHANNEL_ORDER;
@@ -452,6 +464,9 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
     case PROP_LETTERBOX:
       self->letterbox = g_value_get_boolean (value);
       break;
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
     case PROP_LETTERBOX_POSITION:
       self->position = g_value_get_enum (value);
       break;
@@ -498,6 +513,9 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_LETTERBOX:
       g_value_set_boolean (value, self->letterbox);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
       break;
     case PROP_LETTERBOX_POSITION:
       g_value_set_enum (value, self->position);
@@ -870,7 +888,9 @@ gst_cuda_cache_convert_take_config (GstCudaCacheConvert * self)
   config = gst_cuda_cache_converter_build_config (self->letterbox,
       self->fill[0], self->channel_order, self->scale, self->mean, self->std);
   gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
-      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, self->position, NULL);
+      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, self->position,
+      GST_CUDA_CACHE_CONVERTER_OPT_METHOD, GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
+      self->method, NULL);
   gst_cuda_cache_converter_config_set_fill (config, self->fill[0],
       self->fill[1], self->fill[2]);
   self->config_changed = FALSE;

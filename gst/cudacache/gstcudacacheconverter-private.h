@@ -34,6 +34,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_converter_debug);
 /* What a config says, parsed. */
 typedef struct
 {
+  GstCudaCacheResizeMethod method;
   gboolean letterbox;
   GstCudaCacheLetterboxPosition position;
   guint fill[3];                /* red, green, blue */

@@ -109,6 +109,7 @@ options_init (GstCudaCacheConverterOptions * options)
 {
   guint i;
 
+  options->method = GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD;
   options->letterbox = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX;
   options->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
   options->src_x = options->src_y = 0;
@@ -324,6 +325,12 @@ options_from_config (GstCudaCacheConverterOptions * options,
       && !gst_structure_get_boolean (config,
           GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &parsed.letterbox))
     goto invalid_letterbox;
+  value = gst_structure_get_value (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD);
+  if (value) {
+    if (!G_VALUE_HOLDS (value, GST_TYPE_CUDA_CACHE_RESIZE_METHOD))
+      goto invalid_method;
+    parsed.method = g_value_get_enum (value);
+  }
   value = gst_structure_get_value (config,
       GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION);
   if (value) {
@@ -367,6 +374,11 @@ options_from_config (GstCudaCacheConverterOptions * options,
 invalid_letterbox:
   option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
       "a gboolean (true or false)");
+  return FALSE;
+invalid_method:
+  option_error (error, config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+      "a GstCudaCacheResizeMethod (linear, nearest, bilinear, area or "
+      "antialias)");
   return FALSE;
 invalid_position:
   option_error (error, config,
@@ -878,7 +890,9 @@ gst_cuda_cache_converter_get_config (GstCudaCacheConverter * converter)
   config = gst_cuda_cache_converter_build_config (o->letterbox, o->fill[0],
       o->channel_order, o->scale, o->mean, o->std);
   gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
-      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, o->position, NULL);
+      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, o->position,
+      GST_CUDA_CACHE_CONVERTER_OPT_METHOD, GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
+      o->method, NULL);
   gst_cuda_cache_converter_config_set_fill (config, o->fill[0], o->fill[1],
       o->fill[2]);
 

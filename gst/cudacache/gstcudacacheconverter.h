@@ -34,6 +34,37 @@ typedef enum
 
 
 /**
+ * GstCudaCacheResizeMethod:
+ * @GST_CUDA_CACHE_RESIZE_METHOD_LINEAR: GStreamer's LINEAR resampler
+ *   (`videoscale method=bilinear`): a triangle filter widened by the shrink
+ *   factor, so shrinking does not alias
+ * @GST_CUDA_CACHE_RESIZE_METHOD_NEAREST: OpenCV's
+ *   `cv2.resize (..., interpolation=cv2.INTER_NEAREST)`
+ * @GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR: OpenCV's
+ *   `cv2.resize (..., interpolation=cv2.INTER_LINEAR)`: half-pixel
+ *   centres, two taps, no antialiasing
+ * @GST_CUDA_CACHE_RESIZE_METHOD_AREA: OpenCV's
+ *   `cv2.resize (..., interpolation=cv2.INTER_AREA)`
+ * @GST_CUDA_CACHE_RESIZE_METHOD_ANTIALIAS: Pillow's
+ *   `Image.resize (..., Image.BILINEAR)`, which torchvision's
+ *   `antialias=True` follows: the triangle filter widened by the shrink
+ *   factor
+ *
+ * How a picture is resampled. Every method but LINEAR equals the library
+ * it names on 8-bit RGB input, to the value.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_RESIZE_METHOD_LINEAR,
+  GST_CUDA_CACHE_RESIZE_METHOD_NEAREST,
+  GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR,
+  GST_CUDA_CACHE_RESIZE_METHOD_AREA,
+  GST_CUDA_CACHE_RESIZE_METHOD_ANTIALIAS,
+} GstCudaCacheResizeMethod;
+
+/**
  * GstCudaCacheLetterboxPosition:
  * @GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER: the picture centred, the bars
  *   on both sides (Ultralytics' LetterBox)
@@ -60,6 +91,16 @@ typedef enum
  * Since: 0.1
  */
 #define GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX "GstCudaCacheConverter.letterbox"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OPT_METHOD:
+ *
+ * #GST_TYPE_CUDA_CACHE_RESIZE_METHOD: how the picture is resampled.
+ * Default %GST_CUDA_CACHE_RESIZE_METHOD_LINEAR.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OPT_METHOD "GstCudaCacheConverter.method"
 
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION:
@@ -168,6 +209,7 @@ typedef enum
 #define GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT "GstCudaCacheConverter.src-height"
 
 /* The options' defaults, as the OPT_ documentation above states them. */
+#define GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD GST_CUDA_CACHE_RESIZE_METHOD_LINEAR
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE 0

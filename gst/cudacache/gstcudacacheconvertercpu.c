@@ -46,6 +46,7 @@
 
 #include "gstcudacacheconvertercpu-private.h"
 #include "gstcudacacheconvertparams-private.h"
+#include "gstcudacacheresample-private.h"
 
 struct _GstCudaCacheConverterCpu
 {
@@ -69,6 +70,10 @@ struct _GstCudaCacheConverterCpu
   GstVideoConverter *conv;
   GstVideoInfo rgb;             /* tensor output: the frame packed from */
   GstBuffer *rgb_buf;
+  /* a method other than LINEAR: the picture resampled from 8-bit RGB of
+   * the source's size (the input's own pixels, or its stand-in) into the
+   * RGB frame above, then packed or converted (conv) at the same size */
+  GstCudaCacheResampler *resampler;
 };
 
 /* Input converted through a stand-in RGBx frame, as the kernels convert
@@ -82,6 +87,15 @@ cpu_has_stand_in (const GstVideoInfo * in)
 
   return f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY ||
       f == GST_VIDEO_FORMAT_GRAY8;
+}
+
+/* gst_cuda_cache_narrow_16 ()'s narrowing of a 16-bit sample whose top
+ * @depth bits are set */
+static guint
+cpu_narrow (guint v, gint depth)
+{
+  v |= v >> depth;
+  return (v * 255u + 32767u) / 65535u;
 }
 
 static guint8
@@ -262,6 +276,161 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
   return TRUE;
 }
 
+/* Whether @format's pixels are 8-bit RGB the resampler reads in place. */
+static gboolean
+cpu_is_rgb8 (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* 4:2:0 input's stand-in (8 and 16-bit): every pixel's chroma upsampled
+ * as sited on both axes, as the kernels' chroma taps fold it (across:
+ * linear between the two samples around it; down: cosited rows taken as
+ * they are, others 3:1 between the two rows around it), 16-bit samples
+ * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then
+ * @p's yuv_to_rgb, rounded and clamped. */
+static void
+cpu_make_stand_in_420 (const GstCudaCacheConvertParams * p,
+    const GstVideoFrame * src, GstVideoFrame * rgbx)
+{
+  const gfloat *m = p->yuv_to_rgb;
+  gint depth = GST_VIDEO_FRAME_COMP_DEPTH (src, 0);
+  gboolean wide = depth > 8;
+  gboolean h_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED)
+      != 0;
+  gboolean v_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED)
+      != 0;
+  gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
+  gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
+  gint ps[3];
+
+  for (k = 0; k < 3; k++)
+    ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
+
+#define SAMPLE(k, row, i) (wide ? \
+    cpu_narrow (((const guint16 *) (row))[(i) * ps[k] / 2], depth) : \
+    ((const guint8 *) (row))[(i) * ps[k]])
+#define ROW(k, r) ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (src, k) + \
+    (gsize) (r) * GST_VIDEO_FRAME_COMP_STRIDE (src, k))
+
+  for (y = 0; y < h; y++) {
+    gint cy0 = v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
+    gfloat fy = v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
+    gint ra = CLAMP (cy0, 0, ch - 1), rb = CLAMP (cy0 + 1, 0, ch - 1);
+    const guint8 *luma = ROW (0, y);
+    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgbx, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgbx, 0);
+
+    for (x = 0; x < w; x++) {
+      gint cx0 = h_cosited ? x / 2 : (x >= 1 ? (x - 1) / 2 : -1);
+      gfloat fx = h_cosited ? ((x & 1) ? 0.5f : 0.0f) :
+          ((x & 1) ? 0.25f : 0.75f);
+      gint ca = CLAMP (cx0, 0, cw - 1), cb = CLAMP (cx0 + 1, 0, cw - 1);
+      gfloat yv = SAMPLE (0, luma, x), c[2];
+
+      for (k = 1; k < 3; k++) {
+        gfloat top = SAMPLE (k, ROW (k, ra), ca), top_b = SAMPLE (k, ROW (k,
+                ra), cb);
+        gfloat bot = SAMPLE (k, ROW (k, rb), ca), bot_b = SAMPLE (k, ROW (k,
+                rb), cb);
+        gfloat t = top + fx * (top_b - top), b = bot + fx * (bot_b - bot);
+
+        c[k - 1] = t + fy * (b - t);
+      }
+      out[4 * x] = cpu_to_u8 (m[0] * yv + m[1] * c[0] + m[2] * c[1] + m[3]);
+      out[4 * x + 1] = cpu_to_u8 (m[4] * yv + m[5] * c[0] + m[6] * c[1] + m[7]);
+      out[4 * x + 2] = cpu_to_u8 (m[8] * yv + m[9] * c[0] + m[10] * c[1] +
+          m[11]);
+      out[4 * x + 3] = 255;
+    }
+  }
+#undef SAMPLE
+#undef ROW
+}
+
+/* The CPU back end of a method other than LINEAR (cpu->params.method) for
+ * the source @in: the RGB frame of the output's size, the stand-in where
+ * the input is not 8-bit RGB, the resampler, and the conversion of the RGB
+ * frame to video output. */
+static gboolean
+cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
+    GError ** error)
+{
+  const GstCudaCacheConvertParams *p = &cpu->params;
+  const GstCudaCacheConverterInfo *info = &cpu->info;
+  gboolean video_out = !info->tensor_out &&
+      GST_VIDEO_INFO_FORMAT (&info->out_info) != GST_VIDEO_FORMAT_GRAY8;
+
+  if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
+          p->out_width, p->out_height) ||
+      !cpu_frame_fits (&cpu->rgb, "the RGB frame the picture is resampled "
+          "into", error)) {
+    if (error && !*error)
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "the CPU path cannot lay out the %dx%d RGB frame the picture is "
+          "resampled into (4 GiB or more)", p->out_width, p->out_height);
+    return FALSE;
+  }
+  GST_VIDEO_INFO_FPS_N (&cpu->rgb) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (&cpu->rgb) = GST_VIDEO_INFO_FPS_D (in);
+  cpu->rgb_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE
+      (&cpu->rgb), NULL);
+  if (!cpu_is_rgb8 (GST_VIDEO_INFO_FORMAT (in))) {
+    if (!gst_video_info_set_format (&cpu->stand_in, GST_VIDEO_FORMAT_RGBx,
+            GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in)) ||
+        !cpu_frame_fits (&cpu->stand_in, "the RGBx frame the input is "
+            "resampled from", error)) {
+      if (error && !*error)
+        g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+            "the CPU path cannot lay out the RGBx frame of %dx%d %s it "
+            "resamples from (4 GiB or more)", GST_VIDEO_INFO_WIDTH (in),
+            GST_VIDEO_INFO_HEIGHT (in), GST_VIDEO_INFO_NAME (in));
+      return FALSE;
+    }
+    cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
+        GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
+  }
+  if (!cpu->rgb_buf || (!cpu_is_rgb8 (GST_VIDEO_INFO_FORMAT (in)) &&
+          !cpu->stand_in_buf)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "cannot allocate the frames the CPU path resamples through");
+    return FALSE;
+  }
+  cpu->resampler = gst_cuda_cache_resampler_new (p->method, p->in_width,
+      p->in_height, p->dest_width, p->dest_height);
+  if (video_out) {
+    GstVideoInfo out = info->out_info;
+
+    GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
+    GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
+    cpu->conv = gst_video_converter_new (&cpu->rgb, &out,
+        gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_DITHER_METHOD,
+            GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
+            GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
+            GST_TYPE_VIDEO_RESAMPLER_METHOD,
+            GST_VIDEO_RESAMPLER_METHOD_LINEAR, GST_VIDEO_CONVERTER_OPT_THREADS,
+            G_TYPE_UINT, MIN (g_get_num_processors (), 8), NULL));
+    if (!cpu->conv) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "GstVideoConverter cannot convert RGB to %s",
+          GST_VIDEO_INFO_NAME (&info->out_info));
+      return FALSE;
+    }
+  }
+
+  return TRUE;
+}
+
 GstCudaCacheConverterCpu *
 gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
     const GstCudaCacheConvertParams * params, GstCudaCacheConverterCpu * old,
@@ -270,7 +439,7 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   const GstCudaCacheConvertParams *p = params;
   const GstVideoInfo *in = &info->in_info;
   GstVideoInfo out = info->out_info;
-  gboolean upsample = cpu_needs_upsample (in, p);
+  gboolean upsample;
   gboolean keep_upsample, keep_rgb;
   GstCudaCacheConverterCpu *cpu;
 
@@ -294,6 +463,12 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
     GST_VIDEO_INFO_FPS_D (&cpu->source) = GST_VIDEO_INFO_FPS_D (in);
     in = &cpu->source;
   }
+  if (p->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR) {
+    if (!cpu_new_resampled (cpu, in, error))
+      goto failed;
+    return cpu;
+  }
+  upsample = cpu_needs_upsample (in, p);
   if (cpu_via_rgb (info)) {
     if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
             p->out_width, p->out_height)) {
@@ -536,6 +711,115 @@ cpu_source_view (const GstCudaCacheConverterCpu * cpu,
   }
 }
 
+/* The fill everywhere in @rgb but the picture's rectangle. */
+static void
+cpu_fill_bars (const GstCudaCacheConvertParams * p, GstVideoFrame * rgb)
+{
+  gint x, y;
+
+  for (y = 0; y < p->out_height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
+    gboolean bar = y < p->dest_y || y >= p->dest_y + p->dest_height;
+
+    for (x = 0; x < p->out_width; x++) {
+      if (!bar && x == p->dest_x) {
+        x += p->dest_width - 1;
+        continue;
+      }
+      row[3 * x] = (guint8) p->fill[0];
+      row[3 * x + 1] = (guint8) p->fill[1];
+      row[3 * x + 2] = (guint8) p->fill[2];
+    }
+  }
+}
+
+/* A method other than LINEAR: the source's 8-bit RGB (in place, or its
+ * stand-in) resampled into the RGB frame's picture, the bars filled, then
+ * packed or converted */
+static gboolean
+cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
+    GstBuffer * outbuf, GError ** error)
+{
+  const GstCudaCacheConverterInfo *info = &cpu->info;
+  const GstCudaCacheConvertParams *p = &cpu->params;
+  GstVideoFrame in_frame, view, rgb, stand_in, out_frame;
+  const GstVideoFrame *src;
+  gint rgb_at[3] = { 0, 1, 2 }, c;
+  guint threads = MIN (g_get_num_processors (), 8);
+  GstMapInfo map;
+  gboolean ok = TRUE;
+
+  if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
+          GST_MAP_READ, "input", error))
+    return FALSE;
+  cpu_source_view (cpu, &in_frame, &view);
+  if (!gst_video_frame_map (&rgb, &cpu->rgb, cpu->rgb_buf, GST_MAP_READWRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    goto map_failed;
+  }
+  src = &view;
+  if (cpu->stand_in_buf) {
+    GstVideoFormat f = GST_VIDEO_INFO_FORMAT (&info->in_info);
+
+    if (!gst_video_frame_map (&stand_in, &cpu->stand_in, cpu->stand_in_buf,
+            GST_MAP_READWRITE)) {
+      gst_video_frame_unmap (&rgb);
+      gst_video_frame_unmap (&in_frame);
+      goto map_failed;
+    }
+    if (f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY ||
+        f == GST_VIDEO_FORMAT_GRAY8)
+      cpu_make_stand_in (p, &view, &stand_in);
+    else
+      cpu_make_stand_in_420 (p, &view, &stand_in);
+    src = &stand_in;
+  } else {
+    for (c = 0; c < 3; c++)
+      rgb_at[c] = GST_VIDEO_FORMAT_INFO_POFFSET (view.info.finfo, c);
+  }
+
+  cpu_fill_bars (p, &rgb);
+  gst_cuda_cache_resampler_run (cpu->resampler,
+      (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (src, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (src, 0),
+      GST_VIDEO_FRAME_COMP_PSTRIDE (src, 0), rgb_at,
+      (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0) +
+      (gsize) p->dest_y * GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0) +
+      (gsize) p->dest_x * 3, GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), threads);
+  if (cpu->stand_in_buf)
+    gst_video_frame_unmap (&stand_in);
+  gst_video_frame_unmap (&in_frame);
+
+  if (info->tensor_out) {
+    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
+      gst_video_frame_unmap (&rgb);
+      goto map_failed;
+    }
+    ok = gst_cuda_cache_converter_tensor_fits (info, map.size, error);
+    if (ok)
+      pack_tensor (p, &rgb, map.data);
+    gst_buffer_unmap (outbuf, &map);
+  } else if (gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
+          outbuf, GST_MAP_WRITE, "output", error)) {
+    if (cpu->conv)
+      gst_video_converter_frame (cpu->conv, &rgb, &out_frame);
+    else
+      pack_gray (p, &rgb, &out_frame);
+    gst_video_frame_unmap (&out_frame);
+  } else {
+    ok = FALSE;
+  }
+  gst_video_frame_unmap (&rgb);
+
+  return ok;
+
+map_failed:
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+      "could not map a buffer for the conversion");
+  return FALSE;
+}
+
 gboolean
 gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
@@ -545,6 +829,9 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
   GstVideoFrame in_frame, out_frame, view;
   GstBuffer *target;
   GstMapInfo map;
+
+  if (cpu->resampler)
+    return cpu_convert_resampled (cpu, inbuf, outbuf, error);
 
   target = cpu_via_rgb (info) ? cpu->rgb_buf : outbuf;
   out_info = cpu_via_rgb (info) ? &cpu->rgb : &info->out_info;
@@ -633,5 +920,6 @@ gst_cuda_cache_converter_cpu_free (GstCudaCacheConverterCpu * cpu)
   g_clear_pointer (&cpu->conv, gst_video_converter_free);
   gst_clear_buffer (&cpu->stand_in_buf);
   gst_clear_buffer (&cpu->rgb_buf);
+  g_clear_pointer (&cpu->resampler, gst_cuda_cache_resampler_free);
   g_free (cpu);
 }

@@ -111,6 +111,17 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
         "make a tensor of 1 channel");
     return FALSE;
   }
+  if (params->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR) {
+    GEnumClass *methods = g_type_class_ref (GST_TYPE_CUDA_CACHE_RESIZE_METHOD);
+    GEnumValue *v = g_enum_get_value (methods, params->method);
+
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "method=%s resamples system memory only in this version; the CUDA "
+        "kernels resample with method=linear (download the frames, or use "
+        "linear)", v ? v->value_nick : "?");
+    g_type_class_unref (methods);
+    return FALSE;
+  }
   plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
   if (!plan) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,

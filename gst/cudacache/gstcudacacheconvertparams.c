@@ -249,6 +249,7 @@ gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
       p->in_format = depth ? GST_VIDEO_FORMAT_NV12 : GST_VIDEO_INFO_FORMAT (in);
       break;
   }
+  p->method = options->method;
   p->in_width = source->w;
   p->in_height = source->h;
   p->src_x = source->x;

@@ -921,6 +921,41 @@ GST_START_TEST (test_crop_meta_reads_the_region)
 
 GST_END_TEST;
 
+/* The resampling presets are system memory's in this version: CUDA caps
+ * with one are refused when the converter is made, saying what to do. */
+GST_START_TEST (test_presets_refused_on_cuda_memory)
+{
+  static const gchar *methods[] = { "nearest", "bilinear", "area",
+    "antialias"
+  };
+  GstCaps *in = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=NV12,width=64,height=48");
+  GstCaps *out = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=32,height=24");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
+    GstStructure *config = gst_structure_new_empty ("c");
+    GValue v = G_VALUE_INIT;
+    GError *error = NULL;
+    gchar *says = g_strdup_printf ("method=%s resamples system memory only",
+        methods[i]);
+
+    g_value_init (&v, GST_TYPE_CUDA_CACHE_RESIZE_METHOD);
+    fail_unless (gst_value_deserialize (&v, methods[i]));
+    gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD, &v);
+    fail_if (gst_cuda_cache_converter_new (in, out, context, config, &error));
+    fail_unless (error && strstr (error->message, says), "%s",
+        error ? error->message : "no error");
+    g_clear_error (&error);
+    g_free (says);
+  }
+  gst_caps_unref (in);
+  gst_caps_unref (out);
+}
+
+GST_END_TEST;
+
 /* Back from NV12 to RGBA at the same size, against the original picture:
  * the kernels are at least as close as GstVideoConverter. */
 GST_START_TEST (test_yuv_closer_to_the_picture)
@@ -1299,6 +1334,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
+  tcase_add_test (tc, test_presets_refused_on_cuda_memory);
   tcase_add_test (tc, test_nvh264dec_takes_the_pool);
 
   return s;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The resampling methods other than GStreamer's LINEAR
+ * (gstcudacacheresample.c): 8-bit RGB to 8-bit RGB, each method equal to
+ * the library whose preset it is (OpenCV's cv2.resize, Pillow's
+ * Image.resize), arithmetic included.
+ */
+
+#ifndef __GST_CUDA_CACHE_RESAMPLE_PRIVATE_H__
+#define __GST_CUDA_CACHE_RESAMPLE_PRIVATE_H__
+
+#include <gst/gst.h>
+#include "gstcudacacheconverter.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GstCudaCacheResampler GstCudaCacheResampler;
+
+/* A resampler of @in_width x @in_height to @out_width x @out_height by
+ * @method (not LINEAR); NULL where the sizes are not positive. */
+G_GNUC_INTERNAL
+GstCudaCacheResampler *gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod
+    method, gint in_width, gint in_height, gint out_width, gint out_height);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_resampler_free (GstCudaCacheResampler * r);
+
+/* Resamples the 8-bit picture at @src (rows @src_stride bytes apart,
+ * pixels @src_pstride bytes apart, red, green and blue at byte offsets
+ * @rgb[0..2] of a pixel) into @dst: 3-byte RGB pixels, rows @dst_stride
+ * bytes apart, out_width x out_height of them. Rows are split over up to
+ * @threads threads. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_resampler_run (GstCudaCacheResampler * r,
+    const guint8 * src, gsize src_stride, gint src_pstride, const gint rgb[3],
+    guint8 * dst, gsize dst_stride, guint threads);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_RESAMPLE_PRIVATE_H__ */

@@ -1,0 +1,734 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The resampling presets (gstcudacacheresample-private.h): 8-bit RGB to
+ * 8-bit RGB, separable, each method the arithmetic of the library it
+ * stands for, so that a tensor equals the one the model's training code
+ * made, to the value:
+ *
+ * - NEAREST, OpenCV's INTER_NEAREST: source index floor (j * (1 / (out /
+ *   in))) in double, at most in - 1.
+ * - BILINEAR, OpenCV's INTER_LINEAR on 8-bit input: half-pixel centres,
+ *   the position in float, two taps of 11-bit weights (each rounded on its
+ *   own); across, a source index below 0 or at the last pixel takes that
+ *   pixel whole; down, the rows are clamped and keep their weights. The
+ *   across sums are exact integers; down, each row's sum is shifted right
+ *   by 4, multiplied by its weight keeping the high 16 bits, and the two
+ *   added and rounded by 2 bits: OpenCV's vectorised VResizeLinear, which
+ *   it takes on every machine with SIMD (equal to it on every value, where
+ *   the exact rounding of the sum is 13% of values a level apart). Halving
+ *   both sides exactly is OpenCV's INTER_AREA, as OpenCV switches it.
+ * - AREA, OpenCV's INTER_AREA: shrinking on both axes, each output pixel
+ *   the source area it covers, with float weights and float sums in
+ *   OpenCV's order, rounded to even; integer factors on both axes sum
+ *   integers (halving: (sum + 2) >> 2; others: the sum times 1 / area in
+ *   float, rounded to even). Growing on an axis, the two taps of BILINEAR's
+ *   arithmetic with OpenCV's area weights: the position floor (j * scale),
+ *   the weight of the second (j + 1) - (i + 1) / scale, fractional part.
+ * - ANTIALIAS, Pillow's Image.resize (BILINEAR): the triangle filter
+ *   widened by the shrink factor (support max (in / out, 1)), centres
+ *   (j + 0.5) * in / out, taps inside the source only, normalised, 22-bit
+ *   fixed-point weights rounded half away from zero; across first into an
+ *   8-bit picture, then down, each sum rounded by adding half and clipped.
+ *
+ * OpenCV 4.6 and Pillow 9.4 (Debian 12) give every value of these, odd
+ * sizes and extreme factors included (tests/python/test_resample.py).
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudacacheresample-private.h"
+
+/* OpenCV's INTER_RESIZE_COEF_BITS; Pillow's PRECISION_BITS */
+#define CV_COEF_BITS 11
+#define CV_COEF_ONE (1 << CV_COEF_BITS)
+#define PIL_BITS 22
+
+typedef enum
+{
+  KIND_COPY,                    /* the same size: every method copies */
+  KIND_NEAREST,
+  KIND_CV_TWO_TAPS,             /* BILINEAR, and AREA growing on an axis */
+  KIND_AREA_HALF,               /* integer factors 2 and 2 */
+  KIND_AREA_INTEGER,            /* other integer factors */
+  KIND_AREA,                    /* shrinking, float weights */
+  KIND_PIL,
+} Kind;
+
+/* One axis's taps: @n[j] taps of output index j from source index
+ * @first[j], weights at @iw (integers) or @fw (floats) + j * @stride. */
+typedef struct
+{
+  gint out;
+  gint in;
+  gint stride;
+  gint *first;
+  gint *n;
+  gint32 *iw;
+  gfloat *fw;
+  /* KIND_AREA: OpenCV's table, entries in its order */
+  gint n_tab;
+  gint *tab_dst;
+  gint *tab_src;
+  gfloat *tab_alpha;
+} Axis;
+
+struct _GstCudaCacheResampler
+{
+  Kind kind;
+  gint in_w, in_h, out_w, out_h;
+  gint factor_x, factor_y;      /* the integer factors */
+  Axis x, y;
+  gint32 *rows;                 /* KIND_CV_TWO_TAPS: across sums */
+  gfloat *area_rows;            /* KIND_AREA: across sums */
+  guint8 *across;               /* KIND_PIL: the picture after across */
+};
+
+static void
+axis_alloc (Axis * a, gint in, gint out, gint stride, gboolean ints)
+{
+  a->in = in;
+  a->out = out;
+  a->stride = stride;
+  a->first = g_new0 (gint, out);
+  a->n = g_new0 (gint, out);
+  if (ints)
+    a->iw = g_new0 (gint32, (gsize) out * stride);
+  else
+    a->fw = g_new0 (gfloat, (gsize) out * stride);
+}
+
+static void
+axis_clear (Axis * a)
+{
+  g_free (a->first);
+  g_free (a->n);
+  g_free (a->iw);
+  g_free (a->fw);
+  g_free (a->tab_dst);
+  g_free (a->tab_src);
+  g_free (a->tab_alpha);
+}
+
+/* OpenCV's saturate_cast<short> (float): rounded to even */
+static gint32
+cv_round (gfloat v)
+{
+  return (gint32) rintf (v);
+}
+
+static void
+nearest_axis (Axis * a, gint in, gint out)
+{
+  gdouble ifx = 1.0 / ((gdouble) out / in);
+  gint j;
+
+  axis_alloc (a, in, out, 1, TRUE);
+  for (j = 0; j < out; j++) {
+    a->first[j] = MIN ((gint) floor (j * ifx), in - 1);
+    a->n[j] = 1;
+    a->iw[j] = 1;
+  }
+}
+
+/* OpenCV's two taps: BILINEAR's position, or with @area its INTER_AREA
+ * weights for growing; @across clamps as OpenCV clamps across. */
+static void
+two_taps_axis (Axis * a, gint in, gint out, gboolean area, gboolean across)
+{
+  gdouble inv_scale = (gdouble) out / in, scale = 1.0 / inv_scale;
+  gint j;
+
+  axis_alloc (a, in, out, 2, TRUE);
+  for (j = 0; j < out; j++) {
+    gfloat f;
+    gint s;
+
+    if (area) {
+      s = (gint) floor (j * scale);
+      f = (gfloat) ((j + 1) - (s + 1) * inv_scale);
+      f = f <= 0 ? 0.0f : f - floorf (f);
+    } else {
+      f = (gfloat) ((j + 0.5) * scale - 0.5);
+      s = (gint) floorf (f);
+      f -= s;
+    }
+    if (across) {
+      if (s < 0) {
+        f = 0.0f;
+        s = 0;
+      }
+      if (s >= in - 1) {
+        f = 0.0f;
+        s = in - 1;
+      }
+    }
+    /* the taps at s and s + 1, clamped inside the source */
+    a->first[j] = s;
+    a->n[j] = 2;
+    a->iw[2 * j] = cv_round ((1.0f - f) * CV_COEF_ONE);
+    a->iw[2 * j + 1] = cv_round (f * CV_COEF_ONE);
+  }
+}
+
+/* OpenCV's computeResizeAreaTab () */
+static void
+area_axis (Axis * a, gint in, gint out)
+{
+  gdouble scale = (gdouble) in / out;
+  gint j, k = 0, max = out * ((gint) ceil (scale) + 2);
+
+  a->in = in;
+  a->out = out;
+  a->tab_dst = g_new0 (gint, max);
+  a->tab_src = g_new0 (gint, max);
+  a->tab_alpha = g_new0 (gfloat, max);
+  for (j = 0; j < out; j++) {
+    gdouble fsx1 = j * scale, fsx2 = fsx1 + scale;
+    gdouble cell = MIN (scale, in - fsx1);
+    gint sx1 = (gint) ceil (fsx1), sx2 = (gint) floor (fsx2), sx;
+
+    sx2 = MIN (sx2, in - 1);
+    sx1 = MIN (sx1, sx2);
+    if (sx1 - fsx1 > 1e-3) {
+      a->tab_dst[k] = j;
+      a->tab_src[k] = sx1 - 1;
+      a->tab_alpha[k++] = (gfloat) ((sx1 - fsx1) / cell);
+    }
+    for (sx = sx1; sx < sx2; sx++) {
+      a->tab_dst[k] = j;
+      a->tab_src[k] = sx;
+      a->tab_alpha[k++] = (gfloat) (1.0 / cell);
+    }
+    if (fsx2 - sx2 > 1e-3) {
+      a->tab_dst[k] = j;
+      a->tab_src[k] = sx2;
+      a->tab_alpha[k++] = (gfloat) (MIN (MIN (fsx2 - sx2, 1.0), cell) / cell);
+    }
+  }
+  a->n_tab = k;
+}
+
+/* Pillow's precompute_coeffs () and normalize_coeffs_8bpc () for its
+ * bilinear filter */
+static void
+pil_axis (Axis * a, gint in, gint out)
+{
+  gdouble scale = (gdouble) in / out, filterscale = MAX (scale, 1.0);
+  gdouble support = filterscale, ss = 1.0 / filterscale;
+  gint ksize = (gint) ceil (support) * 2 + 1, j, x;
+  gdouble *k = g_new (gdouble, ksize);
+
+  axis_alloc (a, in, out, ksize, TRUE);
+  for (j = 0; j < out; j++) {
+    gdouble center = (j + 0.5) * scale, ww = 0.0;
+    gint xmin = (gint) (center - support + 0.5), xmax;
+
+    if (xmin < 0)
+      xmin = 0;
+    xmax = (gint) (center + support + 0.5);
+    if (xmax > in)
+      xmax = in;
+    xmax -= xmin;
+    for (x = 0; x < xmax; x++) {
+      gdouble t = fabs ((x + xmin - center + 0.5) * ss);
+
+      k[x] = t < 1.0 ? 1.0 - t : 0.0;
+      ww += k[x];
+    }
+    for (x = 0; x < xmax; x++) {
+      gdouble v = ww != 0.0 ? k[x] / ww : k[x];
+
+      a->iw[(gsize) j * ksize + x] = (gint32) (v < 0 ?
+          (-0.5 + v * (1 << PIL_BITS)) : (0.5 + v * (1 << PIL_BITS)));
+    }
+    a->first[j] = xmin;
+    a->n[j] = xmax;
+  }
+  g_free (k);
+}
+
+/* Whether @in is @out times a whole number. */
+static gint
+integer_factor (gint in, gint out)
+{
+  return in % out == 0 ? in / out : 0;
+}
+
+GstCudaCacheResampler *
+gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod method, gint in_width,
+    gint in_height, gint out_width, gint out_height)
+{
+  GstCudaCacheResampler *r;
+  gint fx, fy;
+
+  g_return_val_if_fail (method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR, NULL);
+  if (in_width <= 0 || in_height <= 0 || out_width <= 0 || out_height <= 0)
+    return NULL;
+
+  r = g_new0 (GstCudaCacheResampler, 1);
+  r->in_w = in_width;
+  r->in_h = in_height;
+  r->out_w = out_width;
+  r->out_h = out_height;
+  fx = integer_factor (in_width, out_width);
+  fy = integer_factor (in_height, out_height);
+
+  if (in_width == out_width && in_height == out_height) {
+    r->kind = KIND_COPY;
+    return r;
+  }
+  switch (method) {
+    case GST_CUDA_CACHE_RESIZE_METHOD_NEAREST:
+      r->kind = KIND_NEAREST;
+      nearest_axis (&r->x, in_width, out_width);
+      nearest_axis (&r->y, in_height, out_height);
+      break;
+    case GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR:
+      if (fx == 2 && fy == 2) {
+        r->kind = KIND_AREA_HALF;
+      } else {
+        r->kind = KIND_CV_TWO_TAPS;
+        two_taps_axis (&r->x, in_width, out_width, FALSE, TRUE);
+        two_taps_axis (&r->y, in_height, out_height, FALSE, FALSE);
+      }
+      break;
+    case GST_CUDA_CACHE_RESIZE_METHOD_AREA:
+      if (fx == 2 && fy == 2) {
+        r->kind = KIND_AREA_HALF;
+      } else if (fx > 0 && fy > 0) {
+        r->kind = KIND_AREA_INTEGER;
+        r->factor_x = fx;
+        r->factor_y = fy;
+      } else if (in_width >= out_width && in_height >= out_height) {
+        r->kind = KIND_AREA;
+        area_axis (&r->x, in_width, out_width);
+        area_axis (&r->y, in_height, out_height);
+        r->area_rows = g_new (gfloat, (gsize) in_height * out_width * 3);
+      } else {
+        r->kind = KIND_CV_TWO_TAPS;
+        two_taps_axis (&r->x, in_width, out_width, TRUE, TRUE);
+        two_taps_axis (&r->y, in_height, out_height, TRUE, FALSE);
+      }
+      break;
+    default:
+      r->kind = KIND_PIL;
+      pil_axis (&r->x, in_width, out_width);
+      pil_axis (&r->y, in_height, out_height);
+      r->across = g_new (guint8, (gsize) in_height * out_width * 3);
+      break;
+  }
+  if (r->kind == KIND_CV_TWO_TAPS)
+    r->rows = g_new (gint32, (gsize) in_height * out_width * 3);
+
+  return r;
+}
+
+void
+gst_cuda_cache_resampler_free (GstCudaCacheResampler * r)
+{
+  if (!r)
+    return;
+  axis_clear (&r->x);
+  axis_clear (&r->y);
+  g_free (r->rows);
+  g_free (r->area_rows);
+  g_free (r->across);
+  g_free (r);
+}
+
+/* One run's arguments, for a range of rows. */
+typedef struct
+{
+  GstCudaCacheResampler *r;
+  const guint8 *src;
+  gsize src_stride;
+  gint ps;
+  gint rgb[3];
+  guint8 *dst;
+  gsize dst_stride;
+} Run;
+
+typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
+
+static inline const guint8 *
+src_pixel (const Run * run, gint x, gint y)
+{
+  return run->src + (gsize) y * run->src_stride + (gsize) x * run->ps;
+}
+
+static inline guint8
+clip8 (gint64 v)
+{
+  return (guint8) CLAMP (v, 0, 255);
+}
+
+/* Source row @y as RGB at @d (out_w pixels: the width stays) */
+static void
+rows_copy_row (const Run * run, gint y, guint8 * d)
+{
+  const GstCudaCacheResampler *r = run->r;
+  gint x, c;
+
+  for (x = 0; x < r->out_w; x++) {
+    const guint8 *s = src_pixel (run, x, y);
+
+    for (c = 0; c < 3; c++)
+      d[3 * x + c] = s[run->rgb[c]];
+  }
+}
+
+static void
+rows_copy (const Run * run, gint y0, gint y1)
+{
+  gint y;
+
+  for (y = y0; y < y1; y++)
+    rows_copy_row (run, y, run->dst + (gsize) y * run->dst_stride);
+}
+
+static void
+rows_nearest (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  gint x, y, c;
+
+  for (y = y0; y < y1; y++) {
+    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+    for (x = 0; x < r->out_w; x++) {
+      const guint8 *s = src_pixel (run, r->x.first[x], r->y.first[y]);
+
+      for (c = 0; c < 3; c++)
+        d[3 * x + c] = s[run->rgb[c]];
+    }
+  }
+}
+
+/* Across: input rows y0..y1 into r->rows, exact integer sums */
+static void
+rows_cv_across (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *a = &r->x;
+  gint x, y, c;
+
+  for (y = y0; y < y1; y++) {
+    gint32 *d = r->rows + (gsize) y * r->out_w * 3;
+
+    for (x = 0; x < r->out_w; x++) {
+      const guint8 *s0 = src_pixel (run, a->first[x], y);
+      const guint8 *s1 = src_pixel (run, MIN (a->first[x] + 1, r->in_w - 1),
+          y);
+
+      for (c = 0; c < 3; c++)
+        d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
+            s1[run->rgb[c]] * a->iw[2 * x + 1];
+    }
+  }
+}
+
+/* Down: output rows, OpenCV's vectorised arithmetic */
+static void
+rows_cv_down (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *a = &r->y;
+  gint x, y, n = r->out_w * 3;
+
+  for (y = y0; y < y1; y++) {
+    const gint32 *t0 = r->rows + (gsize) CLAMP (a->first[y], 0,
+        r->in_h - 1) * n;
+    const gint32 *t1 = r->rows + (gsize) CLAMP (a->first[y] + 1, 0,
+        r->in_h - 1) * n;
+    gint32 b0 = a->iw[2 * y], b1 = a->iw[2 * y + 1];
+    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+    for (x = 0; x < n; x++) {
+      /* v_pack (s >> 4) saturates to 16 bits; v_mul_hi keeps the high
+       * half; v_rshr_pack_u<2> rounds and saturates */
+      gint32 v0 = CLAMP (t0[x] >> 4, G_MININT16, G_MAXINT16);
+      gint32 v1 = CLAMP (t1[x] >> 4, G_MININT16, G_MAXINT16);
+      gint32 sum = ((v0 * b0) >> 16) + ((v1 * b1) >> 16);
+
+      d[x] = clip8 ((sum + 2) >> 2);
+    }
+  }
+}
+
+static void
+rows_area_half (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  gint x, y, c;
+
+  for (y = y0; y < y1; y++) {
+    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+    for (x = 0; x < r->out_w; x++) {
+      const guint8 *a = src_pixel (run, 2 * x, 2 * y);
+      const guint8 *b = src_pixel (run, 2 * x + 1, 2 * y);
+      const guint8 *e = src_pixel (run, 2 * x, 2 * y + 1);
+      const guint8 *f = src_pixel (run, 2 * x + 1, 2 * y + 1);
+
+      for (c = 0; c < 3; c++) {
+        gint k = run->rgb[c];
+
+        d[3 * x + c] = (guint8) ((a[k] + b[k] + e[k] + f[k] + 2) >> 2);
+      }
+    }
+  }
+}
+
+static void
+rows_area_integer (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  gfloat scale = 1.0f / (r->factor_x * r->factor_y);
+  gint x, y, c, i, j;
+
+  for (y = y0; y < y1; y++) {
+    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+
+    for (x = 0; x < r->out_w; x++) {
+      for (c = 0; c < 3; c++) {
+        gint sum = 0;
+
+        for (j = 0; j < r->factor_y; j++)
+          for (i = 0; i < r->factor_x; i++)
+            sum += src_pixel (run, x * r->factor_x + i,
+                y * r->factor_y + j)[run->rgb[c]];
+        d[3 * x + c] = clip8 (cv_round ((gfloat) sum * scale));
+      }
+    }
+  }
+}
+
+/* OpenCV's ResizeArea_Invoker, across: each source row's sums in the
+ * table's order, in floats (the same values it works out for each output
+ * row the source row falls in) */
+static void
+rows_area_across (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *ax = &r->x;
+  gsize n = (gsize) r->out_w * 3;
+  gint y, k, c;
+
+  for (y = y0; y < y1; y++) {
+    gfloat *buf = r->area_rows + (gsize) y * n;
+
+    memset (buf, 0, n * sizeof (gfloat));
+    for (k = 0; k < ax->n_tab; k++) {
+      const guint8 *s = src_pixel (run, ax->tab_src[k], y);
+      gfloat alpha = ax->tab_alpha[k];
+      gfloat *b = buf + (gsize) ax->tab_dst[k] * 3;
+
+      for (c = 0; c < 3; c++) {
+        gfloat p = s[run->rgb[c]] * alpha;
+
+        b[c] = b[c] + p;
+      }
+    }
+  }
+}
+
+/* and down: each output row from the table's rows of it, in its order */
+static void
+rows_area_down (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *ay = &r->y;
+  gsize n = (gsize) r->out_w * 3, i;
+  gfloat *sum = g_new (gfloat, n);
+  gint t;
+
+  for (t = 0; t < ay->n_tab && ay->tab_dst[t] < y0; t++);
+  while (t < ay->n_tab && ay->tab_dst[t] < y1) {
+    gint dy = ay->tab_dst[t];
+    guint8 *d = run->dst + (gsize) dy * run->dst_stride;
+    gboolean first = TRUE;
+
+    for (; t < ay->n_tab && ay->tab_dst[t] == dy; t++) {
+      const gfloat *buf = r->area_rows + (gsize) ay->tab_src[t] * n;
+      gfloat beta = ay->tab_alpha[t];
+
+      for (i = 0; i < n; i++) {
+        gfloat p = buf[i] * beta;
+
+        sum[i] = first ? p : sum[i] + p;
+      }
+      first = FALSE;
+    }
+    for (i = 0; i < n; i++)
+      d[i] = clip8 (cv_round (sum[i]));
+  }
+  g_free (sum);
+}
+
+/* Pillow: across, input rows into r->across; its int sums */
+static void
+rows_pil_across (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *a = &r->x;
+  gint x, y, k;
+
+  for (y = y0; y < y1; y++) {
+    guint8 *d = r->across + (gsize) y * r->out_w * 3;
+
+    for (x = 0; x < r->out_w; x++) {
+      const gint32 *w = a->iw + (gsize) x * a->stride;
+      const guint8 *s = src_pixel (run, a->first[x], y);
+      gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
+
+      for (k = 0; k < a->n[x]; k++, s += run->ps) {
+        s0 += s[run->rgb[0]] * w[k];
+        s1 += s[run->rgb[1]] * w[k];
+        s2 += s[run->rgb[2]] * w[k];
+      }
+      d[3 * x] = clip8 (s0 >> PIL_BITS);
+      d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
+      d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
+    }
+  }
+}
+
+/* Pillow: down, from r->across (or the source's RGB, where the width
+ * stays), a row of sums at a time */
+static void
+rows_pil_down (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  const Axis *a = &r->y;
+  gboolean across = r->in_w != r->out_w;
+  gsize n = (gsize) r->out_w * 3, i;
+  gint32 *ss = g_new (gint32, n);
+  guint8 *row = across ? NULL : g_new (guint8, n);
+  gint y, k;
+
+  for (y = y0; y < y1; y++) {
+    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    const gint32 *w = a->iw + (gsize) y * a->stride;
+
+    for (i = 0; i < n; i++)
+      ss[i] = 1 << (PIL_BITS - 1);
+    for (k = 0; k < a->n[y]; k++) {
+      gint sy = a->first[y] + k;
+      const guint8 *v;
+
+      if (across) {
+        v = r->across + (gsize) sy * n;
+      } else {
+        rows_copy_row (run, sy, row);
+        v = row;
+      }
+      for (i = 0; i < n; i++)
+        ss[i] += v[i] * w[k];
+    }
+    for (i = 0; i < n; i++)
+      d[i] = clip8 (ss[i] >> PIL_BITS);
+  }
+  g_free (ss);
+  g_free (row);
+}
+
+/* Pillow: where the height stays, across straight to @dst */
+static void
+rows_pil_copy (const Run * run, gint y0, gint y1)
+{
+  const GstCudaCacheResampler *r = run->r;
+  gint y;
+
+  for (y = y0; y < y1; y++)
+    memcpy (run->dst + (gsize) y * run->dst_stride,
+        r->across + (gsize) y * r->out_w * 3, (gsize) r->out_w * 3);
+}
+
+typedef struct
+{
+  const Run *run;
+  RowsFunc func;
+  gint y0, y1;
+} Slice;
+
+static gpointer
+slice_run (gpointer data)
+{
+  Slice *s = data;
+
+  s->func (s->run, s->y0, s->y1);
+  return NULL;
+}
+
+/* @func over rows 0..@rows, split over up to @threads threads */
+static void
+parallel_rows (const Run * run, RowsFunc func, gint rows, guint threads)
+{
+  Slice slices[16];
+  GThread *t[16];
+  guint n = CLAMP (threads, 1, G_N_ELEMENTS (slices)), i;
+
+  /* a few rows are not worth a thread */
+  n = MIN (n, (guint) MAX (rows / 16, 1));
+  for (i = 0; i < n; i++) {
+    slices[i].run = run;
+    slices[i].func = func;
+    slices[i].y0 = (gint) ((gint64) rows * i / n);
+    slices[i].y1 = (gint) ((gint64) rows * (i + 1) / n);
+  }
+  for (i = 1; i < n; i++)
+    t[i] = g_thread_new ("cudacache-resample", slice_run, &slices[i]);
+  slice_run (&slices[0]);
+  for (i = 1; i < n; i++)
+    g_thread_join (t[i]);
+}
+
+void
+gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
+    gsize src_stride, gint src_pstride, const gint rgb[3], guint8 * dst,
+    gsize dst_stride, guint threads)
+{
+  Run run = { r, src, src_stride, src_pstride, {rgb[0], rgb[1], rgb[2]},
+    dst, dst_stride
+  };
+
+  g_return_if_fail (r != NULL);
+
+  switch (r->kind) {
+    case KIND_COPY:
+      parallel_rows (&run, rows_copy, r->out_h, threads);
+      break;
+    case KIND_NEAREST:
+      parallel_rows (&run, rows_nearest, r->out_h, threads);
+      break;
+    case KIND_CV_TWO_TAPS:
+      parallel_rows (&run, rows_cv_across, r->in_h, threads);
+      parallel_rows (&run, rows_cv_down, r->out_h, threads);
+      break;
+    case KIND_AREA_HALF:
+      parallel_rows (&run, rows_area_half, r->out_h, threads);
+      break;
+    case KIND_AREA_INTEGER:
+      parallel_rows (&run, rows_area_integer, r->out_h, threads);
+      break;
+    case KIND_AREA:
+      parallel_rows (&run, rows_area_across, r->in_h, threads);
+      parallel_rows (&run, rows_area_down, r->out_h, threads);
+      break;
+    case KIND_PIL:
+      if (r->in_w != r->out_w)
+        parallel_rows (&run, rows_pil_across, r->in_h, threads);
+      if (r->in_h != r->out_h)
+        parallel_rows (&run, rows_pil_down, r->out_h, threads);
+      else
+        parallel_rows (&run, rows_pil_copy, r->out_h, threads);
+      break;
+  }
+}
