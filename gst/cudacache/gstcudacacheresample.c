@@ -360,7 +360,9 @@ typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 static inline const guint8 *
 src_pixel (const Run * run, gint x, gint y)
 {
-  return run->src + (gsize) y * run->src_stride + (gsize) x * run->ps;
+  gsize row = run->src_stride * (gsize) y, col = (gsize) run->ps * x;
+
+  return run->src + row + col;
 }
 
 static inline guint8
@@ -624,7 +626,7 @@ rows_pil_down (const Run * run, gint y0, gint y1)
       const guint8 *v;
 
       if (across) {
-        v = r->across + (gsize) sy * n;
+        v = r->across + n * (gsize) sy;
       } else {
         rows_copy_row (run, sy, row);
         v = row;
@@ -695,9 +697,15 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
     gsize src_stride, gint src_pstride, const gint rgb[3], guint8 * dst,
     gsize dst_stride, guint threads)
 {
-  Run run = { r, src, src_stride, src_pstride, {rgb[0], rgb[1], rgb[2]},
-    dst, dst_stride
-  };
+  Run run;
+
+  run.r = r;
+  run.src = src;
+  run.src_stride = src_stride;
+  run.ps = src_pstride;
+  memcpy (run.rgb, rgb, sizeof (run.rgb));
+  run.dst = dst;
+  run.dst_stride = dst_stride;
 
   g_return_if_fail (r != NULL);
 
