@@ -101,8 +101,13 @@ ctypes._gst_cuda_cache_capsule_destructor = _capsule_destructor
 def _gi_export(buffer, caps, plane):
     import gi
     gi.require_version("GstCudaCache", "1.0")
-    from gi.repository import GstCudaCache
-    return GstCudaCache.CudaCache.dlpack_export(buffer, caps, plane) or None
+    from gi.repository import GLib, GstCudaCache
+    try:
+        return GstCudaCache.CudaCache.dlpack_export_full(buffer, caps,
+                                                          plane) or None
+    except GLib.Error as e:
+        # the library's reason, as the exception's message
+        raise ValueError(e.message) from None
 
 
 def _check_arguments(buffer, caps, plane):

@@ -365,7 +365,7 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
       GST_OBJECT_UNLOCK (self);
 
       if (negotiated)
-        limit_bytes = gst_cuda_cache_base_transform_stats (self).limit_bytes;
+        limit_bytes = gst_cuda_cache_base_transform_stats (self).cache_limit;
       g_value_set_uint64 (value, limit_bytes);
       break;
     }

@@ -359,7 +359,7 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
       g_value_set_flags (value, self->flags);
       break;
     case PROP_LIMIT:
-      g_value_set_uint64 (value, stats.limit_bytes);
+      g_value_set_uint64 (value, stats.cache_limit);
       break;
     case PROP_CURRENT_SIZE:
       g_value_set_uint64 (value, stats.current_size);
@@ -1244,7 +1244,7 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
   stats->hits = counters->hits;
   stats->misses = counters->misses;
   stats->evictions = counters->evictions;
-  stats->limit_bytes = cache->limit_bytes;
+  stats->cache_limit = cache->limit_bytes;
   stats->peak_size = counters->peak_size;
   stats->peak_used_bytes = counters->peak_used_bytes;
   stats->alloc_retries = counters->alloc_retries;
@@ -1276,7 +1276,7 @@ gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
       "current-size", G_TYPE_UINT64, stats->current_size,
       "used-bytes", G_TYPE_UINT64, stats->used_bytes,
       "idle-bytes", G_TYPE_UINT64, stats->idle_bytes,
-      "cache-limit", G_TYPE_UINT64, stats->limit_bytes,
+      "cache-limit", G_TYPE_UINT64, stats->cache_limit,
       "used-blocks", G_TYPE_UINT, stats->used_blocks,
       "idle-blocks", G_TYPE_UINT, stats->idle_blocks,
       "hits", G_TYPE_UINT64, stats->hits,

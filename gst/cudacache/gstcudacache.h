@@ -72,7 +72,7 @@ typedef enum
  * @misses: block acquisitions that had to allocate
  * @evictions: blocks the cache let go of because of its limit, a clear, or
  *     their group losing its last user
- * @limit_bytes: the cache's limit
+ * @cache_limit: the cache's limit, in bytes (the `cache-limit` property)
  * @peak_size: the highest @current_size since the cache was made or
  *     gst_cuda_cache_reset_peaks()
  * @peak_used_bytes: the highest @used_bytes over the same time
@@ -102,7 +102,7 @@ typedef struct
   guint64 hits;
   guint64 misses;
   guint64 evictions;
-  guint64 limit_bytes;
+  guint64 cache_limit;
   guint64 peak_size;
   guint64 peak_used_bytes;
   guint64 alloc_retries;

@@ -89,8 +89,29 @@ dlpack_deleter (DLManagedTensor * managed)
   g_free (self);
 }
 
+/* Why an export failed: in @error, and in the debug log. GStreamer's
+ * printf, which knows GST_PTR_FORMAT. */
+static void
+dlpack_fail (GError ** error, const gchar * format, ...)
+G_GNUC_PRINTF (2, 3);
+
+     static void dlpack_fail (GError ** error, const gchar * format, ...)
+{
+  va_list args;
+  gchar *message = NULL;
+
+  va_start (args, format);
+  if (gst_info_vasprintf (&message, format, args) < 0)
+    message = g_strdup (format);
+  va_end (args);
+  GST_DEBUG ("cannot export: %s", message);
+  g_set_error_literal (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      message);
+  g_free (message);
+}
+
 static gboolean
-buffer_device (GstBuffer * buffer, DLDevice * device)
+buffer_device (GstBuffer * buffer, DLDevice * device, GError ** error)
 {
   GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
   guint n = gst_buffer_n_memory (buffer);
@@ -100,7 +121,8 @@ buffer_device (GstBuffer * buffer, DLDevice * device)
   /* a buffer is exported whole: all its memories must live in one place */
   for (i = 1; i < n; i++) {
     if (gst_is_cuda_memory (gst_buffer_peek_memory (buffer, i)) != cuda) {
-      GST_WARNING ("buffer %p mixes CUDA and system memory", buffer);
+      dlpack_fail (error, "the buffer mixes CUDA and system memory: a "
+          "tensor lives in one place");
       return FALSE;
     }
   }
@@ -120,7 +142,7 @@ buffer_device (GstBuffer * buffer, DLDevice * device)
 
 static gboolean
 export_tensor (GstCudaCacheDLPack * self, const GstCudaCacheTensorInfo * info,
-    GstMapFlags flags)
+    GstMapFlags flags, GError ** error)
 {
   DLTensor *t = &self->managed.dl_tensor;
   guint elem = gst_cuda_cache_tensor_dtype_get_size (info->dtype);
@@ -128,17 +150,18 @@ export_tensor (GstCudaCacheDLPack * self, const GstCudaCacheTensorInfo * info,
 
   /* a CUDA buffer of several memories cannot be merged by a map */
   if ((flags & GST_MAP_CUDA) && gst_buffer_n_memory (self->buffer) != 1) {
-    GST_WARNING ("CUDA tensor buffer %p has %u memories", self->buffer,
-        gst_buffer_n_memory (self->buffer));
+    dlpack_fail (error, "the CUDA tensor buffer has %u memories; a CUDA "
+        "tensor is exported from one", gst_buffer_n_memory (self->buffer));
     return FALSE;
   }
   if (!gst_buffer_map (self->buffer, &self->map, flags)) {
-    GST_WARNING ("could not map tensor buffer %p", self->buffer);
+    dlpack_fail (error, "the tensor buffer could not be mapped for reading");
     return FALSE;
   }
   if (self->map.size < info->size) {
-    GST_WARNING ("buffer %p holds %" G_GSIZE_FORMAT " bytes, its tensor needs %"
-        G_GSIZE_FORMAT, self->buffer, self->map.size, info->size);
+    dlpack_fail (error, "the buffer holds %" G_GSIZE_FORMAT " bytes; its "
+        "tensor (%s) needs %" G_GSIZE_FORMAT, self->map.size,
+        gst_cuda_cache_tensor_layout_to_string (info->layout), info->size);
     gst_buffer_unmap (self->buffer, &self->map);
     return FALSE;
   }
@@ -215,7 +238,8 @@ plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
  * for it (the memory holding the plane with a meta, the whole buffer
  * without one). */
 static gboolean
-frame_plane_fits (const GstVideoFrame * frame, guint p, gsize extent)
+frame_plane_fits (const GstVideoFrame * frame, guint p, gsize extent,
+    GError ** error)
 {
   const GstMapInfo *map = &frame->map[frame->meta ? p : 0];
   const guint8 *data = frame->data[p];
@@ -224,15 +248,16 @@ frame_plane_fits (const GstVideoFrame * frame, guint p, gsize extent)
       extent <= map->size - (gsize) (data - map->data))
     return TRUE;
 
-  GST_WARNING ("plane %u of buffer %p needs %" G_GSIZE_FORMAT " bytes from "
-      "offset %" G_GSIZE_FORMAT ", its memory holds %" G_GSIZE_FORMAT, p,
-      frame->buffer, extent, (gsize) (data - map->data), map->size);
+  dlpack_fail (error, "plane %u needs %" G_GSIZE_FORMAT " bytes from offset %"
+      G_GSIZE_FORMAT "; its memory holds %" G_GSIZE_FORMAT " (a buffer "
+      "shorter than its caps, or a video meta that does not fit it)", p,
+      extent, (gsize) (data - map->data), map->size);
   return FALSE;
 }
 
 static gboolean
 export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
-    gint plane, GstMapFlags flags)
+    gint plane, GstMapFlags flags, GError ** error)
 {
   DLTensor *t = &self->managed.dl_tensor;
   guint bytes = 1, comp = 0, p = plane < 0 ? 0 : plane;
@@ -240,16 +265,20 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   GstVideoInfo pitched;
 
   if (plane < 0 && GST_VIDEO_INFO_N_PLANES (info) != 1) {
-    GST_WARNING ("%s has %u planes: export them one at a time",
-        GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info));
+    dlpack_fail (error, "%s has %u planes: export them one at a time (plane "
+        "0 to %u)", GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_N_PLANES (info),
+        GST_VIDEO_INFO_N_PLANES (info) - 1);
     return FALSE;
   }
   if (p >= GST_VIDEO_INFO_N_PLANES (info)) {
-    GST_WARNING ("%s has no plane %d", GST_VIDEO_INFO_NAME (info), plane);
+    dlpack_fail (error, "%s has no plane %d (it has %u)",
+        GST_VIDEO_INFO_NAME (info), plane, GST_VIDEO_INFO_N_PLANES (info));
     return FALSE;
   }
   if (!plane_layout (info, p, &bytes, &comp)) {
-    GST_WARNING ("plane %u of %s is no height x width x channels block", p,
+    dlpack_fail (error, "plane %u of %s is no height x width x channels "
+        "block of 8 or 16-bit elements (its components differ in "
+        "subsampling, stride or depth, or are packed below a byte)", p,
         GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
@@ -278,15 +307,18 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   /* the tensor's own reference is the frame's */
   if (!gst_video_frame_map (&self->frame, info, self->buffer,
           flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
-    GST_WARNING ("could not map frame buffer %p", self->buffer);
+    dlpack_fail (error, "the buffer could not be mapped as a %dx%d %s frame "
+        "(shorter than its caps, or a video meta that does not fit it)",
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
   self->is_frame = TRUE;
 
   stride = GST_VIDEO_FRAME_PLANE_STRIDE (&self->frame, p);
   if (stride <= 0 || stride % bytes != 0) {
-    GST_WARNING ("plane %u's stride %d is no whole number of elements", p,
-        stride);
+    dlpack_fail (error, "plane %u's stride of %d bytes is no whole number "
+        "of elements", p, stride);
     gst_video_frame_unmap (&self->frame);
     self->is_frame = FALSE;
     return FALSE;
@@ -296,7 +328,7 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   self->shape[1] = GST_VIDEO_FRAME_COMP_WIDTH (&self->frame, comp);
   self->shape[2] = GST_VIDEO_FRAME_COMP_PSTRIDE (&self->frame, comp) / bytes;
   if (!frame_plane_fits (&self->frame, p, (self->shape[0] - 1) * stride +
-          self->shape[1] * self->shape[2] * bytes)) {
+          self->shape[1] * self->shape[2] * bytes, error)) {
     gst_video_frame_unmap (&self->frame);
     self->is_frame = FALSE;
     return FALSE;
@@ -338,13 +370,37 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
  *
  * Returns: (transfer full) (nullable): a `DLManagedTensor *` (declared in
  *     `<dlpack/dlpack.h>`), or %NULL if @buffer's layout cannot be
- *     described or it cannot be mapped
+ *     described or it cannot be mapped (the cudacachedlpack debug category
+ *     says why; gst_cuda_cache_dlpack_export_full () gives the reason)
  *
  * Since: 0.1
  */
 gpointer
 gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
     gint plane)
+{
+  return gst_cuda_cache_dlpack_export_full (buffer, caps, plane, NULL);
+}
+
+/**
+ * gst_cuda_cache_dlpack_export_full:
+ * @buffer: a tensor or video buffer, in CUDA or system memory
+ * @caps: (nullable): @buffer's caps, as for gst_cuda_cache_dlpack_export ()
+ * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE or a plane's index, as for
+ *     gst_cuda_cache_dlpack_export ()
+ * @error: (nullable): where to say why @buffer cannot be exported
+ *
+ * gst_cuda_cache_dlpack_export (), saying why it fails: which plane, which
+ * caps, how many bytes the buffer holds and its tensor needs.
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
+ *     with @error set
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_cuda_cache_dlpack_export_full (GstBuffer * buffer, const GstCaps * caps,
+    gint plane, GError ** error)
 {
   GstCudaCacheDLPack *self;
   GstCudaCacheTensorMeta *meta;
@@ -360,7 +416,7 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
   g_return_val_if_fail (plane >= GST_CUDA_CACHE_DLPACK_WHOLE, NULL);
 
   if (gst_buffer_n_memory (buffer) == 0) {
-    GST_WARNING ("buffer %p has no memory", buffer);
+    dlpack_fail (error, "the buffer has no memory");
     return NULL;
   }
 
@@ -372,20 +428,31 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
       gst_structure_has_name (gst_caps_get_structure (caps, 0),
           GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
     is_tensor = gst_cuda_cache_tensor_info_from_caps (&tensor, caps);
+    if (!is_tensor) {
+      dlpack_fail (error, "the buffer has no tensor meta, and its caps are "
+          "no tensor the library describes (format static, num_tensors 1, "
+          "types uint8, float16 or float32, 1 to 4 dimensions): %"
+          GST_PTR_FORMAT, caps);
+      return NULL;
+    }
   } else if (caps && gst_caps_is_fixed (caps)) {
     is_video = gst_video_info_from_caps (&vinfo, caps);
   }
   if (!is_tensor && !is_video) {
-    GST_WARNING ("buffer %p has no tensor meta and caps %" GST_PTR_FORMAT
-        " describe no tensor or frame", buffer, caps);
+    if (caps)
+      dlpack_fail (error, "the buffer has no tensor meta, and its caps "
+          "describe no tensor or video frame: %" GST_PTR_FORMAT, caps);
+    else
+      dlpack_fail (error, "the buffer has no tensor meta, and no caps were "
+          "given: a video frame is exported with its caps");
     return NULL;
   }
   if (is_tensor && plane > 0) {
-    GST_WARNING ("a tensor has no plane %d", plane);
+    dlpack_fail (error, "a tensor has no plane %d: export it whole", plane);
     return NULL;
   }
 
-  if (!buffer_device (buffer, &device))
+  if (!buffer_device (buffer, &device, error))
     return NULL;
   if (device.device_type == kDLCUDA) {
     guint i;
@@ -400,9 +467,9 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
   self->buffer = gst_buffer_ref (buffer);
 
   if (is_tensor)
-    ok = export_tensor (self, &tensor, flags);
+    ok = export_tensor (self, &tensor, flags, error);
   else
-    ok = export_frame (self, &vinfo, plane, flags);
+    ok = export_frame (self, &vinfo, plane, flags, error);
 
   if (!ok) {
     gst_buffer_unref (self->buffer);

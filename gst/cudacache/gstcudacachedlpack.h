@@ -23,6 +23,10 @@ gpointer gst_cuda_cache_dlpack_export (GstBuffer * buffer,
     const GstCaps * caps, gint plane);
 
 GST_CUDA_CACHE_API
+gpointer gst_cuda_cache_dlpack_export_full (GstBuffer * buffer,
+    const GstCaps * caps, gint plane, GError ** error);
+
+GST_CUDA_CACHE_API
 void gst_cuda_cache_dlpack_release (gpointer managed_tensor);
 
 G_END_DECLS

@@ -154,7 +154,7 @@ gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache, gsize bytes,
   return g_strdup_printf ("asked for %" G_GSIZE_FORMAT " bytes (\"%s\"); "
       "cache limit %" G_GUINT64_FORMAT " bytes, cache size %" G_GUINT64_FORMAT
       " bytes (%" G_GUINT64_FORMAT " in use), after freeing every idle block "
-      "and retrying", bytes, key, stats.limit_bytes, stats.current_size,
+      "and retrying", bytes, key, stats.cache_limit, stats.current_size,
       stats.used_bytes);
 }
 

@@ -63,6 +63,34 @@ consume (DLManagedTensor * managed, guint frame)
   return ok;
 }
 
+/* The next sample, or NULL at the end of the stream or on an error,
+ * which is printed and clears *@ok: a pipeline that fails never gives
+ * appsink its end of stream. */
+static GstSample *
+next_sample (GstAppSink * sink, GstBus * bus, gboolean * ok)
+{
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample (sink, 100 * GST_MSECOND);
+    GstMessage *msg;
+
+    if (sample)
+      return sample;
+    if (gst_app_sink_is_eos (sink))
+      return NULL;
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      g_printerr ("the pipeline failed: %s\n", err->message);
+      g_clear_error (&err);
+      gst_message_unref (msg);
+      *ok = FALSE;
+      return NULL;
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -77,6 +105,7 @@ main (int argc, char **argv)
   GOptionContext *ctx;
   GError *err = NULL;
   GstElement *pipeline, *sink;
+  GstBus *bus;
   GstSample *sample;
   GstCudaCache *cache = NULL;
   GstCudaCacheStats stats;
@@ -91,22 +120,36 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
 
+  if (cuda) {
+    GstElementFactory *upload = gst_element_factory_find ("cudaupload");
+
+    if (!upload) {
+      g_printerr ("--cuda needs nvcodec's cudaupload, which registers only "
+          "with a CUDA driver and device\n");
+      return 1;
+    }
+    gst_object_unref (upload);
+  }
   desc = g_strdup_printf ("videotestsrc num-buffers=%u ! "
       "video/x-raw,width=%d,height=%d ! %s cudacacheconvert ! "
       "other/tensors%s,types=float32,dimensions=%d:%d:3:1 ! "
       "appsink name=sink sync=false max-buffers=2", frames, WIDTH, HEIGHT,
       cuda ? "cudaupload !" : "", cuda ? "(memory:CUDAMemory)" : "", WIDTH,
       HEIGHT);
+  /* a missing element (cudaupload without a GPU) is a "recoverable" parse
+   * error: a pipeline comes back, which would never produce a sample */
   pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
-  if (!pipeline) {
+  if (err) {
     g_printerr ("could not make the pipeline: %s\n", err->message);
+    gst_clear_object (&pipeline);
     return 1;
   }
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
 
-  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+  while ((sample = next_sample (GST_APP_SINK (sink), bus, &ok))) {
     GstBuffer *buffer = gst_sample_get_buffer (sample);
     DLManagedTensor *managed;
 
@@ -133,6 +176,7 @@ main (int argc, char **argv)
   }
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
 

@@ -28,7 +28,7 @@ WIDTH, HEIGHT = 320, 240
 
 def print_stats(cache, when):
     s = cache.get_stats(GstCudaCache.CudaCacheScope.GLOBAL)
-    print(f"{when}: {cache.get_name()} limit={s.limit_bytes} "
+    print(f"{when}: {cache.get_name()} limit={s.cache_limit} "
           f"current={s.current_size} used={s.used_blocks} blocks "
           f"idle={s.idle_blocks} blocks hits={s.hits} misses={s.misses} "
           f"evictions={s.evictions}")
@@ -41,8 +41,16 @@ def main():
                         help="CUDA tensors, read by PyTorch on the GPU")
     args = parser.parse_args()
 
+    Gst.init(None)
+    if args.cuda and not Gst.ElementFactory.find("cudaupload"):
+        sys.exit("--cuda needs nvcodec's cudaupload, which registers only "
+                 "with a CUDA driver and device")
     if args.cuda:
-        import torch
+        try:
+            import torch
+        except ImportError:
+            sys.exit("--cuda reads the tensors with PyTorch, which is not "
+                     "installed (pip install torch)")
         to_array = torch.from_dlpack
         upload, memory = "cudaupload ! ", "(memory:CUDAMemory)"
     else:
@@ -50,7 +58,6 @@ def main():
         to_array = numpy.from_dlpack
         upload, memory = "", ""
 
-    Gst.init(None)
     # RGB in 0..1, normalised with ImageNet's mean and std
     pipeline = Gst.parse_launch(
         f"videotestsrc num-buffers={args.frames} pattern=ball ! "
@@ -65,10 +72,18 @@ def main():
 
     cache = None
     frames = 0
+    bus = pipeline.get_bus()
     while True:
-        sample = sink.emit("pull-sample")
+        # a failing pipeline never gives appsink its end of stream
+        sample = sink.emit("try-pull-sample", Gst.SECOND // 10)
         if sample is None:
-            break
+            if sink.get_property("eos"):
+                break
+            msg = bus.pop_filtered(Gst.MessageType.ERROR)
+            if msg:
+                pipeline.set_state(Gst.State.NULL)
+                sys.exit(f"the pipeline failed: {msg.parse_error()[0].message}")
+            continue
         buffer = sample.get_buffer()
         if cache is None:
             # the tensors' pool leads to their cache: the device's for CUDA

@@ -168,7 +168,7 @@ main (int argc, char **argv)
       " (allocations) evictions=%" G_GUINT64_FORMAT " current-size=%"
       G_GUINT64_FORMAT " idle-bytes=%" G_GUINT64_FORMAT " cache-limit=%"
       G_GUINT64_FORMAT "\n", stats.hits, stats.misses, stats.evictions,
-      stats.current_size, stats.idle_bytes, stats.limit_bytes);
+      stats.current_size, stats.idle_bytes, stats.cache_limit);
 
   gst_object_unref (identity);
   gst_object_unref (sw.capsfilter);

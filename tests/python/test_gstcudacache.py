@@ -129,7 +129,7 @@ class Introspection(unittest.TestCase):
         self.assertEqual(limit, 1 << 28)
         cache.set_limit(limit)
         self.assertEqual(cache.get_limit(), 1 << 28)
-        self.assertEqual(stats(cache).limit_bytes, 1 << 28)
+        self.assertEqual(stats(cache).cache_limit, 1 << 28)
 
         pool = GstCudaCache.CudaCacheSystemPool.new(cache)
         caps = Gst.Caps.from_string(f"video/x-raw,format=RGBA,width={W},"
@@ -396,6 +396,36 @@ class DLPack(unittest.TestCase):
             self.assertEqual((rect.x, rect.y, rect.w, rect.h),
                              (left, top, new_w, new_h),
                              f"{in_w}x{in_h} into {out_w}x{out_h}")
+
+    def test_export_refusals_say_why(self):
+        # the library's reason reaches the exception, not only the log
+        cases = [
+            ("video/x-raw,format=NV12,width=16,height=8", 192,
+             gstcudacache.WHOLE, "NV12 has 2 planes: export them one at a "
+             "time (plane 0 to 1)"),
+            ("video/x-raw,format=I420,width=16,height=8", 192,
+             gstcudacache.WHOLE, "I420 has 3 planes"),
+            ("video/x-raw,format=NV12,width=16,height=8", 192, 2,
+             "NV12 has no plane 2 (it has 2)"),
+            ("other/tensors,format=static,num_tensors=1,types=int16,"
+             "dimensions=(string)4:4:3:1", 96, gstcudacache.WHOLE,
+             "types uint8, float16 or float32"),
+            ("video/x-raw,format=RGBA,width=16,height=8", 100,
+             gstcudacache.WHOLE, "could not be mapped as a 16x8 RGBA frame "
+             "(shorter than its caps"),
+            ("video/x-raw,format=YUY2,width=16,height=8", 256,
+             gstcudacache.WHOLE, "plane 0 of YUY2 is no height x width x "
+             "channels block"),
+        ]
+        for caps, size, plane, says in cases:
+            buf = Gst.Buffer.new_allocate(None, size, None)
+            with self.assertRaises(ValueError) as e:
+                gstcudacache.Tensor(buf, Gst.Caps.from_string(caps), plane)
+            self.assertIn(says, str(e.exception), caps)
+        # a buffer without caps or meta: says what to give
+        with self.assertRaises(ValueError) as e:
+            gstcudacache.Tensor(Gst.Buffer.new_allocate(None, 16, None))
+        self.assertIn("no caps were given", str(e.exception))
 
     def test_mean_std_take_python_ints(self):
         """mean and std from Python: a list or Gst.ValueArray of floats, or

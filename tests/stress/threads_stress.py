@@ -511,9 +511,9 @@ class Pipeline:
 def check_cache(run, where):
     st = GstCudaCache.CudaCache.get_system().get_stats(
         GstCudaCache.CudaCacheScope.GLOBAL)
-    if st.idle_bytes > st.limit_bytes:
+    if st.idle_bytes > st.cache_limit:
         run.problem("cache-idle>limit",
-                    f"{where}: idle {st.idle_bytes} > {st.limit_bytes}")
+                    f"{where}: idle {st.idle_bytes} > {st.cache_limit}")
     if st.current_size != st.used_bytes + st.idle_bytes:
         run.problem("cache-size", f"{where}: {st.to_structure('s')}")
     return st

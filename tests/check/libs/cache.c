@@ -268,7 +268,7 @@ GST_START_TEST (test_lowering_limit_trims_at_once)
   stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
   fail_unless_equals_uint64 (stats.current_size, 2000);
   fail_unless_equals_uint64 (stats.used_bytes, 1000);
-  fail_unless_equals_uint64 (stats.limit_bytes, 2500);
+  fail_unless_equals_uint64 (stats.cache_limit, 2500);
 
   gst_cuda_cache_set_limit (cache, 0);
   fail_unless_equals_int (dev.frees, 3);
