@@ -17,6 +17,9 @@ GST_CUDA_CACHE_API
 GstCudaContext *gst_cuda_cache_device_context_new (guint device_id);
 
 GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_device_open_context (guint device_id);
+
+GST_CUDA_CACHE_API
 GstCudaCache *gst_cuda_cache_device_get_cache (GstCudaContext * context);
 
 GST_CUDA_CACHE_API
