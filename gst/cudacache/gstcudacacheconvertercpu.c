@@ -276,23 +276,6 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
   return TRUE;
 }
 
-/* Whether @format's pixels are 8-bit RGB the resampler reads in place. */
-static gboolean
-cpu_is_rgb8 (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      return TRUE;
-    default:
-      return FALSE;
-  }
-}
-
 /* 4:2:0 input's stand-in (8 and 16-bit): every pixel's chroma upsampled
  * as sited on both axes, as the kernels' chroma taps fold it (across:
  * linear between the two samples around it; down: cosited rows taken as
@@ -385,7 +368,7 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
   GST_VIDEO_INFO_FPS_D (&cpu->rgb) = GST_VIDEO_INFO_FPS_D (in);
   cpu->rgb_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE
       (&cpu->rgb), NULL);
-  if (!cpu_is_rgb8 (GST_VIDEO_INFO_FORMAT (in))) {
+  if (!GST_VIDEO_INFO_IS_RGB (in)) {
     if (!gst_video_info_set_format (&cpu->stand_in, GST_VIDEO_FORMAT_RGBx,
             GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in)) ||
         !cpu_frame_fits (&cpu->stand_in, "the RGBx frame the input is "
@@ -400,8 +383,7 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
     cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
         GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
   }
-  if (!cpu->rgb_buf || (!cpu_is_rgb8 (GST_VIDEO_INFO_FORMAT (in)) &&
-          !cpu->stand_in_buf)) {
+  if (!cpu->rgb_buf || (!GST_VIDEO_INFO_IS_RGB (in) && !cpu->stand_in_buf)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "cannot allocate the frames the CPU path resamples through");
     return FALSE;
