@@ -295,16 +295,23 @@ cpu_make_stand_in_420 (const GstCudaCacheConvertParams * p,
       != 0;
   gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
+  const guint8 *base[3];
   gint ps[3];
 
-  for (k = 0; k < 3; k++)
+  for (k = 0; k < 3; k++) {
     ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
+    base[k] = GST_VIDEO_FRAME_COMP_DATA (src, k);
+  }
+  /* V of an interleaved chroma plane follows U by a sample: GStreamer
+   * 1.22 gives P010's and P016's V an offset of 1 byte */
+  if (GST_VIDEO_FORMAT_INFO_PLANE (src->info.finfo, 1) ==
+      GST_VIDEO_FORMAT_INFO_PLANE (src->info.finfo, 2))
+    base[2] = base[1] + ps[1] / 2;
 
 #define SAMPLE(k, row, i) (wide ? \
     cpu_narrow (((const guint16 *) (row))[(i) * ps[k] / 2], depth) : \
     ((const guint8 *) (row))[(i) * ps[k]])
-#define ROW(k, r) ((const guint8 *) GST_VIDEO_FRAME_COMP_DATA (src, k) + \
-    (gsize) (r) * GST_VIDEO_FRAME_COMP_STRIDE (src, k))
+#define ROW(k, r) (base[k] + (gsize) (r) * GST_VIDEO_FRAME_COMP_STRIDE (src, k))
 
   for (y = 0; y < h; y++) {
     gint cy0 = v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);

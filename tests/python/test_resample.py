@@ -165,6 +165,28 @@ class Presets(unittest.TestCase):
                   f"{tally.values} values identical to "
                   f"{METHODS[method][0]}, worst {tally.worst} levels")
 
+    def test_16_bit_is_its_8_bit_frame(self):
+        # P016 and P010 widened from an NV12 frame (bits repeated, as
+        # GStreamer widens) resample as that frame: 16-bit 4:2:0 is
+        # narrowed to 8 bits first, by the kernels' arithmetic
+        rng = np.random.default_rng(11)
+        w, h = 68, 38
+        nv12 = rng.integers(0, 256, w * h * 3 // 2, dtype=np.uint8)
+        v = nv12.astype(np.uint16)
+        wide = {"P016_LE": v * 257,
+                "P010_10LE": ((v << 2) | (v >> 6)) << 6}
+        out = "video/x-raw,format=RGB,width=31,height=21"
+        for fmt, samples in wide.items():
+            data = np.frombuffer(samples.astype("<u2").tobytes(), np.uint8)
+            for method in METHODS:
+                a = convert(converter(method, f"video/x-raw,format=NV12,"
+                                      f"width={w},height={h}", out), nv12,
+                            96 * 21)
+                b = convert(converter(method, f"video/x-raw,format={fmt},"
+                                      f"width={w},height={h}", out), data,
+                            96 * 21)
+                np.testing.assert_array_equal(a, b, f"{fmt} {method}")
+
     def test_pixel_layouts(self):
         # RGBA and BGR in give what RGB in gives
         rng = np.random.default_rng(3)
