@@ -77,9 +77,10 @@ struct _GstCudaCacheConverter
   GstCudaCacheConverterOptions options;
   GstCudaCacheConverterInfo info;
   GstCudaCacheConvertParams params;
-  /* the last input buffer's GstVideoCropMeta, where it had one */
+  /* the last input buffer's GstVideoCropMeta and the frame it lies in,
+   * where it had one */
   gboolean has_crop;
-  GstVideoRectangle crop;
+  GstCudaCacheInputCrop crop;
 
   /* the back ends: CUDA where there is a context, made with the converter;
    * the CPU's where there is none, or when system memory first comes */
@@ -965,44 +966,58 @@ GstCudaCachePictureMeta *
 gst_cuda_cache_converter_add_picture_meta (GstCudaCacheConverter * converter,
     GstBuffer * outbuf)
 {
-  GstVideoRectangle picture, source = { 0, 0, 0, 0 };
+  GstVideoRectangle picture, source = { 0, 0, 0, 0 }, vis = { 0, 0, 0, 0 };
+  gint x1, y1;
 
   g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), NULL);
   g_return_val_if_fail (GST_IS_BUFFER (outbuf), NULL);
   if (!gst_buffer_is_writable (outbuf))
     return NULL;
+
+  vis.w = GST_VIDEO_INFO_WIDTH (&converter->info.in_info);
+  vis.h = GST_VIDEO_INFO_HEIGHT (&converter->info.in_info);
   gst_cuda_cache_converter_get_picture_rect (converter, &picture);
-  source.x = converter->params.src_x;
-  source.y = converter->params.src_y;
-  source.w = converter->params.in_width;
-  source.h = converter->params.in_height;
+  /* in the frame downstream of a crop sees; the region converted, grown
+   * to the chroma grid, may reach a pixel past it */
+  if (converter->has_crop)
+    vis = converter->crop.visible;
+  source.x = CLAMP (converter->params.src_x - vis.x, 0, vis.w - 1);
+  source.y = CLAMP (converter->params.src_y - vis.y, 0, vis.h - 1);
+  x1 = CLAMP (converter->params.src_x + converter->params.in_width - vis.x,
+      source.x + 1, vis.w);
+  y1 = CLAMP (converter->params.src_y + converter->params.in_height - vis.y,
+      source.y + 1, vis.h);
+  source.w = x1 - source.x;
+  source.h = y1 - source.y;
 
   return gst_buffer_add_cuda_cache_picture_meta (outbuf, &picture, &source,
-      GST_VIDEO_INFO_WIDTH (&converter->info.in_info),
-      GST_VIDEO_INFO_HEIGHT (&converter->info.in_info));
+      vis.w, vis.h);
 }
 
 /* A crop meta on @inbuf that differs from the last buffer's (or its
- * absence where that had one) sets the conversion up for its region, where
- * the config names none: a plan per region, which the kernels keep. */
+ * absence where that had one) sets the conversion up for its rectangle:
+ * the frame downstream of the crop sees (the caps' size, as videocrop and
+ * decoders give it), in the buffer's whole frame (its GstVideoMeta's size,
+ * or the caps' without one). A plan per rectangle, which the kernels keep. */
 static gboolean
 converter_follow_crop (GstCudaCacheConverter * self, GstBuffer * inbuf,
     GError ** error)
 {
   GstVideoCropMeta *meta = gst_buffer_get_video_crop_meta (inbuf);
-  GstVideoRectangle crop = { 0, 0, 0, 0 };
+  GstVideoMeta *vmeta = meta ? gst_buffer_get_video_meta (inbuf) : NULL;
+  GstCudaCacheInputCrop crop = { 0, };
   gboolean had = self->has_crop;
-  GstVideoRectangle old = self->crop;
-  const GstCudaCacheConverterOptions *o = &self->options;
+  GstCudaCacheInputCrop old = self->crop;
 
-  /* the config's region wins over the buffer's */
-  if (o->src_x || o->src_y || o->src_width || o->src_height)
-    return TRUE;
   if (meta) {
-    crop.x = (gint) meta->x;
-    crop.y = (gint) meta->y;
-    crop.w = (gint) meta->width;
-    crop.h = (gint) meta->height;
+    crop.width = vmeta ? (gint) vmeta->width :
+        GST_VIDEO_INFO_WIDTH (&self->info.in_info);
+    crop.height = vmeta ? (gint) vmeta->height :
+        GST_VIDEO_INFO_HEIGHT (&self->info.in_info);
+    crop.visible.x = (gint) meta->x;
+    crop.visible.y = (gint) meta->y;
+    crop.visible.w = (gint) meta->width;
+    crop.visible.h = (gint) meta->height;
   }
   if (had == (meta != NULL) && (!meta || memcmp (&crop, &old,
               sizeof (crop)) == 0))
@@ -1016,9 +1031,10 @@ converter_follow_crop (GstCudaCacheConverter * self, GstBuffer * inbuf,
     self->crop = old;
     return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "converting %dx%d at %d,%d of the input (%s)",
-      self->params.in_width, self->params.in_height, self->params.src_x,
-      self->params.src_y, meta ? "its crop meta" : "no crop meta");
+  GST_DEBUG_OBJECT (self, "converting %dx%d at %d,%d of the buffer's frame "
+      "(%s)", self->params.in_width, self->params.in_height,
+      self->params.src_x, self->params.src_y, meta ? "its crop meta" :
+      "no crop meta");
 
   return TRUE;
 }

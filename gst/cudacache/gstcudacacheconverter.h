@@ -170,10 +170,11 @@ typedef enum
  * (a crop), in its pixels. With %GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
  * %GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH and
  * %GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT all 0 (the default) the
- * converter takes the whole frame, or a buffer's #GstVideoCropMeta where it
- * has one. Where the input's chroma is subsampled, the region grows to the
- * chroma grid (even edges on that axis); the picture meta says which
- * region was converted.
+ * converter takes the whole frame. A buffer's #GstVideoCropMeta is
+ * honoured too (the caps its region's size, a #GstVideoMeta the whole
+ * frame's): this region is then one of the frame the crop shows. Where
+ * the input's chroma is subsampled, the region grows to the chroma grid
+ * (even edges on that axis).
  *
  * Since: 0.1
  */

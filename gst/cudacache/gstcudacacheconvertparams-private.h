@@ -20,14 +20,25 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 gint gst_cuda_cache_convert_params_input_depth (const GstVideoInfo * info);
 
-/* The region of @in to convert: @options' source rectangle, else @crop (a
- * buffer's crop meta, nullable), else the whole frame; grown to the chroma
- * grid of subsampled input. FALSE with @error where it does not lie inside
- * the frame. */
+/* Where the frame downstream of a crop sees lies in the buffer's whole
+ * frame: a GstVideoCropMeta's rectangle (the caps' size, as videocrop and
+ * decoders give it) in the frame its GstVideoMeta describes. */
+typedef struct
+{
+  gint width;                   /* the buffer's whole frame */
+  gint height;
+  GstVideoRectangle visible;    /* the crop meta's rectangle */
+} GstCudaCacheInputCrop;
+
+/* The region of the buffer's frame to convert, in that frame's pixels:
+ * @options' source rectangle (in the visible frame: @crop's rectangle, or
+ * @in's frame where @crop is NULL), else the whole visible frame; grown to
+ * the chroma grid of subsampled input. FALSE with @error where a
+ * rectangle does not lie inside what holds it. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
     const GstCudaCacheConverterOptions * options,
-    const GstVideoRectangle * crop, GstVideoRectangle * source,
+    const GstCudaCacheInputCrop * crop, GstVideoRectangle * source,
     GError ** error);
 
 /* Fills @params (planes' pointers and strides left 0) for @info, @options

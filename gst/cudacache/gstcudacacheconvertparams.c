@@ -166,39 +166,57 @@ picture_rect (GstCudaCacheConvertParams * p,
   }
 }
 
+/* Whether the @w x @h rectangle at @x, @y lies inside @fw x @fh; says
+ * which does not otherwise. */
+static gboolean
+rect_inside (gint64 x, gint64 y, gint64 w, gint64 h, gint fw, gint fh,
+    const gchar * what, const gchar * frame, GError ** error)
+{
+  if (x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= fw && y + h <= fh)
+    return TRUE;
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "%s, %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " at %" G_GINT64_FORMAT
+      ",%" G_GINT64_FORMAT ", does not lie inside the %dx%d %s", what, w, h,
+      x, y, fw, fh, frame);
+  return FALSE;
+}
+
 gboolean
 gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
     const GstCudaCacheConverterOptions * options,
-    const GstVideoRectangle * crop, GstVideoRectangle * source, GError ** error)
+    const GstCudaCacheInputCrop * crop, GstVideoRectangle * source,
+    GError ** error)
 {
-  gint fw = GST_VIDEO_INFO_WIDTH (in), fh = GST_VIDEO_INFO_HEIGHT (in);
+  gint fw = crop ? crop->width : GST_VIDEO_INFO_WIDTH (in);
+  gint fh = crop ? crop->height : GST_VIDEO_INFO_HEIGHT (in);
   gint xs = (1 << GST_VIDEO_FORMAT_INFO_W_SUB (in->finfo, 1)) - 1;
   gint ys = (1 << GST_VIDEO_FORMAT_INFO_H_SUB (in->finfo, 1)) - 1;
-  gint64 x = 0, y = 0, w = fw, h = fh;
-  const gchar *from = NULL;
+  GstVideoRectangle vis = { 0, 0, fw, fh };
+  gint64 x = 0, y = 0, w, h;
 
+  if (crop) {
+    vis = crop->visible;
+    if (!rect_inside (vis.x, vis.y, vis.w, vis.h, fw, fh,
+            "the buffer's GstVideoCropMeta", "frame its memory holds (its "
+            "GstVideoMeta's size, or the caps')", error))
+      return FALSE;
+  }
+  w = vis.w;
+  h = vis.h;
   if (options->src_x || options->src_y || options->src_width ||
       options->src_height) {
     x = options->src_x;
     y = options->src_y;
-    w = options->src_width ? options->src_width : fw - x;
-    h = options->src_height ? options->src_height : fh - y;
-    from = "the config's source rectangle (src-x, src-y, src-width, "
-        "src-height)";
-  } else if (crop) {
-    x = crop->x;
-    y = crop->y;
-    w = crop->w;
-    h = crop->h;
-    from = "the buffer's GstVideoCropMeta";
+    w = options->src_width ? options->src_width : vis.w - x;
+    h = options->src_height ? options->src_height : vis.h - y;
+    if (!rect_inside (x, y, w, h, vis.w, vis.h, "the config's source "
+            "rectangle (src-x, src-y, src-width, src-height)", crop ?
+            "frame the buffer's crop meta shows" : "input frame", error))
+      return FALSE;
   }
-  if (from && (x < 0 || y < 0 || w <= 0 || h <= 0 || x + w > fw || y + h > fh)) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "%s, %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " at %" G_GINT64_FORMAT
-        ",%" G_GINT64_FORMAT ", does not lie inside the %dx%d input frame",
-        from, w, h, x, y, fw, fh);
-    return FALSE;
-  }
+  /* in the buffer's frame */
+  x += vis.x;
+  y += vis.y;
 
   /* subsampled chroma: the region's edges on its grid, the far ones up to
    * the frame's edge at most (an odd frame's last chroma sample covers

@@ -1091,50 +1091,79 @@ GST_START_TEST (test_fixation_keeps_display_aspect)
 
 GST_END_TEST;
 
-/* Upstream may crop by meta: the element says so in the allocation query,
- * converts the region in place, and its picture meta maps back into the
- * frame at the region (odd edges of RGBA stay as they are). */
+/* Upstream may crop by meta, as videocrop and decoders do (the caps the
+ * region's size, a video meta the whole frame's): the element says so in
+ * the allocation query, converts the region in place, exactly as the
+ * region copied into a frame of its own, and its picture meta maps into
+ * the frame the crop shows. */
 GST_START_TEST (test_crop_meta_from_upstream)
 {
+  static const gchar *region_caps = "video/x-raw,format=RGBA,width=31,"
+      "height=21,framerate=30/1";
+  static const gchar *out_caps = "video/x-raw,format=RGBA,width=32,"
+      "height=24,framerate=30/1";
   GstHarness *h = gst_harness_new ("cudacacheconvert");
-  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=64,"
-      "height=48,framerate=30/1");
+  GstHarness *alone = gst_harness_new ("cudacacheconvert");
+  GstCaps *caps = gst_caps_from_string (region_caps);
   GstQuery *query = gst_query_new_allocation (caps, TRUE);
-  GstBuffer *in = make_rgba (64, 48), *out;
+  GstBuffer *in = make_rgba (64, 48), *region, *out, *want;
   GstVideoCropMeta *crop;
   GstCudaCachePictureMeta *meta;
+  GstVideoInfo info;
+  GstMapInfo map, src;
   gdouble x, y;
+  gint row;
 
-  gst_harness_set_caps_str (h, "video/x-raw,format=RGBA,width=64,height=48,"
-      "framerate=30/1", "video/x-raw,format=RGBA,width=32,height=24,"
-      "framerate=30/1");
+  gst_harness_set_caps_str (h, region_caps, out_caps);
+  gst_harness_set_caps_str (alone, region_caps, out_caps);
   fail_unless (gst_pad_peer_query (h->srcpad, query));
   fail_unless (gst_query_find_allocation_meta (query,
           GST_VIDEO_CROP_META_API_TYPE, NULL), "crop meta not offered");
+  fail_unless (gst_query_find_allocation_meta (query,
+          GST_VIDEO_META_API_TYPE, NULL), "video meta not offered");
 
+  /* the region, copied */
+  region = gst_buffer_new_allocate (NULL, 31 * 21 * 4, NULL);
+  fail_unless (gst_buffer_map (in, &src, GST_MAP_READ));
+  fail_unless (gst_buffer_map (region, &map, GST_MAP_WRITE));
+  for (row = 0; row < 21; row++)
+    memcpy (map.data + row * 31 * 4, src.data + ((5 + row) * 64 + 3) * 4,
+        31 * 4);
+  gst_buffer_unmap (region, &map);
+  gst_buffer_unmap (in, &src);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, 64, 48, 1, info.offset, info.stride);
   crop = gst_buffer_add_video_crop_meta (in);
   crop->x = 3;
   crop->y = 5;
   crop->width = 31;
   crop->height = 21;
   out = gst_harness_push_and_pull (h, in);
-  fail_unless (out != NULL);
+  want = gst_harness_push_and_pull (alone, region);
+  fail_unless (out != NULL && want != NULL);
+  fail_unless (gst_buffer_map (want, &map, GST_MAP_READ));
+  fail_unless (gst_buffer_memcmp (out, 0, map.data, map.size) == 0,
+      "not the region's conversion");
+  gst_buffer_unmap (want, &map);
+
   meta = gst_buffer_get_cuda_cache_picture_meta (out);
   fail_unless (meta != NULL);
-  fail_unless (meta->source.x == 3 && meta->source.y == 5 &&
+  fail_unless (meta->source.x == 0 && meta->source.y == 0 &&
       meta->source.w == 31 && meta->source.h == 21);
-  fail_unless (meta->source_width == 64 && meta->source_height == 48);
+  fail_unless (meta->source_width == 31 && meta->source_height == 21);
   fail_if (gst_buffer_get_video_crop_meta (out) != NULL,
       "the input's crop went downstream");
-  gst_cuda_cache_picture_meta_to_source (meta, 0, 0, &x, &y);
-  fail_unless (x == 3.0 && y == 5.0);
   gst_cuda_cache_picture_meta_to_source (meta, 32, 24, &x, &y);
-  fail_unless (fabs (x - 34.0) < 1e-9 && fabs (y - 26.0) < 1e-9);
+  fail_unless (fabs (x - 31.0) < 1e-9 && fabs (y - 21.0) < 1e-9);
 
   gst_buffer_unref (out);
+  gst_buffer_unref (want);
   gst_query_unref (query);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
+  gst_harness_teardown (alone);
 }
 
 GST_END_TEST;

@@ -1271,9 +1271,10 @@ convert_with (GstBuffer * in, const gchar * in_caps, const gchar * out_caps,
   return out;
 }
 
-/* A crop, by a buffer's GstVideoCropMeta or by the config's source
- * rectangle, converts exactly as the cropped region copied into a frame
- * of its own: odd and even regions, every input family, letterboxed and
+/* A crop, by a buffer's GstVideoCropMeta (as videocrop and decoders crop:
+ * the caps the region's size, a video meta the whole frame's) or by the
+ * config's source rectangle, converts exactly as the cropped region
+ * copied into a frame of its own: odd and even regions, every input family, letterboxed and
  * stretched, frames and tensors, on noise (every pixel an edge). Where
  * chroma is subsampled the region grows to its grid, and the picture meta
  * says so. A region outside the frame is refused. */
@@ -1314,6 +1315,7 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
         sub_x ? r->x & ~1 : r->x, sub_y ? r->y & ~1 : r->y, 0, 0
       };
       GstVideoInfo region_info;
+      GstVideoRectangle want_source;
       GstBuffer *region;
       gchar *region_caps;
 
@@ -1331,16 +1333,25 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
               GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, G_TYPE_BOOLEAN, o == 0,
               NULL);
           GstBuffer *cropped = gst_buffer_copy (frame), *a, *b;
+          gchar *shown_caps = NULL;
           GstVideoRectangle source;
           GstMapInfo ma, mb;
 
           if (way == 0) {
+            /* as videocrop and decoders crop: the caps the region's size,
+             * a video meta the whole frame's */
             GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (cropped);
 
             meta->x = r->x;
             meta->y = r->y;
             meta->width = r->w;
             meta->height = r->h;
+            gst_buffer_add_video_meta_full (cropped, GST_VIDEO_FRAME_FLAG_NONE,
+                formats[f], 64, 48, GST_VIDEO_INFO_N_PLANES (&info),
+                info.offset, info.stride);
+            shown_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+                "height=%d", gst_video_format_to_string (formats[f]), r->w,
+                r->h);
           } else {
             gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
                 G_TYPE_INT, r->x, GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
@@ -1348,17 +1359,28 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
                 G_TYPE_INT, r->w, GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT,
                 G_TYPE_INT, r->h, NULL);
           }
-          a = convert_with (cropped, in_caps, outs[o],
-              gst_structure_copy (config), &source);
+          a = convert_with (cropped, way == 0 ? shown_caps : in_caps,
+              outs[o], gst_structure_copy (config), &source);
+          /* the meta's source: in the frame the crop shows, or in the
+           * frame, grown to the chroma grid by the config's */
+          if (way == 0) {
+            want_source.x = want_source.y = 0;
+            want_source.w = r->w;
+            want_source.h = r->h;
+          } else {
+            want_source = want;
+          }
           b = convert_with (region, region_caps, outs[o],
               gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
                   G_TYPE_BOOLEAN, o == 0, NULL), NULL);
-          fail_unless (source.x == want.x && source.y == want.y &&
-              source.w == want.w && source.h == want.h,
-              "%s crop %d,%d %dx%d: the meta's source %d,%d %dx%d, want "
-              "%d,%d %dx%d", gst_video_format_to_string (formats[f]), r->x,
-              r->y, r->w, r->h, source.x, source.y, source.w, source.h,
-              want.x, want.y, want.w, want.h);
+          fail_unless (source.x == want_source.x &&
+              source.y == want_source.y && source.w == want_source.w &&
+              source.h == want_source.h,
+              "%s crop %d,%d %dx%d by %s: the meta's source %d,%d %dx%d, "
+              "want %d,%d %dx%d", gst_video_format_to_string (formats[f]),
+              r->x, r->y, r->w, r->h, way ? "the config" : "crop meta",
+              source.x, source.y, source.w, source.h, want_source.x,
+              want_source.y, want_source.w, want_source.h);
           fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
           fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
           fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data,
@@ -1372,6 +1394,7 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
           gst_buffer_unref (b);
           gst_buffer_unref (cropped);
           gst_structure_free (config);
+          g_free (shown_caps);
         }
       }
       gst_buffer_unref (region);
