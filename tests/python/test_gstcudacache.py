@@ -371,6 +371,27 @@ class DLPack(unittest.TestCase):
         del meta, buf
         p.stop()
 
+    def test_picture_meta_follows_videoscale(self):
+        # a downstream videoscale scales the picture's rectangle and scale,
+        # the source stays
+        p = Pipeline(
+            "videotestsrc num-buffers=1 ! "
+            "video/x-raw,format=RGBA,width=1280,height=720 ! "
+            "cudacacheconvert letterbox=true ! "
+            "video/x-raw,width=640,height=640 ! videoscale ! "
+            f"video/x-raw,width=320,height=320 ! {SINK} name=t")
+        buf = p.pull("t").get_buffer()
+        meta = GstCudaCache.buffer_get_cuda_cache_picture_meta(buf)
+        self.assertIsNotNone(meta)
+        r = meta.picture
+        self.assertEqual((r.x, r.y, r.w, r.h), (0, 70, 320, 180))
+        self.assertAlmostEqual(meta.scale_x, 0.25)
+        self.assertEqual((meta.source.w, meta.source.h), (1280, 720))
+        ok, x0, y0, x1, y1 = meta.box_to_source(0, 70, 320, 250)
+        self.assertEqual((x0, y0, x1, y1), (0.0, 0.0, 1280.0, 720.0))
+        del meta, buf
+        p.stop()
+
     def test_letterbox_is_ultralytics_geometry(self):
         # Ultralytics' LetterBox (center=True, scaleup=True, auto=False),
         # its own arithmetic, Python's round included, over a seeded
