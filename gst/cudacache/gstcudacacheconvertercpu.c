@@ -104,56 +104,6 @@ cpu_to_u8 (gfloat v)
   return (guint8) CLAMP (floorf (v + 0.5f), 0.0f, 255.0f);
 }
 
-/* The stand-in of @src (4:2:2 packed or GRAY8) in @rgbx: every pixel's
- * chroma upsampled across as sited (GRAY8's: 128), @p's yuv_to_rgb, each
- * channel rounded half up and clamped, as kernels/narrow.cu's
- * gst_cuda_cache_unpack_422 () and the I420 reading of GRAY8 do. */
-static void
-cpu_make_stand_in (const GstCudaCacheConvertParams * p,
-    const GstVideoFrame * src, GstVideoFrame * rgbx)
-{
-  const gfloat *m = p->yuv_to_rgb;
-  gboolean gray = GST_VIDEO_FRAME_FORMAT (src) == GST_VIDEO_FORMAT_GRAY8;
-  gboolean cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED)
-      != 0;
-  gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
-  gint cw = (w + 1) / 2, x, y;
-  gint ys = GST_VIDEO_FRAME_COMP_PSTRIDE (src, 0);
-  gint cs = gray ? 0 : GST_VIDEO_FRAME_COMP_PSTRIDE (src, 1);
-
-  for (y = 0; y < h; y++) {
-    const guint8 *luma = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (src, 0) +
-        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 0);
-    const guint8 *cu = gray ? NULL : (const guint8 *)
-        GST_VIDEO_FRAME_COMP_DATA (src, 1) +
-        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 1);
-    const guint8 *cv = gray ? NULL : (const guint8 *)
-        GST_VIDEO_FRAME_COMP_DATA (src, 2) +
-        (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (src, 2);
-    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgbx, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgbx, 0);
-
-    for (x = 0; x < w; x++) {
-      gfloat yv = luma[x * ys], u = 128.0f, v = 128.0f;
-
-      if (!gray) {
-        gint c0 = cosited ? x / 2 : (x - 1 < 0 ? -1 : (x - 1) / 2);
-        gint ca = CLAMP (c0, 0, cw - 1) * cs, cb = CLAMP (c0 + 1, 0,
-            cw - 1) * cs;
-        gfloat f = cosited ? ((x & 1) ? 0.5f : 0.0f) :
-            ((x & 1) ? 0.25f : 0.75f);
-
-        u = cu[ca] + f * (cu[cb] - cu[ca]);
-        v = cv[ca] + f * (cv[cb] - cv[ca]);
-      }
-      out[4 * x] = cpu_to_u8 (m[0] * yv + m[1] * u + m[2] * v + m[3]);
-      out[4 * x + 1] = cpu_to_u8 (m[4] * yv + m[5] * u + m[6] * v + m[7]);
-      out[4 * x + 2] = cpu_to_u8 (m[8] * yv + m[9] * u + m[10] * v + m[11]);
-      out[4 * x + 3] = 255;
-    }
-  }
-}
-
 /* Whether the output is packed from an RGB frame here: tensors, and
  * GRAY8, whose gray is the luma of that RGB (GstVideoConverter takes
  * YUV's luma as it is, its range unconverted) */
@@ -276,36 +226,42 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
   return TRUE;
 }
 
-/* 4:2:0 input's stand-in (8 and 16-bit): every pixel's chroma upsampled
- * as sited on both axes, as the kernels' chroma taps fold it (across:
- * linear between the two samples around it; down: cosited rows taken as
- * they are, others 3:1 between the two rows around it), 16-bit samples
- * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then
- * @p's yuv_to_rgb, rounded and clamped. */
+/* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
+ * 16-bit) input: every pixel's chroma upsampled as sited, as the kernels
+ * fold it (across: linear between the two samples around it; down, where
+ * chroma is subsampled: cosited rows taken as they are, others 3:1
+ * between the two rows around it; GRAY8's chroma 128), 16-bit samples
+ * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then @p's
+ * yuv_to_rgb, each channel rounded half up and clamped: as
+ * kernels/narrow.cu's gst_cuda_cache_unpack_422 () and the I420 reading
+ * of GRAY8 do. */
 static void
-cpu_make_stand_in_420 (const GstCudaCacheConvertParams * p,
+cpu_make_stand_in (const GstCudaCacheConvertParams * p,
     const GstVideoFrame * src, GstVideoFrame * rgbx)
 {
+  const GstVideoFormatInfo *finfo = src->info.finfo;
   const gfloat *m = p->yuv_to_rgb;
   gint depth = GST_VIDEO_FRAME_COMP_DEPTH (src, 0);
   gboolean wide = depth > 8;
+  gboolean gray = GST_VIDEO_FRAME_N_COMPONENTS (src) == 1;
+  gboolean sub_y = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) > 0;
   gboolean h_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED)
       != 0;
   gboolean v_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED)
       != 0;
   gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
-  const guint8 *base[3];
-  gint ps[3];
+  const guint8 *base[3] = { NULL, NULL, NULL };
+  gint ps[3] = { 0, 0, 0 };
 
-  for (k = 0; k < 3; k++) {
+  for (k = 0; k < (gray ? 1 : 3); k++) {
     ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
     base[k] = GST_VIDEO_FRAME_COMP_DATA (src, k);
   }
-  /* V of an interleaved chroma plane follows U by a sample: GStreamer
+  /* V of an interleaved chroma pair follows U by a sample: GStreamer
    * 1.22 gives P010's and P016's V an offset of 1 byte */
-  if (GST_VIDEO_FORMAT_INFO_PLANE (src->info.finfo, 1) ==
-      GST_VIDEO_FORMAT_INFO_PLANE (src->info.finfo, 2))
+  if (!gray && GST_VIDEO_FORMAT_INFO_PLANE (finfo, 1) ==
+      GST_VIDEO_FORMAT_INFO_PLANE (finfo, 2))
     base[2] = base[1] + ps[1] / 2;
 
 #define SAMPLE(k, row, i) (wide ? \
@@ -314,21 +270,25 @@ cpu_make_stand_in_420 (const GstCudaCacheConvertParams * p,
 #define ROW(k, r) (base[k] + (gsize) (r) * GST_VIDEO_FRAME_COMP_STRIDE (src, k))
 
   for (y = 0; y < h; y++) {
-    gint cy0 = v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
-    gfloat fy = v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
-    gint ra = CLAMP (cy0, 0, ch - 1), rb = CLAMP (cy0 + 1, 0, ch - 1);
+    gint cy0 = !sub_y ? y : v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
+    gfloat fy = !sub_y || v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
+    gint rows = sub_y ? ch : h;
+    gint ra = CLAMP (cy0, 0, rows - 1), rb = CLAMP (cy0 + 1, 0, rows - 1);
     const guint8 *luma = ROW (0, y);
     guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgbx, 0) +
         (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgbx, 0);
 
+    /* chroma not subsampled down: the pixel's own row, no blend */
+    if (!sub_y)
+      rb = ra;
     for (x = 0; x < w; x++) {
       gint cx0 = h_cosited ? x / 2 : (x >= 1 ? (x - 1) / 2 : -1);
       gfloat fx = h_cosited ? ((x & 1) ? 0.5f : 0.0f) :
           ((x & 1) ? 0.25f : 0.75f);
       gint ca = CLAMP (cx0, 0, cw - 1), cb = CLAMP (cx0 + 1, 0, cw - 1);
-      gfloat yv = SAMPLE (0, luma, x), c[2];
+      gfloat yv = SAMPLE (0, luma, x), c[2] = { 128.0f, 128.0f };
 
-      for (k = 1; k < 3; k++) {
+      for (k = 1; !gray && k < 3; k++) {
         gfloat top = SAMPLE (k, ROW (k, ra), ca), top_b = SAMPLE (k, ROW (k,
                 ra), cb);
         gfloat bot = SAMPLE (k, ROW (k, rb), ca), bot_b = SAMPLE (k, ROW (k,
@@ -749,19 +709,13 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
   }
   src = &view;
   if (cpu->stand_in_buf) {
-    GstVideoFormat f = GST_VIDEO_INFO_FORMAT (&info->in_info);
-
     if (!gst_video_frame_map (&stand_in, &cpu->stand_in, cpu->stand_in_buf,
             GST_MAP_READWRITE)) {
       gst_video_frame_unmap (&rgb);
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    if (f == GST_VIDEO_FORMAT_YUY2 || f == GST_VIDEO_FORMAT_UYVY ||
-        f == GST_VIDEO_FORMAT_GRAY8)
-      cpu_make_stand_in (p, &view, &stand_in);
-    else
-      cpu_make_stand_in_420 (p, &view, &stand_in);
+    cpu_make_stand_in (p, &view, &stand_in);
     src = &stand_in;
   } else {
     for (c = 0; c < 3; c++)
