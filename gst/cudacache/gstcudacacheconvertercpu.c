@@ -636,9 +636,8 @@ static void
 cpu_source_view (const GstCudaCacheConverterCpu * cpu,
     const GstVideoFrame * frame, GstVideoFrame * view)
 {
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  const GstCudaCacheConvertParams *p = &cpu->params;
-  guint c, i;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  guint i;
 
   *view = *frame;
   if (!cpu->cropped)
@@ -646,18 +645,10 @@ cpu_source_view (const GstCudaCacheConverterCpu * cpu,
   view->info = cpu->source;
   for (i = 0; i < GST_VIDEO_MAX_PLANES; i++)
     view->info.stride[i] = frame->info.stride[i];
-  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
-    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
-
-    /* a plane's first component gives its pixels' stride */
-    if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
-      continue;
-    view->data[plane] = (guint8 *) frame->data[plane] +
-        (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c, p->src_y) *
-        frame->info.stride[plane] +
-        (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, p->src_x) *
-        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
-  }
+  gst_cuda_cache_convert_params_source_offsets (&cpu->params,
+      GST_VIDEO_FRAME_FORMAT (frame), frame->info.stride, offset);
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (frame); i++)
+    view->data[i] = (guint8 *) frame->data[i] + offset[i];
 }
 
 /* The fill everywhere in @rgb but the picture's rectangle. */

@@ -234,31 +234,6 @@ buffer_set_need_sync (GstBuffer * buf, gboolean need_sync)
             i), need_sync);
 }
 
-/* The input's planes (of @format) from the source rectangle's top left: a
- * crop costs no copy, and a stand-in is made of the rectangle alone. The
- * rectangle's edges are on the chroma grid. */
-static void
-offset_to_source (GstVideoFormat format, const GstCudaCacheConvertParams * p,
-    guintptr data[3], const gint stride[3])
-{
-  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
-  guint c;
-
-  if (p->src_x == 0 && p->src_y == 0)
-    return;
-  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
-    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
-
-    /* a plane's first component gives its pixels' stride */
-    if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
-      continue;
-    data[plane] += (guintptr) ((gint64) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT
-        (finfo, c, p->src_y) * stride[plane] +
-        (gint64) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, p->src_x) *
-        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c));
-  }
-}
-
 gboolean
 gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
     GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
@@ -270,6 +245,7 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
   GstVideoFrame in_frame, out_frame;
   GstVideoInfo source;
+  gsize offset[GST_VIDEO_MAX_PLANES];
   GstMapInfo map;
   GstCudaCacheKernelDone *done;
   gboolean wait, ok;
@@ -333,8 +309,10 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
 
   /* the source rectangle; its stand-in, where there is one, is what the
    * plan converts */
-  offset_to_source (GST_VIDEO_INFO_FORMAT (&info->in_info), p, in_data,
-      in_stride);
+  gst_cuda_cache_convert_params_source_offsets (p,
+      GST_VIDEO_INFO_FORMAT (&info->in_info), in_stride, offset);
+  for (i = 0; i < 3; i++)
+    in_data[i] += offset[i];
   source = info->in_info;
   GST_VIDEO_INFO_WIDTH (&source) = p->in_width;
   GST_VIDEO_INFO_HEIGHT (&source) = p->in_height;

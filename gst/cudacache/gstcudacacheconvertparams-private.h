@@ -50,6 +50,14 @@ void gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * params,
     const GstCudaCacheConverterOptions * options,
     const GstVideoRectangle * source);
 
+/* The byte offset of the source rectangle's top left (@p->src_x,
+ * @p->src_y, on the chroma grid) in each plane of a @format frame whose
+ * rows are @stride bytes: where the back ends read a crop in place. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_convert_params_source_offsets (const
+    GstCudaCacheConvertParams * p, GstVideoFormat format, const gint * stride,
+    gsize offset[GST_VIDEO_MAX_PLANES]);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_PRIVATE_H__ */

@@ -230,6 +230,28 @@ gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
 }
 
 void
+gst_cuda_cache_convert_params_source_offsets (const GstCudaCacheConvertParams
+    * p, GstVideoFormat format, const gint * stride,
+    gsize offset[GST_VIDEO_MAX_PLANES])
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  guint c;
+
+  memset (offset, 0, GST_VIDEO_MAX_PLANES * sizeof (gsize));
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    guint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+
+    /* a plane's first component gives its pixels' stride */
+    if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
+      continue;
+    offset[plane] = (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c,
+        p->src_y) * stride[plane] + (gsize)
+        GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, p->src_x) *
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+  }
+}
+
+void
 gst_cuda_cache_convert_params_fill (GstCudaCacheConvertParams * p,
     const GstCudaCacheConverterInfo * info,
     const GstCudaCacheConverterOptions * options,
