@@ -52,6 +52,7 @@
 #include "gstcudacachedlpack.h"
 #include "gstcudacache-compat-private.h"
 #include "gstcudacache-private.h"
+#include "gstcudacacheconverter-private.h"
 #include "gstcudacachetensor.h"
 
 GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack", "CUDA cache: DLPack export");
@@ -89,26 +90,10 @@ dlpack_deleter (DLManagedTensor * managed)
   g_free (self);
 }
 
-/* Why an export failed: in @error, and in the debug log. GStreamer's
- * printf, which knows GST_PTR_FORMAT. */
-static void
-dlpack_fail (GError ** error, const gchar * format, ...)
-G_GNUC_PRINTF (2, 3);
-
-     static void dlpack_fail (GError ** error, const gchar * format, ...)
-{
-  va_list args;
-  gchar *message = NULL;
-
-  va_start (args, format);
-  if (gst_info_vasprintf (&message, format, args) < 0)
-    message = g_strdup (format);
-  va_end (args);
-  GST_DEBUG ("cannot export: %s", message);
-  g_set_error_literal (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-      message);
-  g_free (message);
-}
+/* Why an export failed, in @error: GStreamer's printf, which knows
+ * GST_PTR_FORMAT */
+#define dlpack_fail(error, ...) gst_cuda_cache_converter_set_error (error, \
+    GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, __VA_ARGS__)
 
 static gboolean
 buffer_device (GstBuffer * buffer, DLDevice * device, GError ** error)
@@ -379,7 +364,16 @@ gpointer
 gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
     gint plane)
 {
-  return gst_cuda_cache_dlpack_export_full (buffer, caps, plane, NULL);
+  GError *error = NULL;
+  gpointer managed = gst_cuda_cache_dlpack_export_full (buffer, caps, plane,
+      &error);
+
+  /* the log is this call's only channel */
+  if (!managed && error)
+    GST_WARNING ("cannot export buffer %p: %s", buffer, error->message);
+  g_clear_error (&error);
+
+  return managed;
 }
 
 /**
