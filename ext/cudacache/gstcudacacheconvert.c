@@ -144,6 +144,8 @@ struct _GstCudaCacheConvert
   gboolean tensor_out;
   GstCaps *failed_in;           /* the last caps the converter refused: */
   GstCaps *failed_out;          /* one error for them, not one per retry */
+  GstVideoRectangle passed;     /* the input's frame, for the picture meta
+                                 * of buffers passed through */
 };
 
 #define gst_cuda_cache_convert_parent_class parent_class
@@ -173,6 +175,8 @@ static gboolean gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform *
 static gboolean gst_cuda_cache_convert_transform_size (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, gsize size,
     GstCaps * othercaps, gsize * othersize);
+static gboolean gst_cuda_cache_convert_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_cuda_cache_convert_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static GstFlowReturn gst_cuda_cache_convert_generate_output (GstBaseTransform
@@ -284,6 +288,7 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_generate_output);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_propose_allocation);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_set_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, 0);
@@ -993,6 +998,25 @@ gst_cuda_cache_convert_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* The input's frame, for the picture meta of buffers passed through:
+ * worked out once per caps, not per buffer */
+static gboolean
+gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
+  GstVideoInfo info;
+
+  self->passed.w = self->passed.h = 0;
+  if (gst_video_info_from_caps (&info, incaps)) {
+    self->passed.w = GST_VIDEO_INFO_WIDTH (&info);
+    self->passed.h = GST_VIDEO_INFO_HEIGHT (&info);
+  }
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
+      outcaps);
+}
+
 /* Buffers passed through (the same caps on both sides) are their own
  * picture: they get the meta too, on a copy of the buffer's metadata
  * where others hold it (the memory is shared, not copied). */
@@ -1000,26 +1024,18 @@ static GstFlowReturn
 gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
+  GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
-  GstVideoRectangle whole = { 0, 0, 0, 0 };
-  GstVideoInfo info;
-  GstCaps *caps;
 
   if (ret != GST_FLOW_OK || !*outbuf ||
-      !gst_base_transform_is_passthrough (trans) ||
+      !gst_base_transform_is_passthrough (trans) || self->passed.w <= 0 ||
       gst_buffer_get_cuda_cache_picture_meta (*outbuf))
     return ret;
 
-  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
-  if (caps && gst_video_info_from_caps (&info, caps)) {
-    whole.w = GST_VIDEO_INFO_WIDTH (&info);
-    whole.h = GST_VIDEO_INFO_HEIGHT (&info);
-    *outbuf = gst_buffer_make_writable (*outbuf);
-    gst_buffer_add_cuda_cache_picture_meta (*outbuf, &whole, &whole,
-        whole.w, whole.h);
-  }
-  gst_clear_caps (&caps);
+  *outbuf = gst_buffer_make_writable (*outbuf);
+  gst_buffer_add_cuda_cache_picture_meta (*outbuf, &self->passed,
+      &self->passed, self->passed.w, self->passed.h);
 
   return ret;
 }
