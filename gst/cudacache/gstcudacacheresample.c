@@ -62,16 +62,13 @@ typedef enum
 } Kind;
 
 /* One axis's taps: @n[j] taps of output index j from source index
- * @first[j], weights at @iw (integers) or @fw (floats) + j * @stride. */
+ * @first[j], their weights at @iw + j * @stride (none for NEAREST). */
 typedef struct
 {
-  gint out;
-  gint in;
   gint stride;
   gint *first;
   gint *n;
   gint32 *iw;
-  gfloat *fw;
   /* KIND_AREA: OpenCV's table, entries in its order */
   gint n_tab;
   gint *tab_dst;
@@ -90,18 +87,14 @@ struct _GstCudaCacheResampler
   guint8 *across;               /* KIND_PIL: the picture after across */
 };
 
+/* Room for @out output indices of @stride weights each */
 static void
-axis_alloc (Axis * a, gint in, gint out, gint stride, gboolean ints)
+axis_alloc (Axis * a, gint out, gint stride)
 {
-  a->in = in;
-  a->out = out;
   a->stride = stride;
   a->first = g_new0 (gint, out);
   a->n = g_new0 (gint, out);
-  if (ints)
-    a->iw = g_new0 (gint32, (gsize) out * stride);
-  else
-    a->fw = g_new0 (gfloat, (gsize) out * stride);
+  a->iw = stride ? g_new0 (gint32, (gsize) out * stride) : NULL;
 }
 
 static void
@@ -110,7 +103,6 @@ axis_clear (Axis * a)
   g_free (a->first);
   g_free (a->n);
   g_free (a->iw);
-  g_free (a->fw);
   g_free (a->tab_dst);
   g_free (a->tab_src);
   g_free (a->tab_alpha);
@@ -129,11 +121,10 @@ nearest_axis (Axis * a, gint in, gint out)
   gdouble ifx = 1.0 / ((gdouble) out / in);
   gint j;
 
-  axis_alloc (a, in, out, 1, TRUE);
+  axis_alloc (a, out, 0);
   for (j = 0; j < out; j++) {
     a->first[j] = MIN ((gint) floor (j * ifx), in - 1);
     a->n[j] = 1;
-    a->iw[j] = 1;
   }
 }
 
@@ -145,7 +136,7 @@ two_taps_axis (Axis * a, gint in, gint out, gboolean area, gboolean across)
   gdouble inv_scale = (gdouble) out / in, scale = 1.0 / inv_scale;
   gint j;
 
-  axis_alloc (a, in, out, 2, TRUE);
+  axis_alloc (a, out, 2);
   for (j = 0; j < out; j++) {
     gfloat f;
     gint s;
@@ -184,8 +175,6 @@ area_axis (Axis * a, gint in, gint out)
   gdouble scale = (gdouble) in / out;
   gint j, k = 0, max = out * ((gint) ceil (scale) + 2);
 
-  a->in = in;
-  a->out = out;
   a->tab_dst = g_new0 (gint, max);
   a->tab_src = g_new0 (gint, max);
   a->tab_alpha = g_new0 (gfloat, max);
@@ -225,7 +214,7 @@ pil_axis (Axis * a, gint in, gint out)
   gint ksize = (gint) ceil (support) * 2 + 1, j, x;
   gdouble *k = g_new (gdouble, ksize);
 
-  axis_alloc (a, in, out, ksize, TRUE);
+  axis_alloc (a, out, ksize);
   for (j = 0; j < out; j++) {
     gdouble center = (j + 0.5) * scale, ww = 0.0;
     gint xmin = (gint) (center - support + 0.5), xmax;

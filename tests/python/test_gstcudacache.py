@@ -344,7 +344,6 @@ class DLPack(unittest.TestCase):
             gstcudacache.Tensor(buf, caps)
         self.assertEqual(buf.mini_object.refcount, base)
 
-
     def test_picture_meta_maps_a_box_back(self):
         # a 1280x720 frame letterboxed into a 640x640 tensor: the picture
         # is 640x360 at y 140, and a box found in the tensor maps back
