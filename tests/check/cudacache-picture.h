@@ -139,4 +139,18 @@ cudacache_copy_region (GstBuffer * frame, const GstVideoInfo * info,
   return out;
 }
 
+/* Every byte of @buf drawn from @rand: every pixel a sharp edge, chroma
+ * out of gamut too. */
+static inline void
+cudacache_fill_noise (GstBuffer * buf, GRand * rand)
+{
+  GstMapInfo map;
+  gsize b;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (b = 0; b < map.size; b++)
+    map.data[b] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+}
+
 #endif /* __CUDACACHE_PICTURE_H__ */
