@@ -7,12 +7,16 @@ the bundle's libraries first, the build's next and the machine's driver
 and GST_REGISTRY_FORK=no keeps it from starting a plugin scanner, which
 would run on the machine's loader.
 
-    .gpu126/run-tests [--build DIR] [--suite NAME] [--allow-skip] [NAME ...]
+    .gpu126/run-tests [--build DIR] [--suite NAME] [--allow-skip]
+                      [--wrap 'TOOL ARGS'] [NAME ...]
 
 Prints a line per test binary and, last, 'N passed, N failed'. A binary
 that skips (exit status 77: no CUDA device) fails unless --allow-skip is
 given: on the GPU machine nothing may pass by skipping. Tests that are not
-binaries of the build (the Python suite) are listed and left out."""
+binaries of the build (the Python suite) are listed and left out.
+--wrap starts each binary's loader under TOOL (split on spaces), for
+instance --wrap 'compute-sanitizer --tool memcheck --leak-check full
+--error-exitcode 1'."""
 import json
 import os
 import re
@@ -23,7 +27,7 @@ import time
 bundle = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(bundle)
 build = os.path.join(top, "build-1.26")
-suites, names, allow_skip = [], [], False
+suites, names, allow_skip, wrap = [], [], False, []
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -33,6 +37,8 @@ while args:
         suites.append(args.pop(0))
     elif a == "--allow-skip":
         allow_skip = True
+    elif a == "--wrap":
+        wrap = args.pop(0).split()
     elif a in ("-h", "--help"):
         sys.exit(__doc__)
     else:
@@ -91,12 +97,12 @@ for t in tests:
     env["GIO_MODULE_DIR"] = empty
     env["GIO_USE_VFS"] = "local"
 
-    cmd = [loader, "--library-path", library_path] + t["cmd"]
+    cmd = wrap + [loader, "--library-path", library_path] + t["cmd"]
     start = time.time()
     try:
         p = subprocess.run(cmd, cwd=t.get("workdir") or build, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=t.get("timeout") or 300)
+                           timeout=(t.get("timeout") or 300) * (10 if wrap else 1))
         rc, out = p.returncode, p.stdout.decode(errors="replace")
     except subprocess.TimeoutExpired as e:
         rc, out = -1, (e.stdout or b"").decode(errors="replace") + "\nTIMEOUT"
