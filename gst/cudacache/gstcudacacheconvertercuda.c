@@ -24,8 +24,8 @@
  * - any other output memory (all of GStreamer 1.22's, which carries no
  *   stream) says nothing of pending work, so the conversion is waited for
  *   before the call returns; so is every conversion of input through a
- *   stand-in frame (16-bit 4:2:0, 4:2:2 packed), which the next
- *   frame reuses.
+ *   stand-in frame (16-bit 4:2:0, 4:2:2 packed) or through the resampling
+ *   presets' RGBx frame, which the next frame reuses.
  *
  * The stream of the output memory is only compared with the stream the
  * conversion runs on, never launched on: the caller says which stream.
@@ -71,6 +71,9 @@ struct _GstCudaCacheConverterCuda
   /* the stand-in frame of input the kernels do not read themselves
    * (16-bit 4:2:0, 4:2:2 packed), made with the first such caps */
   GstCudaCacheStandIn *stand_in;
+  /* the resampling presets' pass, where the method is not LINEAR: the
+   * plan then converts its RGBx frame */
+  GstCudaCachePreset *preset;
 };
 
 GstCudaCacheConverterCuda *
@@ -102,6 +105,7 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
     const GstCudaCacheConvertParams * params, GError ** error)
 {
   GstCudaCacheKernelPlan *plan;
+  GstCudaCachePreset *preset = NULL;
 
   if (params->out_format == GST_VIDEO_FORMAT_GRAY8 ||
       GST_VIDEO_INFO_FORMAT (&info->in_info) == GST_VIDEO_FORMAT_GRAY8) {
@@ -112,22 +116,32 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
     return FALSE;
   }
   if (params->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR) {
-    GEnumClass *methods = g_type_class_ref (GST_TYPE_CUDA_CACHE_RESIZE_METHOD);
-    GEnumValue *v = g_enum_get_value (methods, params->method);
+    /* the presets' pass makes the picture as an RGBx frame, which the plan
+     * converts at 1:1 into the output */
+    GstCudaCacheConvertParams picture = *params;
 
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "method=%s resamples system memory only in this version; the CUDA "
-        "kernels resample with method=linear (download the frames, or use "
-        "linear)", v ? v->value_nick : "?");
-    g_type_class_unref (methods);
-    return FALSE;
+    preset = gst_cuda_cache_preset_new (cuda->kernels, params);
+    if (!preset) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+          "no device memory for the %dx%d RGBx frame the resampling preset "
+          "makes the picture in", params->dest_width, params->dest_height);
+      return FALSE;
+    }
+    picture.in_format = GST_VIDEO_FORMAT_RGBx;
+    picture.in_width = params->dest_width;
+    picture.in_height = params->dest_height;
+    picture.src_x = picture.src_y = 0;
+    picture.method = GST_CUDA_CACHE_RESIZE_METHOD_LINEAR;
+    plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, &picture);
+  } else {
+    plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
   }
-  plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
   if (!plan) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "the CUDA kernels cannot convert %s to %s",
         GST_VIDEO_INFO_NAME (&info->in_info), info->tensor_out ?
         "a tensor" : GST_VIDEO_INFO_NAME (&info->out_info));
+    g_clear_pointer (&preset, gst_cuda_cache_preset_free);
     return FALSE;
   }
   /* the stand-in's room now, so that a device without it refuses the
@@ -142,12 +156,15 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
           params->in_width, params->in_height,
           GST_VIDEO_INFO_NAME (&info->in_info));
       gst_cuda_cache_kernel_plan_free (plan);
+      g_clear_pointer (&preset, gst_cuda_cache_preset_free);
       return FALSE;
     }
   }
 
   g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
   cuda->plan = plan;
+  g_clear_pointer (&cuda->preset, gst_cuda_cache_preset_free);
+  cuda->preset = preset;
   cuda->info = *info;
   cuda->params = *params;
 
@@ -263,7 +280,7 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
     stream = gst_cuda_cache_compat_stream_handle (cuda->stream);
   }
   /* see the top of this file */
-  wait = stand_in || !buffer_on_stream (outbuf, stream);
+  wait = stand_in || cuda->preset || !buffer_on_stream (outbuf, stream);
   if (wait && !cuda->done_made) {
     cuda->done = gst_cuda_cache_kernel_done_new (cuda->kernels);
     cuda->done_made = TRUE;
@@ -318,6 +335,9 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   GST_VIDEO_INFO_HEIGHT (&source) = p->in_height;
   ok = !stand_in || gst_cuda_cache_stand_in_launch (cuda->stand_in, &source,
       p->yuv_to_rgb, p->in_chroma_site, stream, in_data, in_stride);
+  if (ok && cuda->preset)
+    ok = gst_cuda_cache_preset_launch (cuda->preset, stream, in_data,
+        in_stride);
   if (ok)
     ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in_data, in_stride,
         out_data, out_stride, stream, done);
@@ -366,6 +386,7 @@ gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda)
 
   /* what borrows the kernels first */
   g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
+  g_clear_pointer (&cuda->preset, gst_cuda_cache_preset_free);
   g_clear_pointer (&cuda->done, gst_cuda_cache_kernel_done_free);
   g_clear_pointer (&cuda->stand_in, gst_cuda_cache_stand_in_free);
   g_clear_pointer (&cuda->kernels, gst_cuda_cache_kernels_free);

@@ -239,6 +239,38 @@ gboolean gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * stand_in,
 G_GNUC_INTERNAL
 void gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in);
 
+/* The resampling presets' pass (gstcudacachepreset.c): for a method other
+ * than LINEAR, the source (in_format after 7.: NV12, I420 or packed RGB,
+ * 4:2:0 read as its RGB stand-in) resampled by the method's arithmetic
+ * (gstcudacacheresample.c, to the bit) into an RGBx frame of the
+ * picture's size (dest_width x dest_height), which the plan of that frame
+ * converts to the output at 1:1 (the fill, the tensor's or the video's
+ * values, as 1. to 6. say). Its table and its frame are blocks of the
+ * device's cache, made here; the caller waits for each conversion before
+ * the next launch (the frame is one frame). It borrows @kernels: free it
+ * before them. NULL where the device has no memory for them. */
+typedef struct _GstCudaCachePreset GstCudaCachePreset;
+
+G_GNUC_INTERNAL
+GstCudaCachePreset *gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params);
+
+/* Launches the pass on the source whose planes @data and @stride give (the
+ * source rectangle's top left), on @stream, and replaces @data and @stride
+ * with the RGBx frame's. Pushes the kernels' context itself. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
+    CUstream stream, guintptr data[3], gint stride[3]);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_preset_free (GstCudaCachePreset * preset);
+
+/* For the kernels' host files: copies @bytes at @src to device memory
+ * @dst of the kernels' context, and waits for the copy. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_kernels_upload (GstCudaCacheKernels * kernels,
+    CUdeviceptr dst, gconstpointer src, gsize bytes);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_KERNELS_PRIVATE_H__ */

@@ -110,3 +110,30 @@ gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in)
 {
   g_return_if_fail (stand_in == NULL);
 }
+
+GstCudaCachePreset *
+gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params)
+{
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+gst_cuda_cache_preset_launch (GstCudaCachePreset * preset, CUstream stream,
+    guintptr data[3], gint stride[3])
+{
+  g_return_val_if_reached (FALSE);
+}
+
+void
+gst_cuda_cache_preset_free (GstCudaCachePreset * preset)
+{
+  g_return_if_fail (preset == NULL);
+}
+
+gboolean
+gst_cuda_cache_kernels_upload (GstCudaCacheKernels * kernels, CUdeviceptr dst,
+    gconstpointer src, gsize bytes)
+{
+  g_return_val_if_reached (FALSE);
+}

@@ -147,21 +147,30 @@ scratch_address (GstMemory * block, gpointer user_data)
   return address;
 }
 
+gboolean
+gst_cuda_cache_kernels_upload (GstCudaCacheKernels * kernels, CUdeviceptr dst,
+    gconstpointer src, gsize bytes)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (kernels != NULL, FALSE);
+
+  if (!gst_cuda_context_push (kernels->context)) {
+    GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
+    return FALSE;
+  }
+  ok = copy_to_device (dst, src, bytes);
+  gst_cuda_context_pop (NULL);
+
+  return ok;
+}
+
 static gboolean
 scratch_upload (guint64 address, gconstpointer src, gsize bytes,
     gpointer user_data)
 {
-  GstCudaCacheKernels *self = user_data;
-  gboolean ok;
-
-  if (!gst_cuda_context_push (self->context)) {
-    GST_ERROR_OBJECT (self->context, "could not push the CUDA context");
-    return FALSE;
-  }
-  ok = copy_to_device ((CUdeviceptr) address, src, bytes);
-  gst_cuda_context_pop (NULL);
-
-  return ok;
+  return gst_cuda_cache_kernels_upload (user_data, (CUdeviceptr) address, src,
+      bytes);
 }
 
 /* An arena goes back to the cache: a plan's conversion may still read it

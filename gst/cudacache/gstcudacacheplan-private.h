@@ -142,6 +142,10 @@ void gst_cuda_cache_plan_clear (GstCudaCachePlan * plan);
 /* The steps of gst_cuda_cache_plan_params () and gst_cuda_cache_plan_init (),
  * each checked on its own by the tests. */
 
+/* @format's CONVERT_FORMAT_*, or -1 where the kernels do not read it */
+G_GNUC_INTERNAL
+gint gst_cuda_cache_plan_format (GstVideoFormat format);
+
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_plan_is_yuv (gint format);
 

@@ -73,8 +73,8 @@ gst_cuda_cache_kernel_find (GstCudaCacheKernelFamily family, gint in,
   return GST_CUDA_CACHE_KERNEL_NONE;
 }
 
-static gint
-convert_format (GstVideoFormat format)
+gint
+gst_cuda_cache_plan_format (GstVideoFormat format)
 {
   switch (format) {
     case GST_VIDEO_FORMAT_NV12:
@@ -764,9 +764,9 @@ gst_cuda_cache_plan_params (const GstCudaCacheConvertParams * params,
 
   /* compared with memcmp () as the key of a plan: no stray bytes */
   memset (p, 0, sizeof (*p));
-  p->in_format = convert_format (params->in_format);
+  p->in_format = gst_cuda_cache_plan_format (params->in_format);
   if (params->out_format != GST_VIDEO_FORMAT_UNKNOWN)
-    p->out_format = convert_format (params->out_format);
+    p->out_format = gst_cuda_cache_plan_format (params->out_format);
   else if (params->channels == 1)
     p->out_format = CONVERT_FORMAT_GRAY_TENSOR;
   else

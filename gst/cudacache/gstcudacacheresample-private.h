@@ -13,6 +13,7 @@
 
 #include <gst/gst.h>
 #include "gstcudacacheconverter.h"
+#include "kernels/convert-params.h"
 
 G_BEGIN_DECLS
 
@@ -36,6 +37,13 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_resampler_run (GstCudaCacheResampler * r,
     const guint8 * src, gsize src_stride, gint src_pstride, const gint rgb[3],
     guint8 * dst, gsize dst_stride, guint threads);
+
+/* The same resampling for the presets' CUDA pass (kernels/resample.cu):
+ * @p's kind and sizes, and its table's offsets into @table, to which its
+ * arrays are appended (4-byte values: ints, floats' bits). */
+G_GNUC_INTERNAL
+void gst_cuda_cache_resampler_kernel_table (const GstCudaCacheResampler * r,
+    PresetParams * p, GArray * table);
 
 G_END_DECLS
 

@@ -729,3 +729,74 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
       break;
   }
 }
+
+G_STATIC_ASSERT (sizeof (gfloat) == sizeof (gint32));
+
+/* Appends @n values of @src to @table; returns their offset, or -1 where
+ * there are none. */
+static gint
+table_append (GArray * table, gconstpointer src, gint n)
+{
+  gint at = (gint) table->len;
+
+  if (!src || n <= 0)
+    return -1;
+  g_array_append_vals (table, src, n);
+  return at;
+}
+
+/* One axis of @n output indices into @table: its taps, or its area
+ * table with each output index's first entry. */
+static void
+axis_kernel_table (const Axis * a, gint n, GArray * table, gint * first,
+    gint * count, gint * w, gint * stride, gint * area, gint * area_src,
+    gint * area_alpha)
+{
+  *first = table_append (table, a->first, n);
+  *count = table_append (table, a->n, n);
+  *w = table_append (table, a->iw, n * a->stride);
+  *stride = a->stride;
+  *area = *area_src = *area_alpha = -1;
+  if (a->n_tab > 0) {
+    gint j, k = 0;
+
+    *area = (gint) table->len;
+    for (j = 0; j <= n; j++) {
+      while (k < a->n_tab && a->tab_dst[k] < j)
+        k++;
+      g_array_append_val (table, k);
+    }
+    *area_src = table_append (table, a->tab_src, a->n_tab);
+    *area_alpha = table_append (table, a->tab_alpha, a->n_tab);
+  }
+}
+
+void
+gst_cuda_cache_resampler_kernel_table (const GstCudaCacheResampler * r,
+    PresetParams * p, GArray * table)
+{
+  static const gint kinds[] = {
+    [KIND_COPY] = PRESET_COPY,
+    [KIND_NEAREST] = PRESET_NEAREST,
+    [KIND_CV_TWO_TAPS] = PRESET_CV_TWO_TAPS,
+    [KIND_AREA_HALF] = PRESET_AREA_HALF,
+    [KIND_AREA_INTEGER] = PRESET_AREA_INTEGER,
+    [KIND_AREA] = PRESET_AREA,
+    [KIND_PIL] = PRESET_PIL,
+  };
+
+  g_return_if_fail (r != NULL && p != NULL && table != NULL);
+  g_return_if_fail (g_array_get_element_size (table) == 4);
+
+  p->kind = kinds[r->kind];
+  p->in_width = r->in_w;
+  p->in_height = r->in_h;
+  p->out_width = r->out_w;
+  p->out_height = r->out_h;
+  p->factor_x = r->factor_x;
+  p->factor_y = r->factor_y;
+  axis_kernel_table (&r->x, r->out_w, table, &p->x_first, &p->x_n, &p->x_w,
+      &p->x_stride, &p->x_area, &p->x_area_src, &p->x_area_alpha);
+  axis_kernel_table (&r->y, r->out_h, table, &p->y_first, &p->y_n, &p->y_w,
+      &p->y_stride, &p->y_area, &p->y_area_src, &p->y_area_alpha);
+}

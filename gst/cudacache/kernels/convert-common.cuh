@@ -84,6 +84,32 @@ to_u8 (float v)
   return (unsigned int) min (max (__float2int_rd (v + 0.5f), 0), 255);
 }
 
+__device__ static __forceinline__ int
+clip8 (int v)
+{
+  return min (max (v, 0), 255);
+}
+
+/* The stand-in frames' arithmetic (7. of the definition), operation for
+ * operation as the CPU path's C makes them, each rounded on its own (no
+ * fused multiply-add, which the CPU path does not do either): the same
+ * 8-bit values on both. a + f * (b - a): */
+__device__ static __forceinline__ float
+stand_in_lerp (float a, float b, float f)
+{
+  return __fadd_rn (a, __fmul_rn (f, __fsub_rn (b, a)));
+}
+
+/* one row of a matrix, m[0] * y + m[1] * u + m[2] * v + m[3] in that
+ * order, rounded half up and clamped as to_u8 () */
+__device__ static __forceinline__ int
+stand_in_row (const float *m, float y, float u, float v)
+{
+  return clip8 (__float2int_rd (__fadd_rn (__fadd_rn (__fadd_rn (__fadd_rn
+                  (__fmul_rn (m[0], y), __fmul_rn (m[1], u)), __fmul_rn (m[2],
+                      v)), m[3]), 0.5f)));
+}
+
 __device__ static __forceinline__ float3
 yuv_to_rgb (const ConvertParams & p, float y, float u, float v)
 {

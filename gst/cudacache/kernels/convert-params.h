@@ -265,4 +265,73 @@ typedef struct
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 72
 #define CONVERT_PARAMS_X_FX_OFFSET 336
 
+/* The resampling presets' pass (resample.cu, gstcudacachepreset.c): the
+ * source's 8-bit RGB resampled by a method other than LINEAR into an RGBx
+ * frame of the picture's size, which the conversion kernels then convert
+ * at 1:1 (gstcudacacheresample.c defines each kind's arithmetic; the pass
+ * repeats it to the bit). */
+enum
+{
+  PRESET_COPY = 0,              /* the same size */
+  PRESET_NEAREST = 1,
+  PRESET_CV_TWO_TAPS = 2,
+  PRESET_AREA_HALF = 3,
+  PRESET_AREA_INTEGER = 4,
+  PRESET_AREA = 5,
+  PRESET_PIL = 6,
+};
+
+/* threads of a block of the presets' pass: a pixel each */
+#define PRESET_BLOCK_W 32
+#define PRESET_BLOCK_H 8
+
+/* The presets' pass's only parameter, by value; the 8-byte fields first.
+ * Its table (at tab, 4-byte values: ints, or floats' bits) holds per axis
+ * (x, y), at the offsets below (in values; -1 where the kind has none):
+ * - FIRST, N: per output index, the first source index of its taps and
+ *   how many;
+ * - W: the taps' integer weights, STRIDE a output index;
+ * - AREA: per output index j, the first entry of OpenCV's area table that
+ *   is j's (out + 1 of them, the last the count), then the entries'
+ *   source indices at AREA_SRC and weights (floats) at AREA_ALPHA. */
+typedef struct
+{
+  unsigned long long in_data[3];        /* device pointers, per plane */
+  unsigned long long out_data;  /* the RGBx frame */
+  unsigned long long tab;
+
+  int in_format;                /* CONVERT_FORMAT_NV12, I420 or packed RGB */
+  int in_stride[3];
+  int in_r;                     /* packed RGB: byte offsets, pixel bytes */
+  int in_g;
+  int in_b;
+  int in_pixel_bytes;
+  int in_width;
+  int in_height;
+  int out_width;
+  int out_height;
+  int out_stride;
+  int kind;                     /* PRESET_* */
+  int factor_x;                 /* PRESET_AREA_INTEGER */
+  int factor_y;
+  int chroma_site;              /* CONVERT_CHROMA_* of 4:2:0 input */
+  int x_first;
+  int x_n;
+  int x_w;
+  int x_stride;
+  int x_area;
+  int x_area_src;
+  int x_area_alpha;
+  int y_first;
+  int y_n;
+  int y_w;
+  int y_stride;
+  int y_area;
+  int y_area_src;
+  int y_area_alpha;
+  float yuv_to_rgb[12];
+} PresetParams;
+
+#define PRESET_PARAMS_SIZE 216
+
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

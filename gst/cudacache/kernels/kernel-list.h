@@ -16,7 +16,8 @@
  * Each family's list calls X (FAMILY, name, in, out, taps) per kernel:
  * its entry point's name, the input kind (CONVERT_IN_*) and output kind
  * (CONVERT_OUT_*) it is built for, and for the direct kernels the taps of
- * their windows (0 elsewhere); the narrowing pass has no kinds (-1). */
+ * their windows (0 elsewhere); the passes of narrow.cu and resample.cu have
+ * no kinds (-1). */
 
 #ifndef __GST_CUDA_CACHE_KERNEL_LIST_H__
 #define __GST_CUDA_CACHE_KERNEL_LIST_H__
@@ -47,7 +48,8 @@ enum
   F (TILE, tile) \
   F (GENERIC, generic) \
   F (DIRECT, direct) \
-  F (NARROW, narrow)
+  F (NARROW, narrow) \
+  F (RESAMPLE, resample)
 
 /* convert-tile.cu: a block per tile of output, its input filtered
  * across once into shared memory */
@@ -113,10 +115,16 @@ enum
   X (NARROW, gst_cuda_cache_narrow_16, -1, -1, 0) \
   X (NARROW, gst_cuda_cache_unpack_422, -1, -1, 0)
 
+/* resample.cu: the resampling presets' pass (PresetParams), the source's
+ * RGB into an RGBx frame of the picture's size */
+#define GST_CUDA_CACHE_RESAMPLE_KERNELS(X) \
+  X (RESAMPLE, gst_cuda_cache_resample_preset, -1, -1, 0)
+
 #define GST_CUDA_CACHE_KERNELS(X) \
   GST_CUDA_CACHE_TILE_KERNELS (X) \
   GST_CUDA_CACHE_GENERIC_KERNELS (X) \
   GST_CUDA_CACHE_DIRECT_KERNELS (X) \
-  GST_CUDA_CACHE_NARROW_KERNELS (X)
+  GST_CUDA_CACHE_NARROW_KERNELS (X) \
+  GST_CUDA_CACHE_RESAMPLE_KERNELS (X)
 
 #endif /* __GST_CUDA_CACHE_KERNEL_LIST_H__ */

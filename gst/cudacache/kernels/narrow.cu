@@ -73,7 +73,8 @@ gst_cuda_cache_narrow_16 (const unsigned char
 /* YUY2 and UYVY (@order: CONVERT_ORDER_*) to 8-bit RGBx, a pixel a
  * thread: U and V upsampled across as chroma_h () does for 4:2:0 input
  * (@cosited: CONVERT_CHROMA_H_COSITED or 0), then @m (yuv_to_rgb's layout),
- * each channel rounded and clamped as to_u8 (); x is 255. Block row b
+ * each channel rounded and clamped as to_u8 (), with the CPU path's float
+ * operations (stand_in_row ()); x is 255. Block row b
  * converts rows b, b + gridDim.y, ... */
 extern "C" __global__ void __launch_bounds__ (CONVERT_UNPACK_THREADS)
 gst_cuda_cache_unpack_422 (const unsigned char *src, int src_stride,
@@ -99,11 +100,10 @@ gst_cuda_cache_unpack_422 (const unsigned char *src, int src_stride,
     float ua = __ldg (s + ca + u_at), ub = __ldg (s + cb + u_at);
     float va = __ldg (s + ca + v_at), vb = __ldg (s + cb + v_at);
     float yv = __ldg (s + at);
-    float u = ua + f * (ub - ua), v = va + f * (vb - va);
-    unsigned int r = to_u8 (m.m[0] * yv + m.m[1] * u + m.m[2] * v + m.m[3]);
-    unsigned int g = to_u8 (m.m[4] * yv + m.m[5] * u + m.m[6] * v + m.m[7]);
-    unsigned int b = to_u8 (m.m[8] * yv + m.m[9] * u + m.m[10] * v +
-        m.m[11]);
+    float u = stand_in_lerp (ua, ub, f), v = stand_in_lerp (va, vb, f);
+    unsigned int r = stand_in_row (m.m, yv, u, v);
+    unsigned int g = stand_in_row (m.m + 4, yv, u, v);
+    unsigned int b = stand_in_row (m.m + 8, yv, u, v);
 
     ((unsigned int *) (dst + (long long) row * dst_stride))[x] =
         r | (g << 8) | (b << 16) | 0xff000000u;

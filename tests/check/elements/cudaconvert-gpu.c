@@ -230,6 +230,8 @@ static const Geometry geometries[] = {
 /* The letterbox's fill per channel and position, where a test sets them
  * (test_letterbox_fill_and_position); NULL: the element's defaults */
 static const gchar *fill_rgb_arg, *position_arg;
+/* the resampling method, where a test sets it; NULL: linear */
+static const gchar *method_arg;
 
 static GstBuffer *
 convert (GstBuffer * in, const gchar * in_caps, const Output * o,
@@ -246,6 +248,8 @@ convert (GstBuffer * in, const gchar * in_caps, const Output * o,
     gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", fill_rgb_arg);
   if (position_arg)
     gst_util_set_object_arg (G_OBJECT (e), "letterbox-position", position_arg);
+  if (method_arg)
+    gst_util_set_object_arg (G_OBJECT (e), "method", method_arg);
   if (!o->format) {
     gst_util_set_object_arg (G_OBJECT (e), "channel-order", o->order);
     if (o->normalise) {
@@ -914,37 +918,113 @@ GST_START_TEST (test_crop_meta_reads_the_region)
 
 GST_END_TEST;
 
-/* The resampling presets are system memory's in this version: CUDA caps
- * with one are refused when the converter is made, saying what to do. */
-GST_START_TEST (test_presets_refused_on_cuda_memory)
+/* The resampling presets on CUDA memory: the kernels' pass repeats the
+ * CPU path's arithmetic (OpenCV's and Pillow's, which
+ * tests/python/test_resample.py holds the CPU path to), so every value of
+ * every output equals the CPU path's: packed RGB and tensors exactly (the
+ * float tensors to their last bit but the float16 rounding), 4:2:0 output
+ * within GstVideoConverter's RGB to YUV (TOLERANCE_RGB_TO_YUV). Every
+ * input family (4:2:0 through its stand-in read per pixel, 4:2:2 and
+ * 16-bit through their stand-in frames), each kind of each method
+ * (copies, integer factors, growing, shrinking, extreme factors, the
+ * letterbox), on gradients and on noise (every pixel a sharp edge).
+ * CUDACACHE_TEST_GEOMETRIES=N takes the first N geometries only. */
+GST_START_TEST (test_presets_match_cpu_path)
 {
   static const gchar *methods[] = { "nearest", "bilinear", "area",
     "antialias"
   };
-  GstCaps *in = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
-      "format=NV12,width=64,height=48");
-  GstCaps *out = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
-      "format=RGBA,width=32,height=24");
-  guint i;
+  static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGBA,
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE
+  };
+  static const Output outs[] = {
+    {"RGBA",}, {"BGR",}, {"I420",},
+    {NULL, "float32", "NCHW", "rgb", TRUE},
+    {NULL, "uint8", "NHWC", "bgr", FALSE},
+    {NULL, "float16", "NHWC", "rgb", FALSE},
+  };
+  static const Geometry geos[] = {
+    {321, 241, 199, 147, FALSE},        /* odd sizes, shrinking */
+    {1920, 1080, 640, 640, TRUE},       /* the inference case: 3x, whole */
+    {640, 480, 320, 240, FALSE},        /* halving: OpenCV's 2x2 average */
+    {97, 55, 160, 162, TRUE},   /* growing, bars above and below */
+    {55, 97, 163, 121, TRUE},   /* bars left and right */
+    {320, 240, 320, 240, FALSE},        /* the same size: a copy */
+    {1280, 720, 224, 224, FALSE},       /* unequal factors, many taps */
+    {330, 250, 110, 50, FALSE}, /* integer factors 3 and 5 */
+    {7, 5, 1283, 721, FALSE},   /* extreme upscale */
+    {1283, 721, 7, 5, FALSE},   /* extreme downscale */
+    {2001, 1999, 33, 1, FALSE}, /* one row */
+    {1, 1, 5, 3, FALSE},
+  };
+  const gchar *env = g_getenv ("CUDACACHE_TEST_GEOMETRIES");
+  guint n_geos = env ? MIN ((guint) g_ascii_strtoull (env, NULL, 10),
+      G_N_ELEMENTS (geos)) : G_N_ELEMENTS (geos);
+  guint m, g, i, j, noise, failures = 0, n = 0;
+  gdouble worst_exact = 0, worst_yuv = 0;
+  GRand *rand = g_rand_new_with_seed (27);
 
-  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
-    GstStructure *config = gst_structure_new_empty ("c");
-    GValue v = G_VALUE_INIT;
-    GError *error = NULL;
-    gchar *says = g_strdup_printf ("method=%s resamples system memory only",
-        methods[i]);
+  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+    method_arg = methods[m];
+    for (g = 0; g < n_geos; g++) {
+      const Geometry *geo = &geos[g];
 
-    g_value_init (&v, GST_TYPE_CUDA_CACHE_RESIZE_METHOD);
-    fail_unless (gst_value_deserialize (&v, methods[i]));
-    gst_structure_take_value (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD, &v);
-    fail_if (gst_cuda_cache_converter_new (in, out, context, config, &error));
-    fail_unless (error && strstr (error->message, says), "%s",
-        error ? error->message : "no error");
-    g_clear_error (&error);
-    g_free (says);
+      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+        for (noise = 0; noise < 2; noise++) {
+          GstVideoInfo info;
+          GstBuffer *sys = cudacache_make_picture (ins[i], geo->in_w,
+              geo->in_h, &info);
+          GstBuffer *dev;
+          gchar *sys_caps = input_caps (&info, geo, FALSE);
+          gchar *dev_caps = input_caps (&info, geo, TRUE);
+
+          if (noise)
+            cudacache_fill_noise (sys, rand);
+          dev = upload (sys, &info);
+          for (j = 0; j < G_N_ELEMENTS (outs); j++) {
+            const Output *o = &outs[j];
+            gboolean yuv = o->format && g_str_equal (o->format, "I420");
+            gdouble tolerance = (yuv ? TOLERANCE_RGB_TO_YUV : 0.0) +
+                (o->dtype && o->dtype[5] == '1' ? SLACK_F16 : 1e-6);
+            GstBuffer *a = convert (sys, sys_caps, o, geo, FALSE);
+            GstBuffer *b = convert (dev, dev_caps, o, geo, TRUE);
+            Difference d = compare_outputs (a, b, o, geo->out_w, geo->out_h,
+                TRUE);
+
+            if (d.levels > tolerance) {
+              g_print ("FAIL method=%s %dx%d %s%s -> %dx%d %s%s%s%s: %.3f "
+                  "levels from the CPU path at %s (tolerance %.3f)\n",
+                  methods[m], geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME
+                  (&info), noise ? " noise" : "", geo->out_w, geo->out_h,
+                  o->format ? o->format : o->dtype, o->layout ? " " : "",
+                  o->layout ? o->layout : "",
+                  geo->letterbox ? " letterbox" : "", d.levels, d.where,
+                  tolerance);
+              failures++;
+            }
+            if (yuv)
+              worst_yuv = MAX (worst_yuv, d.levels);
+            else
+              worst_exact = MAX (worst_exact, d.levels);
+            n++;
+            gst_buffer_unref (a);
+            gst_buffer_unref (b);
+          }
+          gst_buffer_unref (dev);
+          gst_buffer_unref (sys);
+          g_free (sys_caps);
+          g_free (dev_caps);
+        }
+      }
+    }
   }
-  gst_caps_unref (in);
-  gst_caps_unref (out);
+  method_arg = NULL;
+  g_rand_free (rand);
+  g_print ("resampling presets on CUDA memory: %u conversions against the "
+      "CPU path, packed RGB and tensors worst %.4f levels, I420 worst %.3f, "
+      "%u over tolerance\n", n, worst_exact, worst_yuv, failures);
+  fail_unless_equals_int (failures, 0);
 }
 
 GST_END_TEST;
@@ -1327,7 +1407,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
-  tcase_add_test (tc, test_presets_refused_on_cuda_memory);
+  tcase_add_test (tc, test_presets_match_cpu_path);
   tcase_add_test (tc, test_nvh264dec_takes_the_pool);
 
   return s;
