@@ -215,8 +215,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
           "How the picture is resampled: linear (GStreamer's, antialiased), "
           "or the preset of the library the model was trained with: nearest, "
           "bilinear and area (OpenCV's cv2.resize INTER_NEAREST, "
-          "INTER_LINEAR, INTER_AREA), antialias (Pillow's BILINEAR). The "
-          "presets run on system memory in this version",
+          "INTER_LINEAR, INTER_AREA), antialias (Pillow's BILINEAR), "
+          "on system and CUDA memory alike",
           GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
           GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD, rw));
   g_object_class_install_property (gobject_class, PROP_LETTERBOX,

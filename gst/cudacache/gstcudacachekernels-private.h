@@ -79,7 +79,8 @@ typedef struct
   gfloat yuv_to_rgb[12];
   GstVideoChromaSite in_chroma_site;
 
-  /* geometry; resampled by @method (the kernels: LINEAR only) */
+  /* geometry; resampled by @method (the kernels: LINEAR; the others by
+   * the presets' pass below) */
   GstCudaCacheResizeMethod method;
   gint out_width;
   gint out_height;
