@@ -318,8 +318,13 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
 {
   const GstCudaCacheConvertParams *p = &cpu->params;
   const GstCudaCacheConverterInfo *info = &cpu->info;
+  GstVideoFormat out_format = GST_VIDEO_INFO_FORMAT (&info->out_info);
+  /* packed RGB video through GstVideoConverter (a copy, or the bytes
+   * reordered); GRAY8, NV12 and I420 packed here */
   gboolean video_out = !info->tensor_out &&
-      GST_VIDEO_INFO_FORMAT (&info->out_info) != GST_VIDEO_FORMAT_GRAY8;
+      out_format != GST_VIDEO_FORMAT_GRAY8 &&
+      out_format != GST_VIDEO_FORMAT_NV12 &&
+      out_format != GST_VIDEO_FORMAT_I420;
 
   if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
           p->out_width, p->out_height) ||
@@ -592,6 +597,67 @@ pack_gray (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
   }
 }
 
+/* NV12 or I420 from an RGB frame, as the definition stores 4:2:0 (4. in
+ * gstcudacachekernels-private.h) and the kernels do: Y of each pixel, U
+ * and V of each 2x2 block's mean RGB, a block that straddles the
+ * picture's edge taking its picture pixels only. GstVideoConverter's
+ * chroma filter reaches a row and a column further, across the
+ * letterbox's edge too. */
+static void
+pack_yuv420 (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
+    GstVideoFrame * out)
+{
+  const gfloat *m = p->rgb_to_yuv;
+  gboolean nv12 = GST_VIDEO_FRAME_FORMAT (out) == GST_VIDEO_FORMAT_NV12;
+  gint w = p->out_width, h = p->out_height, bx, by, dx, dy, k;
+
+  for (by = 0; by < (h + 1) / 2; by++) {
+    guint8 *u_row = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (out, 1) +
+        (gsize) by * GST_VIDEO_FRAME_COMP_STRIDE (out, 1);
+    guint8 *v_row = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (out, 2) +
+        (gsize) by * GST_VIDEO_FRAME_COMP_STRIDE (out, 2);
+
+    for (bx = 0; bx < (w + 1) / 2; bx++) {
+      gfloat mean[3] = { 0, }, picture[3] = { 0, };
+      gint n = 0, n_picture = 0;
+
+      for (dy = 0; dy < 2 && 2 * by + dy < h; dy++) {
+        gint y = 2 * by + dy;
+        const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb,
+            0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
+        guint8 *y_row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, 0) +
+            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
+
+        for (dx = 0; dx < 2 && 2 * bx + dx < w; dx++) {
+          gint x = 2 * bx + dx;
+          const guint8 *c = row + 3 * x;
+          gboolean inside = x >= p->dest_x && x < p->dest_x + p->dest_width &&
+              y >= p->dest_y && y < p->dest_y + p->dest_height;
+
+          y_row[x] = gray_of (p, c);
+          for (k = 0; k < 3; k++) {
+            mean[k] += c[k];
+            if (inside)
+              picture[k] += c[k];
+          }
+          n++;
+          n_picture += inside;
+        }
+      }
+      if (n_picture > 0 && n_picture < n) {
+        memcpy (mean, picture, sizeof (mean));
+        n = n_picture;
+      }
+      for (k = 0; k < 3; k++)
+        mean[k] /= n;
+      u_row[bx * (nv12 ? 2 : 1)] = cpu_to_u8 (m[4] * mean[0] + m[5] * mean[1]
+          + m[6] * mean[2] + m[7]);
+      v_row[bx * (nv12 ? 2 : 1)] = cpu_to_u8 (m[8] * mean[0] + m[9] * mean[1]
+          + m[10] * mean[2] + m[11]);
+    }
+  }
+}
+
 /* The tensor from an RGB frame: its channels, or its gray. */
 static void
 pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
@@ -738,8 +804,10 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
           outbuf, GST_MAP_WRITE, "output", error)) {
     if (cpu->conv)
       gst_video_converter_frame (cpu->conv, &rgb, &out_frame);
-    else
+    else if (GST_VIDEO_FRAME_FORMAT (&out_frame) == GST_VIDEO_FORMAT_GRAY8)
       pack_gray (p, &rgb, &out_frame);
+    else
+      pack_yuv420 (p, &rgb, &out_frame);
     gst_video_frame_unmap (&out_frame);
   } else {
     ok = FALSE;

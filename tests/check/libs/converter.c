@@ -902,6 +902,149 @@ GST_START_TEST (test_definition_near_cpu_path)
 
 GST_END_TEST;
 
+
+/* A resampling preset's NV12 and I420 output is the definition's 4:2:0
+ * (4. in gstcudacachekernels-private.h, as the kernels store it) of the
+ * RGB picture the preset makes: Y of each pixel, U and V of each 2x2
+ * block's mean, a block that straddles the letterbox's edge taking its
+ * picture pixels only; within rounding (the CPU path's floats against
+ * doubles), on noise too, where every pixel is a sharp edge. */
+static GstBuffer *
+preset_convert (GstBuffer * in, const gchar * in_caps, const gchar * format,
+    const Geometry * g, GstCudaCacheResizeMethod method, GstVideoInfo * out,
+    GstVideoRectangle * rect)
+{
+  static const gdouble none[3] = { 0.0, 0.0, 0.0 }, ones[3] = { 1, 1, 1 };
+  GstStructure *config = gst_cuda_cache_converter_build_config (g->letterbox,
+      114, GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0, none, ones);
+  gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+      "height=%d", format, g->out_w, g->out_h);
+  g_autoptr (GstCaps) caps = gst_caps_from_string (out_caps);
+  GstCudaCacheConverter *conv;
+  GError *error = NULL;
+  GstBuffer *buf;
+
+  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+      GST_TYPE_CUDA_CACHE_RESIZE_METHOD, method, NULL);
+  conv = converter_new (in_caps, out_caps, config);
+  fail_unless (gst_video_info_from_caps (out, caps));
+  gst_cuda_cache_converter_get_picture_rect (conv, rect);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (out), NULL);
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, buf, NULL,
+          &error), "%s", error ? error->message : "");
+  gst_object_unref (conv);
+  g_free (out_caps);
+
+  return buf;
+}
+
+GST_START_TEST (test_presets_yuv420_output_is_the_definition)
+{
+  static const Geometry geos[] = {
+    {97, 55, 160, 162, TRUE},   /* bars above and below, odd rows */
+    {55, 97, 163, 121, TRUE},   /* bars left and right, odd columns */
+    {321, 241, 199, 147, FALSE},
+  };
+  static const gchar *formats[] = { "NV12", "I420" };
+  GRand *rand = g_rand_new_with_seed (27);
+  GstCudaCacheResizeMethod method;
+  guint g, f, noise, checked = 0;
+  gdouble worst = 0;
+
+  for (method = GST_CUDA_CACHE_RESIZE_METHOD_NEAREST;
+      method <= GST_CUDA_CACHE_RESIZE_METHOD_ANTIALIAS; method++) {
+    for (g = 0; g < G_N_ELEMENTS (geos); g++) {
+      for (noise = 0; noise < 2; noise++) {
+        GstVideoInfo info, rgb_info;
+        GstBuffer *in = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA,
+            geos[g].in_w, geos[g].in_h, &info);
+        gchar *in_caps = input_caps (&info, &geos[g], FALSE);
+        GstVideoRectangle rect;
+        GstVideoFrame rgb;
+        GstBuffer *rgb_buf;
+
+        if (noise)
+          cudacache_fill_noise (in, rand);
+        for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+          GstVideoInfo out_info;
+          GstVideoFrame out;
+          GstBuffer *out_buf = preset_convert (in, in_caps, formats[f],
+              &geos[g], method, &out_info, &rect);
+          /* the picture alone, at the size the 4:2:0 output's picture
+           * has (on its chroma grid), by the same preset */
+          Geometry pg = { geos[g].in_w, geos[g].in_h, rect.w, rect.h, FALSE };
+          GstVideoRectangle whole;
+          gdouble from_rgb[3][4];
+          gint x, y, k, dx, dy;
+
+          rgb_buf = preset_convert (in, in_caps, "RGB", &pg, method,
+              &rgb_info, &whole);
+          fail_unless (gst_video_frame_map (&rgb, &rgb_info, rgb_buf,
+                  GST_MAP_READ));
+          definition_matrix (&out_info, NULL, from_rgb);
+          fail_unless (gst_video_frame_map (&out, &out_info, out_buf,
+                  GST_MAP_READ));
+          for (y = 0; y < geos[g].out_h; y++) {
+            for (x = 0; x < geos[g].out_w; x++) {
+              for (k = 0; k < 3; k++) {
+                gdouble c[3] = { 0, }, pic[3] = { 0, }, want, diff;
+                gint n = 0, n_pic = 0, l;
+
+                if (k > 0 && ((x & 1) || (y & 1)))
+                  continue;
+                for (dy = 0; dy < (k ? 2 : 1) && y + dy < geos[g].out_h; dy++) {
+                  for (dx = 0; dx < (k ? 2 : 1) && x + dx < geos[g].out_w; dx++) {
+                    gint px = x + dx - rect.x, py = y + dy - rect.y;
+                    gboolean inside = px >= 0 && px < rect.w && py >= 0 &&
+                        py < rect.h;
+                    const guint8 *p = inside ? (const guint8 *)
+                        GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0) +
+                        py * GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0) + 3 * px :
+                        NULL;
+
+                    for (l = 0; l < 3; l++) {
+                      c[l] += inside ? p[l] : 114;
+                      pic[l] += inside ? p[l] : 0;
+                    }
+                    n++;
+                    n_pic += inside;
+                  }
+                }
+                for (l = 0; l < 3; l++)
+                  c[l] = n_pic > 0 && n_pic < n ? pic[l] / n_pic : c[l] / n;
+                want = definition_yuv (from_rgb, c, k);
+                diff = fabs (want - ((const guint8 *)
+                        GST_VIDEO_FRAME_COMP_DATA (&out, k))[(k ? y / 2 : y) *
+                        GST_VIDEO_FRAME_COMP_STRIDE (&out, k) +
+                        (k ? x / 2 : x) * GST_VIDEO_FRAME_COMP_PSTRIDE (&out,
+                            k)]);
+                fail_unless (diff <= 0.5 + 1e-3, "method %d %dx%d%s -> "
+                    "%dx%d %s: %.3f levels off the definition at x=%d y=%d "
+                    "c=%d", method, geos[g].in_w, geos[g].in_h,
+                    noise ? " noise" : "", geos[g].out_w, geos[g].out_h,
+                    formats[f], diff, x, y, k);
+                worst = MAX (worst, diff);
+                checked++;
+              }
+            }
+          }
+          gst_video_frame_unmap (&out);
+          gst_buffer_unref (out_buf);
+          gst_video_frame_unmap (&rgb);
+          gst_buffer_unref (rgb_buf);
+        }
+        gst_buffer_unref (in);
+        g_free (in_caps);
+      }
+    }
+  }
+  g_rand_free (rand);
+  GST_INFO ("%u values, worst %.3f levels", checked, worst);
+  fail_unless (checked > 100000);
+}
+
+GST_END_TEST;
+
 /* What webcams give (YUY2, UYVY, GRAY8) and gray output (GRAY8, a
  * 1-channel tensor): the CPU path against the definition
  * (definition_stand_in (), and gray the luma of the RGB), every pixel, on
@@ -1433,6 +1576,7 @@ converter_suite (void)
   tcase_add_test (tc, test_letterbox_rect_both_directions);
   tcase_add_test (tc, test_cpu_path_every_pixel);
   tcase_add_test (tc, test_definition_near_cpu_path);
+  tcase_add_test (tc, test_presets_yuv420_output_is_the_definition);
   tcase_add_test (tc, test_webcam_and_gray_formats_cpu_path);
   tcase_add_test (tc, test_16bit_input_cpu_path);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
