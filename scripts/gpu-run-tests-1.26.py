@@ -123,6 +123,10 @@ for t in tests:
     print(f"{label} {t['name']:<50} {dt:6.2f}s{detail}", flush=True)
     if not ok:
         print("\n".join("    " + line for line in out.splitlines()[-40:]))
+    elif wrap:
+        # the tool's own verdict, which a passing binary's output hides
+        print("\n".join("    " + line for line in out.splitlines()
+                         if "SUMMARY" in line))
     passed += ok
     failed += not ok
 print(f"{passed} passed, {failed} failed")
