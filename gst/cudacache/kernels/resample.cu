@@ -130,27 +130,23 @@ area_across (const PresetParams & p, int x, int y)
   return b;
 }
 
-/* Pillow's across of source row @y at output column @x: 22-bit weights,
- * rounded and clipped to 8 bits (the source itself where the width
- * stays) */
-__device__ static int3
-pil_across (const PresetParams & p, int x, int y)
+/* Pillow's sum along one axis for output index @j (the axis's FIRST, N,
+ * W at @first, @n, @w, @stride weights an index), of the RGB @read gives
+ * for a source index: 22-bit weights, rounded by adding half, clipped to
+ * 8 bits */
+template < typename F > __device__ static __forceinline__ int3
+pil_sum (const PresetParams & p, int first, int n, int w, int stride, int j,
+    F read)
 {
-  const int *w;
-  int first, n, k;
-  int3 acc;
-
-  if (p.in_width == p.out_width)
-    return source_rgb (p, x, y);
-
-  first = __ldg (preset_tab (p, p.x_first) + x);
-  n = __ldg (preset_tab (p, p.x_n) + x);
-  w = preset_tab (p, p.x_w) + (long long) x * p.x_stride;
-  acc = make_int3 (1 << (PIL_BITS - 1), 1 << (PIL_BITS - 1),
+  const int *wj = preset_tab (p, w) + (long long) j * stride;
+  int s0 = __ldg (preset_tab (p, first) + j), k;
+  int n_j = __ldg (preset_tab (p, n) + j);
+  int3 acc = make_int3 (1 << (PIL_BITS - 1), 1 << (PIL_BITS - 1),
       1 << (PIL_BITS - 1));
-  for (k = 0; k < n; k++) {
-    int3 s = source_rgb (p, first + k, y);
-    int wk = __ldg (w + k);
+
+  for (k = 0; k < n_j; k++) {
+    int3 s = read (s0 + k);
+    int wk = __ldg (wj + k);
 
     acc.x += s.x * wk;
     acc.y += s.y * wk;
@@ -158,6 +154,18 @@ pil_across (const PresetParams & p, int x, int y)
   }
   return make_int3 (clip8 (acc.x >> PIL_BITS), clip8 (acc.y >> PIL_BITS),
       clip8 (acc.z >> PIL_BITS));
+}
+
+/* Pillow's across of source row @y at output column @x (the source itself
+ * where the width stays): its 8-bit picture between the passes */
+__device__ static int3
+pil_across (const PresetParams & p, int x, int y)
+{
+  if (p.in_width == p.out_width)
+    return source_rgb (p, x, y);
+  return pil_sum (p, p.x_first, p.x_n, p.x_w, p.x_stride, x,[&](int i) {
+        return source_rgb (p, i, y);}
+  );
 }
 
 __device__ static int3
@@ -229,29 +237,12 @@ preset_pixel (const PresetParams & p, int x, int y)
       return make_int3 (clip8 (__float2int_rn (sum.x)),
           clip8 (__float2int_rn (sum.y)), clip8 (__float2int_rn (sum.z)));
     }
-    case PRESET_PIL:{
-      const int *w;
-      int first, n, k;
-      int3 acc;
-
+    case PRESET_PIL:
       if (p.in_height == p.out_height)
         return pil_across (p, x, y);
-      first = __ldg (preset_tab (p, p.y_first) + y);
-      n = __ldg (preset_tab (p, p.y_n) + y);
-      w = preset_tab (p, p.y_w) + (long long) y * p.y_stride;
-      acc = make_int3 (1 << (PIL_BITS - 1), 1 << (PIL_BITS - 1),
-          1 << (PIL_BITS - 1));
-      for (k = 0; k < n; k++) {
-        int3 s = pil_across (p, x, first + k);
-        int wk = __ldg (w + k);
-
-        acc.x += s.x * wk;
-        acc.y += s.y * wk;
-        acc.z += s.z * wk;
-      }
-      return make_int3 (clip8 (acc.x >> PIL_BITS), clip8 (acc.y >> PIL_BITS),
-          clip8 (acc.z >> PIL_BITS));
-    }
+      return pil_sum (p, p.y_first, p.y_n, p.y_w, p.y_stride, y,[&](int i) {
+            return pil_across (p, x, i);}
+      );
     default:
       return source_rgb (p, x, y);
   }
