@@ -1,0 +1,69 @@
+#!/bin/sh
+# Kernel time per conversion of each resampling method against stock, for
+# issue targets stated as kernel time: 1080p NV12 (smpte) to 640x640 RGBA
+# letterboxed, cudacacheconvert method=bilinear and method=linear and
+# stock cudaconvertscale add-borders=true, alternating, REPS repetitions
+# of FRAMES frames. A conversion's time is the sum of Nsight Compute's
+# gpu__time_duration over every kernel its pipeline launches (the presets
+# launch two: their pass and the 1:1 conversion), divided by the frames;
+# each line gives a repetition, the last ones each configuration's median.
+# On the GPU machine, after sourcing a GStreamer bundle and pointing
+# GST_PLUGIN_PATH_1_0 and LD_LIBRARY_PATH at the build:
+#
+#   REPS=3 FRAMES=10 tests/bench/method-kernel-times.sh
+set -eu
+
+frames=${FRAMES:-10}
+reps=${REPS:-3}
+ncu=${NCU:-ncu}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+per_frame ()
+{
+  label=$1
+  shift
+  "$ncu" --metrics gpu__time_duration.sum --csv --print-units base \
+      gst-launch-1.0 -q "$@" 2>/dev/null | python3 -c '
+import csv, sys
+label, frames = sys.argv[1], int(sys.argv[2])
+total, launches, col = 0.0, 0, None
+for row in csv.reader(sys.stdin):
+    if "Metric Name" in row:
+        col = {name: i for i, name in enumerate(row)}
+        continue
+    if col is None or len(row) < len(col) or \
+            row[col["Metric Name"]] != "gpu__time_duration.sum":
+        continue
+    total += float(row[col["Metric Value"]].replace(",", "")) / 1000.0
+    launches += 1
+print("%s %.3f %d" % (label, total / frames, launches))
+' "$label" "$frames" | tee -a "$log"
+}
+
+src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080,pixel-aspect-ratio=1/1 ! cudaupload"
+out="video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1"
+
+echo "configuration repetition: us per conversion, kernel launches"
+r=1
+while [ "$r" -le "$reps" ]; do
+  # shellcheck disable=SC2086
+  per_frame "bilinear" $src ! cudacacheconvert letterbox=true method=bilinear ! "$out" ! fakesink
+  # shellcheck disable=SC2086
+  per_frame "linear" $src ! cudacacheconvert letterbox=true ! "$out" ! fakesink
+  # shellcheck disable=SC2086
+  per_frame "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
+  r=$((r + 1))
+done
+python3 - "$log" <<'PY'
+import statistics, sys
+times = {}
+for line in open(sys.argv[1]):
+    name, us, _ = line.split()
+    times.setdefault(name, []).append(float(us))
+stock = statistics.median(times.get("stock", [float("nan")]))
+for name, ts in times.items():
+    m = statistics.median(ts)
+    print("median %-9s %8.2f us [%.2f, %.2f]  %.2fx stock" % (name, m, min(ts),
+          max(ts), m / stock))
+PY
