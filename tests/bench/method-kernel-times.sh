@@ -8,7 +8,10 @@
 # launch two: their pass and the 1:1 conversion), divided by the frames;
 # each line gives a repetition, the last ones each configuration's median.
 # On the GPU machine, after sourcing a GStreamer bundle and pointing
-# GST_PLUGIN_PATH_1_0 and LD_LIBRARY_PATH at the build:
+# GST_PLUGIN_PATH_1_0 and LD_LIBRARY_PATH at the build, with NVRTC 11.8
+# for stock's cudaconvertscale as scripts/gpu-bench.sh sets it up
+# (GST_CUDA_NVRTC_LIBNAME; without it stock converts nothing and the
+# script says so):
 #
 #   REPS=3 FRAMES=10 tests/bench/method-kernel-times.sh
 set -eu
@@ -61,9 +64,10 @@ times = {}
 for line in open(sys.argv[1]):
     name, us, _ = line.split()
     times.setdefault(name, []).append(float(us))
-stock = statistics.median(times.get("stock", [float("nan")]))
+stock = statistics.median(times.get("stock", [0.0]))
 for name, ts in times.items():
     m = statistics.median(ts)
-    print("median %-9s %8.2f us [%.2f, %.2f]  %.2fx stock" % (name, m, min(ts),
-          max(ts), m / stock))
+    ratio = "%.2fx stock" % (m / stock) if stock > 0 else "stock launched nothing"
+    print("median %-9s %8.2f us [%.2f, %.2f]  %s" % (name, m, min(ts),
+          max(ts), ratio))
 PY
