@@ -16,6 +16,19 @@ buffer goes back to its pool, and its memory to the cache, only then.
 Nothing is copied: CUDA memory stays on its device (torch.from_dlpack,
 cupy.from_dlpack), system memory is read in place (numpy.from_dlpack).
 
+Consumers that ask for DLPack 1.x (max_version, as PyTorch 2.6 and later
+and NumPy 2 do) get the versioned struct, flagged read-only; older ones
+the unversioned one. The C library exports DLPack 0.6's DLManagedTensor
+(Debian's dlpack.h); the versioned struct is laid out here, from the
+DLPack 1.0 ABI, around that export, so no newer header is needed to
+build. CUDA tensors also offer __cuda_array_interface__ (version 3) for
+CuPy, Numba, PyCUDA and cuda-python.
+
+Streams: the project's elements finish writing a buffer before they push
+it (GStreamer 1.22 memory carries no stream), so a tensor's data is ready
+on every stream; the consumer's `stream` needs no wait, and the CUDA
+Array Interface's `stream` is None.
+
 Tensor(buffer, caps) calls the library through PyGObject
 (gi.repository.GstCudaCache). Tensor.from_pointer() adopts a
 DLManagedTensor * from elsewhere (a C function, a ctypes binding), so the
@@ -24,7 +37,7 @@ module itself needs nothing but ctypes.
 
 import ctypes
 
-__all__ = ["Tensor", "WHOLE", "KDL_CPU", "KDL_CUDA"]
+__all__ = ["Tensor", "WHOLE", "KDL_CPU", "KDL_CUDA", "FLAG_READ_ONLY"]
 
 WHOLE = -1
 KDL_CPU = 1
@@ -33,6 +46,10 @@ KDL_CUDA_HOST = 3
 KDL_CUDA_MANAGED = 13
 
 _CAPSULE_NAME = b"dltensor"
+_VERSIONED_CAPSULE_NAME = b"dltensor_versioned"
+# DLManagedTensorVersioned.flags: the data must not be written (it is
+# mapped for reading)
+FLAG_READ_ONLY = 1 << 0
 
 
 class DLDevice(ctypes.Structure):
@@ -63,19 +80,37 @@ DLManagedTensor._fields_ = [("dl_tensor", DLTensor),
                             ("manager_ctx", ctypes.c_void_p),
                             ("deleter", _Deleter)]
 
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    pass
+
+
+_DeleterVersioned = ctypes.CFUNCTYPE(None,
+                                     ctypes.POINTER(DLManagedTensorVersioned))
+DLManagedTensorVersioned._fields_ = [("version", DLPackVersion),
+                                     ("manager_ctx", ctypes.c_void_p),
+                                     ("deleter", _DeleterVersioned),
+                                     ("flags", ctypes.c_uint64),
+                                     ("dl_tensor", DLTensor)]
+
 _DTYPE_NAMES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32",
                 (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32",
                 (2, 16): "float16", (2, 32): "float32", (2, 64): "float64"}
 
 # Raw pointers only: the destructor runs while the capsule is being freed,
-# when touching its reference count would free it a second time.
-_PyCapsule_New = ctypes.pythonapi.PyCapsule_New
+# when touching its reference count would free it a second time. Function
+# objects of our own (pythonapi["..."]), not ctypes.pythonapi's shared
+# ones, whose argument types an application may set otherwise.
+_PyCapsule_New = ctypes.pythonapi["PyCapsule_New"]
 _PyCapsule_New.restype = ctypes.py_object
 _PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid = ctypes.pythonapi["PyCapsule_IsValid"]
 _PyCapsule_IsValid.restype = ctypes.c_int
 _PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_PyCapsule_GetPointer = ctypes.pythonapi["PyCapsule_GetPointer"]
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
 _PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 
@@ -94,8 +129,46 @@ def _capsule_destructor(capsule):
         _release(_PyCapsule_GetPointer(capsule, _CAPSULE_NAME))
 
 
+# The versioned structs handed out, by address: each keeps the export it
+# wraps (whose shape and strides its DLTensor points to) until its deleter
+# runs, on whichever thread the consumer frees it.
+_versioned = {}
+
+
+@_DeleterVersioned
+def _versioned_deleter(managed):
+    entry = _versioned.pop(ctypes.cast(managed, ctypes.c_void_p).value, None)
+    if entry is not None:
+        _release(entry[1])
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+def _versioned_capsule_destructor(capsule):
+    if _PyCapsule_IsValid(capsule, _VERSIONED_CAPSULE_NAME):
+        address = _PyCapsule_GetPointer(capsule, _VERSIONED_CAPSULE_NAME)
+        DLManagedTensorVersioned.from_address(address).deleter(
+            ctypes.cast(address, ctypes.POINTER(DLManagedTensorVersioned)))
+
+
+def _wrap_versioned(address):
+    """A DLManagedTensorVersioned (1.0, read-only) around the export at
+    @address, which its deleter releases."""
+    inner = DLManagedTensor.from_address(address)
+    versioned = DLManagedTensorVersioned()
+    versioned.version = DLPackVersion(1, 0)
+    versioned.deleter = _versioned_deleter
+    versioned.flags = FLAG_READ_ONLY
+    versioned.dl_tensor = inner.dl_tensor
+    at = ctypes.addressof(versioned)
+    _versioned[at] = (versioned, address)
+    return at
+
+
 # kept alive with the interpreter, not the module: capsules can outlive it
 ctypes._gst_cuda_cache_capsule_destructor = _capsule_destructor
+ctypes._gst_cuda_cache_versioned = (_versioned_deleter,
+                                    _versioned_capsule_destructor,
+                                    _versioned)
 
 
 def _gi_export(buffer, caps, plane):
@@ -172,14 +245,44 @@ class Tensor:
         self.strides = tuple(t.strides[i] for i in range(t.ndim))
         self.dtype = _DTYPE_NAMES.get((t.dtype.code, t.dtype.bits),
                                       f"code{t.dtype.code}:{t.dtype.bits}")
+        self._itemsize = t.dtype.bits // 8
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA Array Interface, version 3, of a CUDA tensor (an
+        AttributeError for system memory, and once a DLPack consumer took
+        the export): read-only data, strides in bytes, stream None (the
+        data is ready on every stream). The consumer keeps this Tensor,
+        and with it the buffer, alive."""
+        if self.device[0] != KDL_CUDA:
+            raise AttributeError("the tensor is in system memory: use "
+                                 "__dlpack__ (numpy.from_dlpack)")
+        if self._ptr is None:
+            raise AttributeError("this tensor was handed over through "
+                                 "DLPack: make another Tensor")
+        # its consumers read through this Tensor's export from now on
+        self._shared = True
+        kind = self.dtype.rstrip("0123456789")
+        typestr = "%s%s%d" % ("|" if self._itemsize == 1 else "<",
+                              {"int": "i", "uint": "u", "float": "f"}[kind],
+                              self._itemsize)
+        return {"version": 3, "shape": self.shape, "typestr": typestr,
+                "data": (self.data_ptr, True),
+                "strides": tuple(s * self._itemsize for s in self.strides),
+                "stream": None}
 
     def __dlpack_device__(self):
         return self.device
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None,
                    copy=None):
-        # Elements of this project finish writing a buffer before pushing
-        # it: the data is ready on every stream, `stream` needs no wait.
+        """The export as a DLPack capsule, once: versioned (1.0, read-only)
+        where max_version is (1, 0) or more, else DLPack 0.x's. The data is
+        ready on every stream (see the module's doc): `stream` needs no
+        wait, but must be None for system memory, as the protocol says."""
+        if stream is not None and self.device[0] == KDL_CPU:
+            raise BufferError("stream must be None for a tensor in system "
+                              f"memory, not {stream!r}")
         if copy:
             raise BufferError("a buffer's tensor is exported without a copy")
         if dl_device is not None and tuple(dl_device) != self.device:
@@ -187,7 +290,16 @@ class Tensor:
         if self._ptr is None:
             raise BufferError("this tensor was already handed over: make "
                               "another Tensor for another consumer")
+        if getattr(self, "_shared", False):
+            raise BufferError("this tensor is read through its "
+                              "__cuda_array_interface__, which needs its "
+                              "export: make another Tensor for DLPack")
         address, self._ptr = self._ptr, None
+        if max_version is not None and tuple(max_version)[0] >= 1:
+            return _PyCapsule_New(_wrap_versioned(address),
+                                  _VERSIONED_CAPSULE_NAME,
+                                  ctypes.cast(_versioned_capsule_destructor,
+                                              ctypes.c_void_p))
         return _PyCapsule_New(address, _CAPSULE_NAME,
                               ctypes.cast(_capsule_destructor,
                                           ctypes.c_void_p))

@@ -203,8 +203,82 @@ def test_cupy_reads_cuda_frames():
     print(f"NV12 planes {planes} equal to system memory's")
 
 
+def test_cuda_array_interface_and_versioned_dlpack():
+    """A CUDA tensor through __cuda_array_interface__ (PyTorch and CuPy
+    read it in place, a kernel of each sums it), the next through DLPack
+    1.x (a versioned, read-only capsule that PyTorch takes); both buffers
+    back in the cache once the arrays are freed."""
+    pl = Pipeline(
+        f"videotestsrc num-buffers=2 pattern=ball ! "
+        f"video/x-raw,format=RGBA,width={W},height={H} ! cudaupload ! "
+        f"{tensors('(memory:CUDAMemory)')} name=gpu")
+    cai, pool = pl.pull("gpu")
+    iface = cai.__cuda_array_interface__
+    assert iface["version"] == 3 and iface["typestr"] == "<f4", iface
+    assert iface["data"] == (cai.data_ptr, True), iface["data"]
+    assert iface["shape"] == (1, 3, H, W), iface["shape"]
+    assert iface["strides"] == (3 * H * W * 4, H * W * 4, W * 4, 4), \
+        iface["strides"]
+    assert iface["stream"] is None
+    through_cai = torch.as_tensor(cai, device="cuda")
+    assert through_cai.data_ptr() == cai.data_ptr, (
+        hex(through_cai.data_ptr()), hex(cai.data_ptr))
+    cai_sum = through_cai.double().sum().item()
+    assert cai_sum > 0
+    try:
+        cai.__dlpack__()
+        raise AssertionError("DLPack took the export the interface reads")
+    except BufferError:
+        pass
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+        print("no CuPy: the CUDA Array Interface read by PyTorch only")
+    if cupy is not None:
+        array = cupy.asarray(cai)
+        assert array.data.ptr == cai.data_ptr, (hex(array.data.ptr),
+                                                hex(cai.data_ptr))
+        assert abs(float(array.sum(dtype=cupy.float64)) - cai_sum) < 1e-3
+        del array
+
+    cuda, _ = pl.pull("gpu")
+    pointer = cuda.data_ptr
+    capsule = cuda.__dlpack__(max_version=(1, 0))
+    name = ctypes.pythonapi["PyCapsule_GetName"]
+    name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    assert name(capsule) == b"dltensor_versioned", name(capsule)
+    get = ctypes.pythonapi["PyCapsule_GetPointer"]
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object,
+                                                  ctypes.c_char_p]
+    managed = gstcudacache.DLManagedTensorVersioned.from_address(
+        get(capsule, b"dltensor_versioned"))
+    assert (managed.version.major, managed.version.minor) == (1, 0)
+    assert managed.flags & gstcudacache.FLAG_READ_ONLY
+    del managed
+    through_dlpack = torch.from_dlpack(capsule)
+    assert through_dlpack.data_ptr() == pointer, (
+        hex(through_dlpack.data_ptr()), hex(pointer))
+    dlpack_sum = through_dlpack.double().sum().item()
+    assert dlpack_sum > 0
+
+    del through_cai, through_dlpack, capsule, cai, cuda
+    gc.collect()
+    torch.cuda.synchronize()
+    cache = lib.gst_cuda_cache_pool_get_cache(pool)
+    pl.stop()
+    gc.collect()
+    blocks, size = cache_figures(cache)
+    assert blocks == 0 and size == 0, (blocks, size)
+    gst.gst_object_unref(cache)
+    print(f"__cuda_array_interface__ read in place by PyTorch"
+          f"{' and CuPy' if cupy is not None else ''} (sum {cai_sum:.3f}), "
+          f"the next frame through a DLPack 1.0 capsule (sum "
+          f"{dlpack_sum:.3f})")
+
 if __name__ == "__main__":
-    tests = [test_torch_reads_cuda_tensors, test_cupy_reads_cuda_frames]
+    tests = [test_torch_reads_cuda_tensors, test_cupy_reads_cuda_frames,
+             test_cuda_array_interface_and_versioned_dlpack]
     failures = 0
     for test in tests:
         try:

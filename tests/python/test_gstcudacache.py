@@ -9,6 +9,7 @@ scripts/summarize-tests.py counts each case; exits 77 (skipped) where
 PyGObject, GStreamer's Python overrides or NumPy are missing.
 """
 
+import ctypes
 import gc
 import os
 import sys
@@ -300,6 +301,66 @@ class DLPack(unittest.TestCase):
         # a capsule no consumer took releases its export when freed
         del capsule
         self.assertEqual(buf.mini_object.refcount, base)
+
+    def test_versioned_dlpack_and_cuda_array_interface(self):
+        buf = Gst.Buffer.new_allocate(None, W * H * 4, None)
+        caps = Gst.Caps.from_string(
+            f"video/x-raw,format=RGBA,width={W},height={H}")
+        name = ctypes.pythonapi["PyCapsule_GetName"]
+        name.restype, name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+        get = ctypes.pythonapi["PyCapsule_GetPointer"]
+        get.restype = ctypes.c_void_p
+        get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        set_name = ctypes.pythonapi["PyCapsule_SetName"]
+        set_name.restype = ctypes.c_int
+        set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        base = buf.mini_object.refcount
+        address, _ = mapped_address(buf)
+
+        # a consumer of DLPack 1.x gets the versioned struct, read-only
+        t = gstcudacache.Tensor(buf, caps)
+        self.assertFalse(hasattr(t, "__cuda_array_interface__"))
+        capsule = t.__dlpack__(max_version=(1, 2))
+        del t
+        self.assertEqual(name(capsule), b"dltensor_versioned")
+        managed = gstcudacache.DLManagedTensorVersioned.from_address(
+            get(capsule, b"dltensor_versioned"))
+        self.assertEqual((managed.version.major, managed.version.minor),
+                         (1, 0))
+        self.assertTrue(managed.flags & gstcudacache.FLAG_READ_ONLY)
+        dl = managed.dl_tensor
+        self.assertEqual(tuple(dl.shape[i] for i in range(dl.ndim)),
+                         (H, W, 4))
+        self.assertEqual(dl.data + dl.byte_offset, address)
+        self.assertEqual(buf.mini_object.refcount, base + 1)
+        # taken by a consumer, which renames it and runs the deleter (the
+        # capsule keeps the name's pointer: the name outlives it)
+        used = b"used_dltensor_versioned"
+        self.assertEqual(set_name(capsule, used), 0)
+        managed.deleter(ctypes.cast(ctypes.addressof(managed),
+                                    ctypes.POINTER(
+                                        gstcudacache.DLManagedTensorVersioned)))
+        self.assertEqual(buf.mini_object.refcount, base)
+        del managed, capsule
+        self.assertEqual(buf.mini_object.refcount, base)
+
+        # one nobody took releases its export when freed
+        capsule = gstcudacache.Tensor(buf, caps).__dlpack__(max_version=(1, 0))
+        self.assertEqual(buf.mini_object.refcount, base + 1)
+        del capsule
+        self.assertEqual(buf.mini_object.refcount, base)
+
+        # older consumers get DLPack 0.x's; system memory takes no stream
+        t = gstcudacache.Tensor(buf, caps)
+        with self.assertRaises(BufferError):
+            t.__dlpack__(stream=1)
+        capsule = t.__dlpack__(max_version=(0, 8))
+        self.assertEqual(name(capsule), b"dltensor")
+        del capsule, t
+        self.assertEqual(buf.mini_object.refcount, base)
+        if int(numpy.__version__.split(".")[0]) >= 2:
+            array = numpy.from_dlpack(gstcudacache.Tensor(buf, caps))
+            self.assertFalse(array.flags.writeable)
 
     def test_video_frames(self):
         p = Pipeline(
