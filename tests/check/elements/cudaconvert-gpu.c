@@ -1031,6 +1031,92 @@ GST_START_TEST (test_presets_match_cpu_path)
 
 GST_END_TEST;
 
+/* The presets read a crop (GstVideoCropMeta) in place on CUDA memory as
+ * the CPU path reads it: every value of packed RGB and tensor output
+ * equal, odd and subsampled regions of each input family. */
+GST_START_TEST (test_presets_read_crops)
+{
+  static const gchar *methods[] = { "nearest", "bilinear", "area",
+    "antialias"
+  };
+  static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGB,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_P010_10LE
+  };
+  static const GstVideoRectangle crops[] = {
+    {1, 3, 333, 177}, {64, 32, 512, 256},
+  };
+  static const Output outs[] = {
+    {"RGBA",}, {NULL, "float32", "NCHW", "rgb", TRUE},
+  };
+  static const Geometry geo = { 0, 0, 199, 147, TRUE };
+  GRand *rand = g_rand_new_with_seed (28);
+  guint m, i, c, j, failures = 0, n = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+    GstVideoInfo info;
+    GstBuffer *sys = cudacache_make_picture (ins[i], 640, 480, &info);
+    GstBuffer *dev;
+    gchar *sys_caps = g_strdup_printf ("video/x-raw,format=%s,width=640,"
+        "height=480", GST_VIDEO_INFO_NAME (&info));
+    gchar *dev_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
+        "format=%s,width=640,height=480", GST_VIDEO_INFO_NAME (&info));
+
+    cudacache_fill_noise (sys, rand);
+    dev = upload (sys, &info);
+    for (c = 0; c < G_N_ELEMENTS (crops); c++) {
+      GstBuffer *sys_crop = gst_buffer_copy (sys);
+      GstBuffer *dev_crop = gst_buffer_copy (dev);
+      GstVideoCropMeta *meta;
+
+      meta = gst_buffer_add_video_crop_meta (sys_crop);
+      meta->x = crops[c].x;
+      meta->y = crops[c].y;
+      meta->width = crops[c].w;
+      meta->height = crops[c].h;
+      meta = gst_buffer_add_video_crop_meta (dev_crop);
+      meta->x = crops[c].x;
+      meta->y = crops[c].y;
+      meta->width = crops[c].w;
+      meta->height = crops[c].h;
+      for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+        method_arg = methods[m];
+        for (j = 0; j < G_N_ELEMENTS (outs); j++) {
+          GstBuffer *a = convert (sys_crop, sys_caps, &outs[j], &geo, FALSE);
+          GstBuffer *b = convert (dev_crop, dev_caps, &outs[j], &geo, TRUE);
+          Difference d = compare_outputs (a, b, &outs[j], geo.out_w,
+              geo.out_h, TRUE);
+
+          if (d.levels > 1e-6) {
+            g_print ("FAIL method=%s crop %d,%d %dx%d of 640x480 %s -> %s: "
+                "%.3f levels from the CPU path at %s\n", methods[m],
+                crops[c].x, crops[c].y, crops[c].w, crops[c].h,
+                GST_VIDEO_INFO_NAME (&info), outs[j].format ? outs[j].format :
+                outs[j].dtype, d.levels, d.where);
+            failures++;
+          }
+          n++;
+          gst_buffer_unref (a);
+          gst_buffer_unref (b);
+        }
+      }
+      method_arg = NULL;
+      gst_buffer_unref (sys_crop);
+      gst_buffer_unref (dev_crop);
+    }
+    gst_buffer_unref (dev);
+    gst_buffer_unref (sys);
+    g_free (sys_caps);
+    g_free (dev_caps);
+  }
+  g_rand_free (rand);
+  g_print ("presets on crops: %u conversions equal to the CPU path's, %u "
+      "not\n", n, failures);
+  fail_unless_equals_int (failures, 0);
+}
+
+GST_END_TEST;
+
 /* Back from NV12 to RGBA at the same size, against the original picture:
  * the kernels are at least as close as GstVideoConverter. */
 GST_START_TEST (test_yuv_closer_to_the_picture)
@@ -1410,6 +1496,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);
+  tcase_add_test (tc, test_presets_read_crops);
   tcase_add_test (tc, test_nvh264dec_takes_the_pool);
 
   return s;
