@@ -37,7 +37,8 @@ module itself needs nothing but ctypes.
 
 import ctypes
 
-__all__ = ["Tensor", "WHOLE", "KDL_CPU", "KDL_CUDA", "FLAG_READ_ONLY"]
+__all__ = ["Tensor", "to_buffer", "WHOLE", "KDL_CPU", "KDL_CUDA",
+           "FLAG_READ_ONLY"]
 
 WHOLE = -1
 KDL_CPU = 1
@@ -113,6 +114,13 @@ _PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _PyCapsule_GetPointer = ctypes.pythonapi["PyCapsule_GetPointer"]
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
 _PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_PyCapsule_SetName = ctypes.pythonapi["PyCapsule_SetName"]
+_PyCapsule_SetName.restype = ctypes.c_int
+_PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetPointerObj = ctypes.pythonapi["PyCapsule_GetPointer"]
+_PyCapsule_GetPointerObj.restype = ctypes.c_void_p
+_PyCapsule_GetPointerObj.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_USED_CAPSULE_NAME = b"used_dltensor"
 
 
 def _release(address):
@@ -316,3 +324,36 @@ class Tensor:
     def __repr__(self):
         return (f"<gstcudacache.Tensor {self.dtype}{list(self.shape)} "
                 f"device={self.device} data=0x{self.data_ptr:x}>")
+
+
+def to_buffer(obj, context=None):
+    """A Gst.Buffer and its Gst.Caps of @obj, for appsrc: any object with
+    __dlpack__ (a torch tensor, a CuPy or NumPy array) through
+    gst_cuda_cache_dlpack_import(). A uint8 (height, width, channels)
+    array becomes a video/x-raw frame (GRAY8, RGB, RGBA), a packed 4-D
+    uint8, float16 or float32 array an other/tensors tensor. System memory
+    is wrapped without a copy (the buffer keeps the array alive); CUDA
+    memory is copied once on the device into the device's cache
+    (GStreamer 1.22 cannot wrap it), on @context (a GstCuda.Context, or
+    None for the device's default context). Raises ValueError with the
+    library's reason for what it cannot describe."""
+    import gi
+    gi.require_version("GstCudaCache", "1.0")
+    from gi.repository import GLib, GstCudaCache
+    if not hasattr(obj, "__dlpack__"):
+        raise ValueError(f"{type(obj).__name__} has no __dlpack__: pass a "
+                         "torch tensor, a CuPy or a NumPy array")
+    device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") \
+        else (KDL_CPU, 0)
+    # CUDA: the producer orders its work before the legacy default stream
+    # (1), which the library's copy runs on and waits for
+    capsule = obj.__dlpack__(stream=1 if device[0] == KDL_CUDA else None)
+    address = _PyCapsule_GetPointerObj(capsule, _CAPSULE_NAME)
+    if not address:
+        raise ValueError("the object's __dlpack__ gave no DLPack 0.x tensor")
+    # taken: the library calls its deleter, now or when the buffer is freed
+    _PyCapsule_SetName(capsule, _USED_CAPSULE_NAME)
+    try:
+        return GstCudaCache.CudaCache.dlpack_import(address, context)
+    except GLib.Error as e:
+        raise ValueError(e.message) from None

@@ -5,6 +5,7 @@
 #define __GST_CUDA_CACHE_DLPACK_H__
 
 #include <gst/cudacache/cudacache-prelude.h>
+#include <gst/cuda/gstcudacontext.h>
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,10 @@ gpointer gst_cuda_cache_dlpack_export_full (GstBuffer * buffer,
 
 GST_CUDA_CACHE_API
 void gst_cuda_cache_dlpack_release (gpointer managed_tensor);
+
+GST_CUDA_CACHE_API
+GstBuffer *gst_cuda_cache_dlpack_import (gpointer managed_tensor,
+    GstCudaContext * context, GstCaps ** caps, GError ** error);
 
 G_END_DECLS
 

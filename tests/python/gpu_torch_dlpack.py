@@ -53,6 +53,11 @@ for f, res, args in [
          [p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint)]),
         (gst.gst_structure_free, None, [p]),
         (gstapp.gst_app_sink_pull_sample, p, [p]),
+        (gstapp.gst_app_src_set_caps, None, [p, p]),
+        (gstapp.gst_app_src_push_buffer, ctypes.c_int, [p, p]),
+        (gstapp.gst_app_src_end_of_stream, ctypes.c_int, [p]),
+        (lib.gst_cuda_cache_dlpack_import, p, [p, p, ctypes.POINTER(p),
+                                               ctypes.POINTER(p)]),
         (lib.gst_cuda_cache_dlpack_export, p, [p, p, ctypes.c_int]),
         (lib.gst_cuda_cache_pool_get_cache, p, [p]),
         (lib.gst_cuda_cache_system_pool_get_cache, p, [p]),
@@ -284,9 +289,68 @@ def test_cuda_array_interface_and_versioned_dlpack():
           f"the next frame through a DLPack 1.0 capsule (sum "
           f"{dlpack_sum:.3f})")
 
+class GError(ctypes.Structure):
+    _fields_ = [("domain", ctypes.c_uint32), ("code", ctypes.c_int),
+                ("message", ctypes.c_char_p)]
+
+
+def test_torch_frames_into_a_pipeline():
+    """A torch CUDA frame into appsrc (gst_cuda_cache_dlpack_import: one
+    device copy into the cache), through cudacacheconvert, back to torch:
+    every value equal; a tensor it cannot describe refused with why."""
+    g = torch.Generator(device="cuda").manual_seed(29)
+    frame = torch.randint(0, 256, (H, W, 3), dtype=torch.uint8,
+                          device="cuda", generator=g)
+    get = ctypes.pythonapi["PyCapsule_GetPointer"]
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object,
+                                                  ctypes.c_char_p]
+    set_name = ctypes.pythonapi["PyCapsule_SetName"]
+    set_name.restype = ctypes.c_int
+    set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    used = b"used_dltensor"
+
+    def import_tensor(t):
+        capsule = t.__dlpack__(stream=1)
+        address = get(capsule, b"dltensor")
+        set_name(capsule, used)
+        caps, err = p(), ctypes.POINTER(GError)()
+        buf = lib.gst_cuda_cache_dlpack_import(
+            address, None, ctypes.byref(caps),
+            ctypes.cast(ctypes.byref(err), ctypes.POINTER(p)))
+        return buf, caps, err.contents.message.decode() if err else None
+
+    buf, caps, error = import_tensor(frame)
+    assert buf and caps, error
+    pl = Pipeline(
+        f"appsrc name=src format=time ! cudacacheconvert ! "
+        f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
+        f"types=uint8,dimensions=3:{W}:{H}:1,layout=NHWC ! "
+        f"appsink name=gpu sync=false")
+    src = gst.gst_bin_get_by_name(pl.pipeline, b"src")
+    gstapp.gst_app_src_set_caps(src, caps)
+    gst.gst_mini_object_unref(caps)
+    assert gstapp.gst_app_src_push_buffer(src, buf) == 0
+    gstapp.gst_app_src_end_of_stream(src)
+    gst.gst_object_unref(src)
+    back, _ = pl.pull("gpu")
+    out = torch.from_dlpack(back)
+    assert out.is_cuda and tuple(out.shape) == (1, H, W, 3), out.shape
+    assert out.data_ptr() != frame.data_ptr()
+    assert torch.equal(out[0], frame), "the frame came back changed"
+    del out, back
+    pl.stop()
+
+    buf, caps, error = import_tensor(
+        torch.zeros((1, 5, 4, 4), dtype=torch.float32, device="cuda"))
+    assert not buf and "1 or 3 channels" in error, error
+    print(f"a {H}x{W} torch CUDA frame through appsrc and cudacacheconvert "
+          f"came back equal; refused: {error}")
+
+
 if __name__ == "__main__":
     tests = [test_torch_reads_cuda_tensors, test_cupy_reads_cuda_frames,
-             test_cuda_array_interface_and_versioned_dlpack]
+             test_cuda_array_interface_and_versioned_dlpack,
+             test_torch_frames_into_a_pipeline]
     failures = 0
     for test in tests:
         try:

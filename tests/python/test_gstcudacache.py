@@ -15,6 +15,7 @@ import os
 import sys
 import traceback
 import unittest
+import weakref
 
 try:
     import gi
@@ -361,6 +362,65 @@ class DLPack(unittest.TestCase):
         if int(numpy.__version__.split(".")[0]) >= 2:
             array = numpy.from_dlpack(gstcudacache.Tensor(buf, caps))
             self.assertFalse(array.flags.writeable)
+
+    def test_arrays_into_a_pipeline(self):
+        # a NumPy frame into appsrc, through the element, back as NumPy
+        frame = numpy.random.default_rng(29).integers(
+            0, 256, (H, W, 3), dtype=numpy.uint8)
+        alive = weakref.ref(frame.base if frame.base is not None else frame)
+        buf, caps = gstcudacache.to_buffer(frame)
+        self.assertEqual(caps.get_structure(0).get_string("format"), "RGB")
+        address, data = mapped_address(buf)
+        self.assertEqual(address, frame.ctypes.data)
+        del frame
+        gc.collect()
+        self.assertIsNotNone(alive())
+        p = Pipeline(
+            f"appsrc name=src format=time ! cudacacheconvert ! "
+            f"video/x-raw,format=RGBA,width={W},height={H} ! {SINK} name=out")
+        src = p.pipeline.get_by_name("src")
+        src.set_property("caps", caps)
+        self.assertEqual(src.emit("push-buffer", buf), Gst.FlowReturn.OK)
+        src.emit("end-of-stream")
+        sample = p.pull("out")
+        out = numpy.from_dlpack(gstcudacache.Tensor.from_sample(sample))
+        self.assertTrue(numpy.array_equal(out[:, :, :3],
+                                          data.reshape(H, W, 3)))
+        del out, sample, buf, src
+        p.stop()
+        gc.collect()
+        # the buffer was the array's last holder
+        self.assertIsNone(alive())
+
+        # a packed 4-D array is a tensor, in the layout its channels say
+        for shape, layout, dims in [((1, 3, 4, 5), "NCHW", "5:4:3:1"),
+                                    ((2, 4, 5, 3), "NHWC", "3:5:4:2")]:
+            t = numpy.arange(numpy.prod(shape), dtype=numpy.float32)
+            t = t.reshape(shape)
+            buf, caps = gstcudacache.to_buffer(t)
+            s = caps.get_structure(0)
+            self.assertEqual((s.get_name(), s.get_string("layout"),
+                              s.get_string("dimensions"),
+                              s.get_string("types")),
+                             ("other/tensors", layout, dims, "float32"))
+            back = numpy.from_dlpack(gstcudacache.Tensor(buf, caps))
+            self.assertTrue(numpy.array_equal(back, t))
+
+        # what cannot be described is refused, saying why
+        for array, says in [
+                (numpy.zeros((4, 4), numpy.float64), "2 dimensions"),
+                (numpy.zeros((4, 4, 5), numpy.uint8), "1, 3 or 4"),
+                (numpy.zeros((1, 3, 4, 4), numpy.int16), "not int16"),
+                (numpy.zeros((1, 5, 4, 4), numpy.float32), "1 or 3 channels"),
+                (numpy.zeros((4, 8, 3), numpy.uint8)[:, ::2],
+                 "not packed in its rows"),
+                (numpy.zeros((1, 3, 4, 8), numpy.uint8)[..., ::2],
+                 "not packed")]:
+            with self.assertRaises(ValueError) as cm:
+                gstcudacache.to_buffer(array)
+            self.assertIn(says, str(cm.exception))
+        with self.assertRaises(ValueError):
+            gstcudacache.to_buffer([1, 2, 3])
 
     def test_video_frames(self):
         p = Pipeline(
