@@ -335,7 +335,8 @@ def to_buffer(obj, context=None):
     is wrapped without a copy (the buffer keeps the array alive); CUDA
     memory is copied once on the device into the device's cache
     (GStreamer 1.22 cannot wrap it), on @context (a GstCuda.Context, or
-    None for the device's default context). Raises ValueError with the
+    None for the default context of the device, which the project's
+    elements share: pipelines without a context of their own take it). Raises ValueError with the
     library's reason for what it cannot describe."""
     import gi
     gi.require_version("GstCudaCache", "1.0")

@@ -338,7 +338,8 @@ map_failed:
  *     struct, as `__dlpack__ ()` without max_version gives it), whose
  *     `deleter` this call takes charge of, success or not
  * @context: (nullable): the #GstCudaContext of CUDA tensors (%NULL: the
- *     tensor's device's default context, gst_cuda_cache_device_open_context())
+ *     default context of the tensor's device, which the project's
+ *     elements share, gst_cuda_cache_device_get_default_context())
  * @caps: (out) (transfer full) (optional): where to put the buffer's caps
  * @error: (nullable): where to put why the tensor was refused
  *
@@ -386,7 +387,7 @@ gst_cuda_cache_dlpack_import (gpointer managed_tensor,
 
       if (!context)
         context = own =
-            gst_cuda_cache_device_open_context (t->device.device_id);
+            gst_cuda_cache_device_get_default_context (t->device.device_id);
       if (!context) {
         gst_cuda_cache_converter_set_error (error, GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_NOT_FOUND, "no CUDA context for device %d, "

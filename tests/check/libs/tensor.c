@@ -9,6 +9,8 @@
 
 #include "../cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
+#include <gst/video/video.h>
+#include <dlpack/dlpack.h>
 
 static gboolean
 info_from_string (GstCudaCacheTensorInfo * info, const gchar * caps_str)
@@ -191,6 +193,119 @@ GST_START_TEST (test_meta_follows_full_copies_only)
 
 GST_END_TEST;
 
+/* A DLManagedTensor of @ndim dimensions over @data, whose deleter counts
+ * its calls in *@deleted (the struct is freed by it) */
+typedef struct
+{
+  DLManagedTensor managed;
+  int64_t shape[4];
+  int64_t strides[4];
+  gint *deleted;
+} TestTensor;
+
+static void
+test_tensor_deleter (DLManagedTensor * managed)
+{
+  TestTensor *t = (TestTensor *) managed;
+
+  (*t->deleted)++;
+  g_free (t);
+}
+
+static DLManagedTensor *
+test_tensor_new (gpointer data, guint8 code, guint8 bits, gint ndim,
+    const int64_t * shape, const int64_t * strides, gint * deleted)
+{
+  TestTensor *t = g_new0 (TestTensor, 1);
+  gint i;
+
+  for (i = 0; i < ndim; i++) {
+    t->shape[i] = shape[i];
+    if (strides)
+      t->strides[i] = strides[i];
+  }
+  t->managed.dl_tensor.data = data;
+  t->managed.dl_tensor.device.device_type = kDLCPU;
+  t->managed.dl_tensor.ndim = ndim;
+  t->managed.dl_tensor.dtype.code = code;
+  t->managed.dl_tensor.dtype.bits = bits;
+  t->managed.dl_tensor.dtype.lanes = 1;
+  t->managed.dl_tensor.shape = t->shape;
+  t->managed.dl_tensor.strides = strides ? t->strides : NULL;
+  t->managed.deleter = test_tensor_deleter;
+  t->deleted = deleted;
+  return &t->managed;
+}
+
+/* System memory comes in without a copy and stays the producer's until
+ * the buffer is freed; what cannot be described is refused, the deleter
+ * called all the same. */
+GST_START_TEST (test_dlpack_import_system_memory)
+{
+  static const int64_t frame_shape[] = { 4, 5, 3 };
+  static const int64_t frame_strides[] = { 16, 3, 1 };
+  static const int64_t tensor_shape[] = { 1, 3, 4, 5 };
+  static const int64_t wide[] = { 1, 5, 4, 4 };
+  guint8 pixels[4 * 16];
+  gfloat values[60];
+  GstCudaCacheTensorMeta *meta;
+  GstVideoMeta *vmeta;
+  GstStructure *s;
+  GError *error = NULL;
+  GstCaps *caps = NULL;
+  GstBuffer *buf;
+  GstMapInfo map;
+  gint deleted = 0;
+
+  /* a frame whose rows are 16 bytes apart */
+  buf = gst_cuda_cache_dlpack_import (test_tensor_new (pixels, kDLUInt, 8, 3,
+          frame_shape, frame_strides, &deleted), NULL, &caps, &error);
+  fail_unless (buf != NULL, "%s", error ? error->message : "");
+  s = gst_caps_get_structure (caps, 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "format"), "RGB");
+  vmeta = gst_buffer_get_video_meta (buf);
+  fail_unless (vmeta != NULL);
+  fail_unless_equals_int (vmeta->stride[0], 16);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (map.data == pixels);
+  gst_buffer_unmap (buf, &map);
+  fail_unless_equals_int (deleted, 0);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (deleted, 1);
+  gst_clear_caps (&caps);
+
+  /* a packed NCHW tensor */
+  buf = gst_cuda_cache_dlpack_import (test_tensor_new (values, kDLFloat, 32,
+          4, tensor_shape, NULL, &deleted), NULL, &caps, NULL);
+  fail_unless (buf != NULL);
+  meta = gst_buffer_get_cuda_cache_tensor_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (meta->info.size, sizeof (values));
+  fail_unless_equals_string (gst_structure_get_string (gst_caps_get_structure
+          (caps, 0), "dimensions"), "5:4:3:1");
+  gst_buffer_unref (buf);
+  gst_clear_caps (&caps);
+  fail_unless_equals_int (deleted, 2);
+
+  /* refused, saying why; the deleter called */
+  buf = gst_cuda_cache_dlpack_import (test_tensor_new (values, kDLFloat, 32,
+          4, wide, NULL, &deleted), NULL, &caps, &error);
+  fail_unless (buf == NULL && caps == NULL);
+  fail_unless (error && strstr (error->message, "1 or 3 channels"), "%s",
+      error ? error->message : "no error");
+  g_clear_error (&error);
+  buf = gst_cuda_cache_dlpack_import (test_tensor_new (values, kDLFloat, 64,
+          4, tensor_shape, NULL, &deleted), NULL, NULL, &error);
+  fail_unless (buf == NULL);
+  fail_unless (error && strstr (error->message, "not float64"), "%s",
+      error ? error->message : "no error");
+  g_clear_error (&error);
+  fail_unless_equals_int (deleted, 4);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensor_suite (void)
 {
@@ -205,6 +320,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_caps_refused);
   tcase_add_test (tc, test_strings);
   tcase_add_test (tc, test_meta_follows_full_copies_only);
+  tcase_add_test (tc, test_dlpack_import_system_memory);
 
   return s;
 }
