@@ -24,10 +24,11 @@ DLPack 1.0 ABI, around that export, so no newer header is needed to
 build. CUDA tensors also offer __cuda_array_interface__ (version 3) for
 CuPy, Numba, PyCUDA and cuda-python.
 
-Streams: the project's elements finish writing a buffer before they push
-it (GStreamer 1.22 memory carries no stream), so a tensor's data is ready
-on every stream; the consumer's `stream` needs no wait, and the CUDA
-Array Interface's `stream` is None.
+Streams: a tensor's data is ready on every stream when it is made (on
+GStreamer 1.22 the project's elements finish writing a buffer before they
+push it; from 1.24, where memory may carry work still queued on its
+stream, the export waits for that stream first), so the consumer's
+`stream` needs no wait, and the CUDA Array Interface's `stream` is None.
 
 Tensor(buffer, caps) calls the library through PyGObject
 (gi.repository.GstCudaCache). Tensor.from_pointer() adopts a
