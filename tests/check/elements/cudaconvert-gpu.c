@@ -1167,6 +1167,27 @@ GST_START_TEST (test_cuda_pipeline_renegotiation)
 
 GST_END_TEST;
 
+/* A preset through caps that switch: its table and its RGBx frame are
+ * blocks of the cache like the frames, so a second run of the same
+ * switches misses the cache no more than the first did. */
+GST_START_TEST (test_presets_pipeline_renegotiation)
+{
+  GstCudaCacheStats first_pass, again;
+  const gchar *middle = "cudacacheconvert method=antialias letterbox=true ! "
+      "video/x-raw(memory:CUDAMemory),format=RGBA,width=160,height=120 ! "
+      "cudacacheidentity";
+
+  gst_cuda_cache_device_add_context_user (context);
+  run_switching_pipeline (middle, 1, context, &first_pass);
+  fail_unless (first_pass.misses > 0);
+  run_switching_pipeline (middle, 3, context, &again);
+  fail_unless_equals_uint64 (again.misses, first_pass.misses);
+  fail_unless (again.hits > first_pass.hits);
+  gst_cuda_cache_device_remove_context_user (context);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_tensor_pipeline)
 {
   GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=20 ! "
@@ -1492,6 +1513,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_threads_wait_for_their_own_frames);
   tcase_add_test (tc, test_yuv_closer_to_the_picture);
   tcase_add_test (tc, test_cuda_pipeline_renegotiation);
+  tcase_add_test (tc, test_presets_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
