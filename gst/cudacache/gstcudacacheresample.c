@@ -510,22 +510,25 @@ rows_area_across (const Run * run, gint y0, gint y1)
   const GstCudaCacheResampler *r = run->r;
   const Axis *ax = &r->x;
   gsize n = (gsize) r->out_w * 3;
-  gint y, k, c;
+  gint y, k;
+
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2];
 
   for (y = y0; y < y1; y++) {
     gfloat *buf = r->area_rows + (gsize) y * n;
+    const guint8 *row = src_pixel (run, 0, y);
 
     memset (buf, 0, n * sizeof (gfloat));
     for (k = 0; k < ax->n_tab; k++) {
-      const guint8 *s = src_pixel (run, ax->tab_src[k], y);
+      const guint8 *s = row + (gsize) run->ps * ax->tab_src[k];
       gfloat alpha = ax->tab_alpha[k];
       gfloat *b = buf + (gsize) ax->tab_dst[k] * 3;
 
-      for (c = 0; c < 3; c++) {
-        gfloat p = s[run->rgb[c]] * alpha;
-
-        b[c] = b[c] + p;
-      }
+      /* each channel's product, then its sum, each rounded (no fused
+       * multiply-add), in the table's order */
+      b[0] = b[0] + s[o0] * alpha;
+      b[1] = b[1] + s[o1] * alpha;
+      b[2] = b[2] + s[o2] * alpha;
     }
   }
 }
@@ -550,10 +553,14 @@ rows_area_down (const Run * run, gint y0, gint y1)
       const gfloat *buf = r->area_rows + (gsize) ay->tab_src[t] * n;
       gfloat beta = ay->tab_alpha[t];
 
-      for (i = 0; i < n; i++) {
-        gfloat p = buf[i] * beta;
-
-        sum[i] = first ? p : sum[i] + p;
+      /* loops without a branch, which the compiler vectorises: the same
+       * operations on each value */
+      if (first) {
+        for (i = 0; i < n; i++)
+          sum[i] = buf[i] * beta;
+      } else {
+        for (i = 0; i < n; i++)
+          sum[i] = sum[i] + buf[i] * beta;
       }
       first = FALSE;
     }
@@ -571,18 +578,22 @@ rows_pil_across (const Run * run, gint y0, gint y1)
   const Axis *a = &r->x;
   gint x, y, k;
 
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
+
   for (y = y0; y < y1; y++) {
     guint8 *d = r->across + (gsize) y * r->out_w * 3;
+    const guint8 *row = src_pixel (run, 0, y);
 
     for (x = 0; x < r->out_w; x++) {
       const gint32 *w = a->iw + (gsize) x * a->stride;
-      const guint8 *s = src_pixel (run, a->first[x], y);
+      const guint8 *s = row + (gsize) ps * a->first[x];
       gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
+      gint n = a->n[x];
 
-      for (k = 0; k < a->n[x]; k++, s += run->ps) {
-        s0 += s[run->rgb[0]] * w[k];
-        s1 += s[run->rgb[1]] * w[k];
-        s2 += s[run->rgb[2]] * w[k];
+      for (k = 0; k < n; k++, s += ps) {
+        s0 += s[o0] * w[k];
+        s1 += s[o1] * w[k];
+        s2 += s[o2] * w[k];
       }
       d[3 * x] = clip8 (s0 >> PIL_BITS);
       d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
