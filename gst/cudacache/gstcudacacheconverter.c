@@ -311,6 +311,53 @@ get_source (const GstStructure * config, const gchar * field, gint * out,
   return TRUE;
 }
 
+/* The options a config may hold */
+static const gchar *const known_options[] = {
+  GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
+  GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+  GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+  GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
+  GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+  GST_CUDA_CACHE_CONVERTER_OPT_SCALE,
+  GST_CUDA_CACHE_CONVERTER_OPT_MEAN,
+  GST_CUDA_CACHE_CONVERTER_OPT_STD,
+  GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+  GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
+  GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH,
+  GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT,
+  NULL
+};
+
+/* A field of @config that is no option (a misspelt one, or a name
+ * without its GstCudaCacheConverter. prefix), in @error: it would be
+ * ignored without a word */
+static gboolean
+config_has_unknown (const GstStructure * config, GError ** error)
+{
+  gint i, n = gst_structure_n_fields (config);
+
+  for (i = 0; i < n; i++) {
+    const gchar *name = gst_structure_nth_field_name (config, i);
+    gchar *options;
+    guint k;
+
+    for (k = 0; known_options[k]; k++) {
+      if (g_str_equal (name, known_options[k]))
+        break;
+    }
+    if (known_options[k])
+      continue;
+    options = g_strjoinv (", ", (gchar **) known_options);
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "%s is no option of the converter's config; the options are %s",
+        name, options);
+    g_free (options);
+    return TRUE;
+  }
+
+  return FALSE;
+}
+
 /* Parses @config over @options; @options is left alone on failure. */
 static gboolean
 options_from_config (GstCudaCacheConverterOptions * options,
@@ -321,6 +368,8 @@ options_from_config (GstCudaCacheConverterOptions * options,
 
   if (!config)
     return TRUE;
+  if (config_has_unknown (config, error))
+    return FALSE;
 
   if (gst_structure_has_field (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX)
       && !gst_structure_get_boolean (config,

@@ -286,6 +286,12 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
         "GstCudaCacheConverter.letterbox-position=(gchararray)top-left is "
           "not valid: it takes a GstCudaCacheLetterboxPosition (center or "
           "top-left)"},
+    /* a name without its prefix, or misspelt, is no option */
+    {"c, method=(string)area",
+        "method is no option of the converter's config; the options are "
+          "GstCudaCacheConverter.letterbox, GstCudaCacheConverter.method, "},
+    {"c, GstCudaCacheConverter.letterbx=(boolean)true",
+        "GstCudaCacheConverter.letterbx is no option"},
     {"c, GstCudaCacheConverter.letterbox=(string)yes",
         "GstCudaCacheConverter.letterbox=(gchararray)yes is not valid: it "
           "takes a gboolean (true or false)"},
