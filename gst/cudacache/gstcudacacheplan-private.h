@@ -146,6 +146,10 @@ void gst_cuda_cache_plan_clear (GstCudaCachePlan * plan);
 G_GNUC_INTERNAL
 gint gst_cuda_cache_plan_format (GstVideoFormat format);
 
+/* @site's CONVERT_CHROMA_* flags */
+G_GNUC_INTERNAL
+gint gst_cuda_cache_plan_chroma_site (GstVideoChromaSite site);
+
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_plan_is_yuv (gint format);
 

@@ -98,6 +98,14 @@ gst_cuda_cache_plan_format (GstVideoFormat format)
   }
 }
 
+gint
+gst_cuda_cache_plan_chroma_site (GstVideoChromaSite site)
+{
+  return (site & GST_VIDEO_CHROMA_SITE_H_COSITED ? CONVERT_CHROMA_H_COSITED :
+      0) | (site & GST_VIDEO_CHROMA_SITE_V_COSITED ? CONVERT_CHROMA_V_COSITED :
+      0);
+}
+
 /* n_taps and fx of one axis, as gst_video_resampler_init () works them out
  * for the LINEAR method: fx from the count before it is clamped to the
  * input size. */
@@ -822,11 +830,7 @@ gst_cuda_cache_plan_params (const GstCudaCacheConvertParams * params,
   p->layout = params->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC ?
       CONVERT_LAYOUT_NHWC : CONVERT_LAYOUT_NCHW;
   p->bgr = params->bgr ? 1 : 0;
-  p->chroma_site =
-      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED ?
-      CONVERT_CHROMA_H_COSITED : 0) |
-      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
-      CONVERT_CHROMA_V_COSITED : 0);
+  p->chroma_site = gst_cuda_cache_plan_chroma_site (params->in_chroma_site);
 
   return TRUE;
 

@@ -66,11 +66,7 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
   if (!gst_cuda_cache_plan_is_yuv (format))
     gst_cuda_cache_plan_packed_layout (format, &p->in_r, &p->in_g, &p->in_b,
         &p->in_pixel_bytes);
-  p->chroma_site =
-      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED ?
-      CONVERT_CHROMA_H_COSITED : 0) |
-      (params->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
-      CONVERT_CHROMA_V_COSITED : 0);
+  p->chroma_site = gst_cuda_cache_plan_chroma_site (params->in_chroma_site);
   memcpy (p->yuv_to_rgb, params->yuv_to_rgb, sizeof (p->yuv_to_rgb));
 
   table = g_array_new (FALSE, FALSE, sizeof (gint32));

@@ -154,8 +154,8 @@ gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * s,
     case GST_VIDEO_FORMAT_UYVY:{
       gint order = format == GST_VIDEO_FORMAT_YUY2 ? CONVERT_ORDER_YUY2 :
           CONVERT_ORDER_UYVY;
-      gint cosited = chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED ?
-          CONVERT_CHROMA_H_COSITED : 0;
+      gint cosited = gst_cuda_cache_plan_chroma_site (chroma_site) &
+          CONVERT_CHROMA_H_COSITED;
       ConvertMatrix m;
       void *args[] = { &data[0], &stride[0], &dst, &pitch, &width, &height,
         &order, &cosited, &m
