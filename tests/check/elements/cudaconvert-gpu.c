@@ -826,6 +826,25 @@ GST_START_TEST (test_letterbox_fill_and_position)
 
 GST_END_TEST;
 
+/* A copy of @buf (its memory shared) with a GstVideoCropMeta of @r */
+static GstBuffer *
+copy_cropped (GstBuffer * buf, const GstVideoRectangle * r)
+{
+  GstBuffer *copy = gst_buffer_copy (buf);
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (copy);
+
+  meta->x = r->x;
+  meta->y = r->y;
+  meta->width = r->w;
+  meta->height = r->h;
+  return copy;
+}
+
+/* the resampling presets, as the method property names them */
+static const gchar *const preset_methods[] = { "nearest", "bilinear", "area",
+  "antialias"
+};
+
 /* A crop by GstVideoCropMeta on CUDA memory reads the region in place:
  * the kernels' output equals (within a level: the region's rows may be
  * aligned otherwise, and take the other kernel) their conversion of the
@@ -860,7 +879,6 @@ GST_START_TEST (test_crop_meta_reads_the_region)
       };
       GstVideoInfo region_info;
       GstBuffer *region, *dev_region, *cropped;
-      GstVideoCropMeta *meta;
       gchar *region_caps;
 
       want.w = (sub_x ? MIN ((r->x + r->w + 1) & ~1, 640) : r->x + r->w) -
@@ -872,12 +890,7 @@ GST_START_TEST (test_crop_meta_reads_the_region)
       region_caps = g_strdup_printf ("video/x-raw(memory:CUDAMemory),"
           "format=%s,width=%d,height=%d", GST_VIDEO_INFO_NAME (&info),
           want.w, want.h);
-      cropped = gst_buffer_copy (dev);
-      meta = gst_buffer_add_video_crop_meta (cropped);
-      meta->x = r->x;
-      meta->y = r->y;
-      meta->width = r->w;
-      meta->height = r->h;
+      cropped = copy_cropped (dev, r);
 
       for (j = 0; j < G_N_ELEMENTS (outputs); j++) {
         GstBuffer *a = convert (cropped, caps, &outputs[j], &geo, TRUE);
@@ -933,9 +946,6 @@ GST_END_TEST;
  * CUDACACHE_TEST_GEOMETRIES=N takes the first N geometries only. */
 GST_START_TEST (test_presets_match_cpu_path)
 {
-  static const gchar *methods[] = { "nearest", "bilinear", "area",
-    "antialias"
-  };
   static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_NV12,
     GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE
@@ -967,8 +977,8 @@ GST_START_TEST (test_presets_match_cpu_path)
   gdouble worst_exact = 0, worst_yuv = 0;
   GRand *rand = g_rand_new_with_seed (27);
 
-  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
-    method_arg = methods[m];
+  for (m = 0; m < G_N_ELEMENTS (preset_methods); m++) {
+    method_arg = preset_methods[m];
     for (g = 0; g < n_geos; g++) {
       const Geometry *geo = &geos[g];
 
@@ -997,7 +1007,7 @@ GST_START_TEST (test_presets_match_cpu_path)
             if (d.levels > tolerance) {
               g_print ("FAIL method=%s %dx%d %s%s -> %dx%d %s%s%s%s: %.3f "
                   "levels from the CPU path at %s (tolerance %.3f)\n",
-                  methods[m], geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME
+                  preset_methods[m], geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME
                   (&info), noise ? " noise" : "", geo->out_w, geo->out_h,
                   o->format ? o->format : o->dtype, o->layout ? " " : "",
                   o->layout ? o->layout : "",
@@ -1036,9 +1046,6 @@ GST_END_TEST;
  * equal, odd and subsampled regions of each input family. */
 GST_START_TEST (test_presets_read_crops)
 {
-  static const gchar *methods[] = { "nearest", "bilinear", "area",
-    "antialias"
-  };
   static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGB,
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
     GST_VIDEO_FORMAT_P010_10LE
@@ -1065,22 +1072,11 @@ GST_START_TEST (test_presets_read_crops)
     cudacache_fill_noise (sys, rand);
     dev = upload (sys, &info);
     for (c = 0; c < G_N_ELEMENTS (crops); c++) {
-      GstBuffer *sys_crop = gst_buffer_copy (sys);
-      GstBuffer *dev_crop = gst_buffer_copy (dev);
-      GstVideoCropMeta *meta;
+      GstBuffer *sys_crop = copy_cropped (sys, &crops[c]);
+      GstBuffer *dev_crop = copy_cropped (dev, &crops[c]);
 
-      meta = gst_buffer_add_video_crop_meta (sys_crop);
-      meta->x = crops[c].x;
-      meta->y = crops[c].y;
-      meta->width = crops[c].w;
-      meta->height = crops[c].h;
-      meta = gst_buffer_add_video_crop_meta (dev_crop);
-      meta->x = crops[c].x;
-      meta->y = crops[c].y;
-      meta->width = crops[c].w;
-      meta->height = crops[c].h;
-      for (m = 0; m < G_N_ELEMENTS (methods); m++) {
-        method_arg = methods[m];
+      for (m = 0; m < G_N_ELEMENTS (preset_methods); m++) {
+        method_arg = preset_methods[m];
         for (j = 0; j < G_N_ELEMENTS (outs); j++) {
           GstBuffer *a = convert (sys_crop, sys_caps, &outs[j], &geo, FALSE);
           GstBuffer *b = convert (dev_crop, dev_caps, &outs[j], &geo, TRUE);
@@ -1089,7 +1085,7 @@ GST_START_TEST (test_presets_read_crops)
 
           if (d.levels > 1e-6) {
             g_print ("FAIL method=%s crop %d,%d %dx%d of 640x480 %s -> %s: "
-                "%.3f levels from the CPU path at %s\n", methods[m],
+                "%.3f levels from the CPU path at %s\n", preset_methods[m],
                 crops[c].x, crops[c].y, crops[c].w, crops[c].h,
                 GST_VIDEO_INFO_NAME (&info), outs[j].format ? outs[j].format :
                 outs[j].dtype, d.levels, d.where);
