@@ -18,29 +18,8 @@ time_one ()
   label=$1
   shift
   "$ncu" --metrics gpu__time_duration.sum --csv -k regex:gst_cuda_cache \
-      gst-launch-1.0 -q "$@" 2>/dev/null | python3 -c '
-import csv, sys, statistics
-label = sys.argv[1]
-times, names, col = [], set(), None
-for row in csv.reader(sys.stdin):
-    if "Metric Name" in row:
-        col = {name: i for i, name in enumerate(row)}
-        continue
-    if col is None or len(row) < len(col) or \
-            row[col["Metric Name"]] != "gpu__time_duration.sum":
-        continue
-    value = float(row[col["Metric Value"]].replace(",", ""))
-    unit = row[col["Metric Unit"]]
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0,
-             "msecond": 1e3, "ms": 1e3}.get(unit, 1.0)
-    times.append(value * scale)
-    names.add(row[col["Kernel Name"]].split("(")[0])
-if times:
-    print("%8.2f us  %3d launches  %-40s %s" % (statistics.median(times),
-          len(times), ",".join(sorted(names)), label))
-else:
-    print("     n/a               no kernel seen        %s" % label)
-' "$label"
+      gst-launch-1.0 -q "$@" 2>/dev/null |
+      python3 "$(dirname "$0")/ncu_times.py" median "$label"
 }
 
 src="videotestsrc num-buffers=$frames pattern=smpte"

@@ -27,21 +27,8 @@ per_frame ()
   label=$1
   shift
   "$ncu" --metrics gpu__time_duration.sum --csv --print-units base \
-      gst-launch-1.0 -q "$@" 2>/dev/null | python3 -c '
-import csv, sys
-label, frames = sys.argv[1], int(sys.argv[2])
-total, launches, col = 0.0, 0, None
-for row in csv.reader(sys.stdin):
-    if "Metric Name" in row:
-        col = {name: i for i, name in enumerate(row)}
-        continue
-    if col is None or len(row) < len(col) or \
-            row[col["Metric Name"]] != "gpu__time_duration.sum":
-        continue
-    total += float(row[col["Metric Value"]].replace(",", "")) / 1000.0
-    launches += 1
-print("%s %.3f %d" % (label, total / frames, launches))
-' "$label" "$frames" | tee -a "$log"
+      gst-launch-1.0 -q "$@" 2>/dev/null |
+      python3 "$(dirname "$0")/ncu_times.py" per-frame "$label" "$frames" | tee -a "$log"
 }
 
 src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080,pixel-aspect-ratio=1/1 ! cudaupload"
