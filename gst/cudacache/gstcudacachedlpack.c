@@ -55,7 +55,8 @@
 #include "gstcudacacheconverter-private.h"
 #include "gstcudacachetensor.h"
 
-GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack", "CUDA cache: DLPack export");
+GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack",
+    "CUDA cache: DLPack export and import");
 #define GST_CAT_DEFAULT ensure_debug_category ()
 
 #define MAX_DIMS GST_CUDA_CACHE_TENSOR_N_DIMS

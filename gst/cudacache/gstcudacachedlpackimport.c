@@ -48,7 +48,8 @@
 #include "gstcudacache-private.h"
 #include "gstcudacacheconverter-private.h"
 
-GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack", "CUDA cache: DLPack");
+GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack",
+    "CUDA cache: DLPack export and import");
 #define GST_CAT_DEFAULT ensure_debug_category ()
 
 #define import_fail(error, ...) gst_cuda_cache_converter_set_error (error, \
