@@ -2,40 +2,27 @@
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
 /*
- * The converter's CPU back end: system memory, converted by (LINEAR resampler and chroma resampler,
- * no dithering) from the input to the output, or to an RGB frame (GRAY8
- * for a 1-channel tensor) of the output's size that the tensor is packed
- * from. It is the reference the
- * kernels are held to, quirks included: GstVideoScaler upscales lines of
- * four bytes per pixel (RGBA, and its own unpacked AYUV/ARGB lines)
- * horizontally with a fixed-point two-tap path at corner-aligned positions,
- * and aligns the picture to the chroma grid of a 4:2:0 output; the kernels
- * do the same.
+ * The converter's CPU back end: system memory, converted as the definition
+ * says (gstcudacachekernels-private.h), with the kernels' own taps and
+ * arithmetic for the LINEAR method (gstcudacachelinear.c) and the
+ * presets' for the others (gstcudacacheresample.c).
  *
- * 4:2:0 input whose rows change in number takes two GstVideoConverters:
- * one upsamples the chroma to AYUV at the input's size, the other scales
- * and converts that. In one step, GStreamer 1.22's converter gets such a
- * conversion wrong: with a few input rows per output row on a small
- * picture (15x11 or 30x22 to a third) it reads the wrong upsampled rows
- * for the first output rows (30 to 87 levels off), and with several
- * threads it differs from itself on one thread, shrinking (321x241 to
- * 199x147: up to 45 levels) and growing (7x5 to 1283x721: 15 levels with
- * 2 threads or 8). In two steps it does neither, and gives the one-step
- * result wherever that one is right (1080p to 640x360, and 7x5 to 1283x721
- * on one thread, to the level). The upsampling runs on one thread: split
- * over threads, 1.22 upsamples the rows at the slices' edges wrongly
- * (1080p: up to 22 levels). It is kept off GstVideoConverter's fast paths,
- * whose I420 to AYUV repeats each chroma sample where NV12's is
- * interpolated (3x3: 10 levels apart). Where the rows keep their number,
- * one step is right and stays: the AYUV frame's extra rounding would cost
- * a level there.
+ * LINEAR reads what the kernels read: NV12, I420 and packed RGB as they
+ * are, 16-bit 4:2:0 narrowed to an NV12 frame, 4:2:2 packed and GRAY8
+ * converted to an RGBx frame by a loop here first, as the kernels do (7.).
+ * Packed RGB, NV12 and I420 output are written by it; a tensor and GRAY8
+ * are packed here from its 8-bit RGB rows, on its threads (5. and 6.).
+ * GstVideoConverter, which the CPU path once handed LINEAR to, departs
+ * from the definition: its 8-bit passes were up to 83 levels off at sharp
+ * chroma edges, it scales 4:2:2 before its matrix and takes GRAY8 as Y
+ * without its range, and GStreamer 1.22's converter read the wrong
+ * upsampled rows of small 4:2:0 pictures and differed from itself with
+ * threads.
  *
- * A tensor is packed from that frame by a loop here, the definition's
- * normalisation and storage (gstcudacachekernels-private.h, points 5 and
- * 6). 4:2:2 packed and GRAY8 input are converted to an RGBx frame by a
- * loop here first, as the kernels do (7.): GstVideoConverter scales 4:2:2
- * before its 8-bit matrix (up to 90 levels off the definition on noise)
- * and copies GRAY8 to and from YUV's luma without its range (13 levels).
+ * The presets resample the source's 8-bit RGB (its own pixels, or the
+ * RGBx stand-in of other input) into an RGB frame of the output's size,
+ * from which the output is packed here, or converted to other packed RGB
+ * by GstVideoConverter (a copy, or the bytes reordered).
  */
 
 #ifdef HAVE_CONFIG_H
@@ -46,6 +33,7 @@
 
 #include "gstcudacacheconvertercpu-private.h"
 #include "gstcudacacheconvertparams-private.h"
+#include "gstcudacachelinear-private.h"
 #include "gstcudacacheresample-private.h"
 
 struct _GstCudaCacheConverterCpu
@@ -54,26 +42,25 @@ struct _GstCudaCacheConverterCpu
   GstCudaCacheConverterInfo info;
   GstCudaCacheConvertParams params;
 
-  GstVideoConverter *upsample;  /* 4:2:0 input rescaled: to AYUV, else NULL */
   /* a crop (params.src_x, src_y, in_width, in_height short of the
-   * frame): the source rectangle's own layout, every step made for it, and
-   * each frame seen through a view of that rectangle (cpu_source_view ()) */
+   * frame): the source rectangle's own layout, and each frame seen through
+   * a view of that rectangle (cpu_source_view ()) */
   gboolean cropped;
   GstVideoInfo source;
-  GstVideoInfo upsample_in;     /* the input it upsamples */
-  GstVideoInfo ayuv;
-  GstBuffer *ayuv_buf;
-  /* 4:2:2 packed and GRAY8 input: the RGBx frame it is converted as
+  /* 4:2:2 packed and GRAY8 input: the RGBx frame it is converted as, and
+   * 16-bit 4:2:0 input: the NV12 frame it narrows to
    * (gstcudacachekernels-private.h, 7.), else size 0 */
   GstVideoInfo stand_in;
   GstBuffer *stand_in_buf;
-  GstVideoConverter *conv;
-  GstVideoInfo rgb;             /* tensor output: the frame packed from */
-  GstBuffer *rgb_buf;
+  /* LINEAR */
+  GstCudaCacheLinear *linear;
   /* a method other than LINEAR: the picture resampled from 8-bit RGB of
    * the source's size (the input's own pixels, or its stand-in) into the
-   * RGB frame above, then packed or converted (conv) at the same size */
+   * RGB frame, then packed or converted (conv) at the same size */
   GstCudaCacheResampler *resampler;
+  GstVideoInfo rgb;
+  GstBuffer *rgb_buf;
+  GstVideoConverter *conv;
 };
 
 /* Input converted through a stand-in RGBx frame, as the kernels convert
@@ -112,92 +99,6 @@ cpu_via_rgb (const GstCudaCacheConverterInfo * info)
 {
   return info->tensor_out ||
       GST_VIDEO_INFO_FORMAT (&info->out_info) == GST_VIDEO_FORMAT_GRAY8;
-}
-
-static GstStructure *
-cpu_options (const GstCudaCacheConvertParams * p)
-{
-  /* the fill, red, green and blue */
-  guint argb = (0xffu << 24) | ((guint) p->fill[0] << 16) |
-      ((guint) p->fill[1] << 8) | (guint) p->fill[2];
-
-  return gst_structure_new ("options",
-      GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD, GST_TYPE_VIDEO_RESAMPLER_METHOD,
-      GST_VIDEO_RESAMPLER_METHOD_LINEAR,
-      GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
-      GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
-      GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
-      GST_VIDEO_DITHER_NONE,
-      GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, p->dest_x,
-      GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, p->dest_y,
-      GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, p->dest_width,
-      GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, p->dest_height,
-      GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
-      GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT, argb,
-      GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT,
-      MIN (g_get_num_processors (), 8), NULL);
-}
-
-/* 4:2:0 input whose rows change in number: upsampled first (see above) */
-static gboolean
-cpu_needs_upsample (const GstVideoInfo * in,
-    const GstCudaCacheConvertParams * p)
-{
-  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (in);
-
-  return (f == GST_VIDEO_FORMAT_NV12 || f == GST_VIDEO_FORMAT_I420 ||
-      gst_cuda_cache_convert_params_input_depth (in) > 0)
-      && p->dest_height != GST_VIDEO_INFO_HEIGHT (in);
-}
-
-/* The AYUV frame the first of the two steps upsamples @in to: its size,
- * colorimetry, aspect and rate. FALSE where GStreamer cannot lay out a
- * frame that large. */
-static gboolean
-cpu_ayuv_info (GstVideoInfo * ayuv, const GstVideoInfo * in)
-{
-  if (!gst_video_info_set_format (ayuv, GST_VIDEO_FORMAT_AYUV,
-          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in)))
-    return FALSE;
-  ayuv->colorimetry = in->colorimetry;
-  GST_VIDEO_INFO_PAR_N (ayuv) = GST_VIDEO_INFO_PAR_N (in);
-  GST_VIDEO_INFO_PAR_D (ayuv) = GST_VIDEO_INFO_PAR_D (in);
-  GST_VIDEO_INFO_FPS_N (ayuv) = GST_VIDEO_INFO_FPS_N (in);
-  GST_VIDEO_INFO_FPS_D (ayuv) = GST_VIDEO_INFO_FPS_D (in);
-  return TRUE;
-}
-
-/* The first of the two steps: cpu->upsample_in to cpu->ayuv, the chroma
- * upsampled as in one step (LINEAR, no dithering), on one thread. A
- * quantization other than 1 keeps GstVideoConverter off its fast paths
- * (I420 to AYUV repeats chroma samples); without dithering nothing is
- * quantized. */
-static gboolean
-cpu_make_upsample (GstCudaCacheConverterCpu * cpu, GError ** error)
-{
-  cpu->ayuv_buf = gst_buffer_new_allocate (NULL,
-      GST_VIDEO_INFO_SIZE (&cpu->ayuv), NULL);
-  if (!cpu->ayuv_buf) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-        "cannot allocate the %" G_GSIZE_FORMAT " bytes of the AYUV frame "
-        "the input's chroma is upsampled to", GST_VIDEO_INFO_SIZE (&cpu->ayuv));
-    return FALSE;
-  }
-  cpu->upsample = gst_video_converter_new (&cpu->upsample_in, &cpu->ayuv,
-      gst_structure_new ("options",
-          GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
-          GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
-          GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
-          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION,
-          G_TYPE_UINT, 2, GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, 1,
-          NULL));
-  if (!cpu->upsample) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "GstVideoConverter cannot convert %s to AYUV",
-        GST_VIDEO_INFO_NAME (&cpu->upsample_in));
-    return FALSE;
-  }
-  return TRUE;
 }
 
 /* GstVideoConverter finds a frame's row at stride * row in a gint (1.22's
@@ -365,6 +266,9 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
   if (video_out) {
     GstVideoInfo out = info->out_info;
 
+    if (!cpu_frame_fits (&out, "an output frame", error))
+      return FALSE;
+
     GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
     GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
     cpu->conv = gst_video_converter_new (&cpu->rgb, &out,
@@ -392,9 +296,8 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
 {
   const GstCudaCacheConvertParams *p = params;
   const GstVideoInfo *in = &info->in_info;
-  GstVideoInfo out = info->out_info;
-  gboolean upsample;
-  gboolean keep_upsample, keep_rgb;
+  GstCudaCacheConvertParams plan;
+  GstVideoFormat stand_in = GST_VIDEO_FORMAT_UNKNOWN;
   GstCudaCacheConverterCpu *cpu;
 
   cpu = g_new0 (GstCudaCacheConverterCpu, 1);
@@ -422,102 +325,45 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
       goto failed;
     return cpu;
   }
-  upsample = cpu_needs_upsample (in, p);
-  if (cpu_via_rgb (info)) {
-    if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
-            p->out_width, p->out_height)) {
-      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "the CPU path cannot make %s of %dx%d: GStreamer cannot lay out "
-          "the %dx%d RGB frame it is packed from (4 GiB or more)",
-          info->tensor_out ? "a tensor" : "GRAY8", p->out_width,
-          p->out_height, p->out_width, p->out_height);
-      goto failed;
-    }
-    out = cpu->rgb;
-  }
-  /* GstVideoConverter converts pictures, not frame rates */
-  GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
-  GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
-  if (cpu_has_stand_in (in)) {
-    if (!gst_video_info_set_format (&cpu->stand_in, GST_VIDEO_FORMAT_RGBx,
+
+  /* the frame LINEAR reads: the input, or its stand-in; tensors and GRAY8
+   * from its RGB rows */
+  plan = *p;
+  if (cpu_has_stand_in (in))
+    stand_in = plan.in_format = GST_VIDEO_FORMAT_RGBx;
+  else if (gst_cuda_cache_convert_params_input_depth (in) > 0)
+    stand_in = GST_VIDEO_FORMAT_NV12;
+  if (cpu_via_rgb (info))
+    plan.out_format = GST_VIDEO_FORMAT_UNKNOWN;
+  if (stand_in != GST_VIDEO_FORMAT_UNKNOWN) {
+    if (!gst_video_info_set_format (&cpu->stand_in, stand_in,
             GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in))) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
           "the CPU path cannot convert %dx%d %s: GStreamer cannot lay out "
-          "the RGBx frame of that size it is converted as (4 GiB or more)",
+          "the %s frame of that size it is converted as (4 GiB or more)",
           GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in),
-          GST_VIDEO_INFO_NAME (in));
+          GST_VIDEO_INFO_NAME (in), gst_video_format_to_string (stand_in));
       goto failed;
     }
-    GST_VIDEO_INFO_PAR_N (&cpu->stand_in) = GST_VIDEO_INFO_PAR_N (in);
-    GST_VIDEO_INFO_PAR_D (&cpu->stand_in) = GST_VIDEO_INFO_PAR_D (in);
-    GST_VIDEO_INFO_FPS_N (&cpu->stand_in) = GST_VIDEO_INFO_FPS_N (in);
-    GST_VIDEO_INFO_FPS_D (&cpu->stand_in) = GST_VIDEO_INFO_FPS_D (in);
-    if (!cpu_frame_fits (&cpu->stand_in, "the RGBx frame the input is "
-            "converted as", error))
-      goto failed;
-    cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
-        GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
+    if (old && old->stand_in_buf && gst_video_info_is_equal (&old->stand_in,
+            &cpu->stand_in)) {
+      cpu->stand_in_buf = g_steal_pointer (&old->stand_in_buf);
+    } else {
+      cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
+          GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
+    }
     if (!cpu->stand_in_buf) {
       g_set_error (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_NO_SPACE_LEFT, "cannot allocate the %"
-          G_GSIZE_FORMAT " bytes of the RGBx frame the input is converted as",
-          GST_VIDEO_INFO_SIZE (&cpu->stand_in));
-      goto failed;
-    }
-    in = &cpu->stand_in;
-  }
-  if (upsample) {
-    cpu->upsample_in = *in;
-    if (!cpu_ayuv_info (&cpu->ayuv, in)) {
-      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "the CPU path cannot convert %dx%d %s: GStreamer cannot lay out the "
-          "AYUV frame of that size its chroma is upsampled to (4 GiB or more)",
-          GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in),
-          GST_VIDEO_INFO_NAME (in));
+          G_GSIZE_FORMAT " bytes of the %s frame the input is converted as",
+          GST_VIDEO_INFO_SIZE (&cpu->stand_in),
+          gst_video_format_to_string (stand_in));
       goto failed;
     }
   }
-  if (!cpu_frame_fits (in, "an input frame", error) ||
-      !cpu_frame_fits (&out, cpu_via_rgb (info) ?
-          "the RGB frame a tensor is packed from" : "an output frame", error)
-      || (upsample && !cpu_frame_fits (&cpu->ayuv,
-              "the AYUV frame the input's chroma is upsampled to", error)))
+  cpu->linear = gst_cuda_cache_linear_new (&plan, error);
+  if (!cpu->linear)
     goto failed;
-  keep_upsample = upsample && old && old->upsample &&
-      gst_video_info_is_equal (&old->upsample_in, in);
-  keep_rgb = cpu_via_rgb (info) && old && old->rgb_buf &&
-      gst_buffer_get_size (old->rgb_buf) == GST_VIDEO_INFO_SIZE (&cpu->rgb);
-
-  cpu->conv = gst_video_converter_new (upsample ? &cpu->ayuv :
-      (GstVideoInfo *) in, &out, cpu_options (p));
-  if (!cpu->conv) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-        "GstVideoConverter cannot convert %s to %s",
-        GST_VIDEO_INFO_NAME (upsample ? &cpu->ayuv : in),
-        cpu_via_rgb (info) ? "RGB" : GST_VIDEO_INFO_NAME (&out));
-    goto failed;
-  }
-  if (cpu_via_rgb (info) && !keep_rgb) {
-    cpu->rgb_buf = gst_buffer_new_allocate (NULL,
-        GST_VIDEO_INFO_SIZE (&cpu->rgb), NULL);
-    if (!cpu->rgb_buf) {
-      g_set_error (error, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NO_SPACE_LEFT, "cannot allocate the %"
-          G_GSIZE_FORMAT " bytes of the frame the tensor is packed from",
-          GST_VIDEO_INFO_SIZE (&cpu->rgb));
-      goto failed;
-    }
-  }
-  if (upsample && !keep_upsample && !cpu_make_upsample (cpu, error))
-    goto failed;
-
-  /* nothing fails from here on */
-  if (keep_rgb)
-    cpu->rgb_buf = g_steal_pointer (&old->rgb_buf);
-  if (keep_upsample) {
-    cpu->upsample = g_steal_pointer (&old->upsample);
-    cpu->ayuv_buf = g_steal_pointer (&old->ayuv_buf);
-  }
 
   return cpu;
 
@@ -579,21 +425,20 @@ gray_of (const GstCudaCacheConvertParams * p, const guint8 * rgb)
   return (guint8) CLAMP (floorf (g + 0.5f), 0.0f, 255.0f);
 }
 
-/* GRAY8 from an RGB frame */
+/* Rows @y0..@y1 of GRAY8 (@out: row @y0's, rows @out_stride apart) from
+ * 8-bit RGB rows (@rgb: row @y0's, @stride apart) */
 static void
-pack_gray (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
-    GstVideoFrame * gray)
+pack_gray (const GstCudaCacheConvertParams * p, const guint8 * rgb,
+    gsize stride, gint y0, gint y1, guint8 * out, gsize out_stride)
 {
   gint x, y;
 
-  for (y = 0; y < p->out_height; y++) {
-    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
-    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (gray, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (gray, 0);
+  for (y = y0; y < y1; y++) {
+    const guint8 *row = rgb + (gsize) (y - y0) * stride;
+    guint8 *d = out + (gsize) (y - y0) * out_stride;
 
     for (x = 0; x < p->out_width; x++)
-      out[x] = gray_of (p, row + 3 * x);
+      d[x] = gray_of (p, row + 3 * x);
   }
 }
 
@@ -658,18 +503,17 @@ pack_yuv420 (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
   }
 }
 
-/* The tensor from an RGB frame: its channels, or its gray. */
+/* Rows @y0..@y1 of the tensor at @dst from 8-bit RGB rows (@rgb: row
+ * @y0's, @stride bytes apart): its channels, or its gray. */
 static void
-pack_tensor (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
-    guint8 * dst)
+pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
+    gsize stride, gint y0, gint y1, guint8 * dst)
 {
   gint w = p->out_width, h = p->out_height, x, y, k;
   gint c = p->channels;
-  gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
-  const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (rgb, 0);
 
-  for (y = 0; y < h; y++) {
-    const guint8 *row = src + (gsize) y * stride;
+  for (y = y0; y < y1; y++) {
+    const guint8 *row = rgb + (gsize) (y - y0) * stride;
 
     for (x = 0; x < w; x++) {
       for (k = 0; k < c; k++) {
@@ -798,14 +642,18 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
     }
     ok = gst_cuda_cache_converter_tensor_fits (info, map.size, error);
     if (ok)
-      pack_tensor (p, &rgb, map.data);
+      pack_tensor (p, GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), 0, p->out_height, map.data);
     gst_buffer_unmap (outbuf, &map);
   } else if (gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
           outbuf, GST_MAP_WRITE, "output", error)) {
     if (cpu->conv)
       gst_video_converter_frame (cpu->conv, &rgb, &out_frame);
     else if (GST_VIDEO_FRAME_FORMAT (&out_frame) == GST_VIDEO_FORMAT_GRAY8)
-      pack_gray (p, &rgb, &out_frame);
+      pack_gray (p, GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), 0, p->out_height,
+          GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0));
     else
       pack_yuv420 (p, &rgb, &out_frame);
     gst_video_frame_unmap (&out_frame);
@@ -822,88 +670,130 @@ map_failed:
   return FALSE;
 }
 
+/* 16-bit 4:2:0 @src narrowed into the NV12 frame @nv12, as
+ * gst_cuda_cache_narrow_16 () does */
+static void
+cpu_make_narrowed (const GstVideoFrame * src, GstVideoFrame * nv12)
+{
+  gint depth = GST_VIDEO_FRAME_COMP_DEPTH (src, 0), k, x, y;
+
+  for (k = 0; k < 2; k++) {
+    gint rows = k ? (GST_VIDEO_FRAME_HEIGHT (src) + 1) / 2 :
+        GST_VIDEO_FRAME_HEIGHT (src);
+    gint n = k ? 2 * ((GST_VIDEO_FRAME_WIDTH (src) + 1) / 2) :
+        GST_VIDEO_FRAME_WIDTH (src);
+
+    for (y = 0; y < rows; y++) {
+      const guint16 *s = (const guint16 *) ((const guint8 *)
+          GST_VIDEO_FRAME_PLANE_DATA (src, k) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (src, k));
+      guint8 *d = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (nv12, k) +
+          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (nv12, k);
+
+      for (x = 0; x < n; x++)
+        d[x] = cpu_narrow (s[x], depth);
+    }
+  }
+}
+
+/* Where LINEAR's 8-bit RGB rows go: a tensor, or GRAY8 */
+typedef struct
+{
+  const GstCudaCacheConvertParams *p;
+  guint8 *tensor;
+  GstVideoFrame *gray;
+} CpuRows;
+
+static void
+cpu_pack_rows (gpointer data, const guint8 * rgb, gsize stride, gint y0,
+    gint y1)
+{
+  const CpuRows *r = data;
+
+  if (r->tensor) {
+    pack_tensor (r->p, rgb, stride, y0, y1, r->tensor);
+  } else {
+    gsize out_stride = GST_VIDEO_FRAME_PLANE_STRIDE (r->gray, 0);
+
+    pack_gray (r->p, rgb, stride, y0, y1,
+        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (r->gray, 0) +
+        (gsize) y0 * out_stride, out_stride);
+  }
+}
+
 gboolean
 gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
   const GstCudaCacheConverterInfo *info = &cpu->info;
-  const GstVideoInfo *out_info;
-  GstVideoFrame in_frame, out_frame, view;
-  GstBuffer *target;
+  guint threads = MIN (g_get_num_processors (), 8);
+  GstVideoFrame in_frame, view, stand_in, out_frame;
+  const GstVideoFrame *src = &view;
+  const guint8 *in_data[3] = { NULL, NULL, NULL };
+  guint8 *out_data[3] = { NULL, NULL, NULL };
+  gint in_stride[3] = { 0, 0, 0 }, out_stride[3] = { 0, 0, 0 };
+  CpuRows rows = { &cpu->params, NULL, NULL };
   GstMapInfo map;
+  gboolean ok = TRUE;
+  guint i;
 
   if (cpu->resampler)
     return cpu_convert_resampled (cpu, inbuf, outbuf, error);
-
-  target = cpu_via_rgb (info) ? cpu->rgb_buf : outbuf;
-  out_info = cpu_via_rgb (info) ? &cpu->rgb : &info->out_info;
 
   if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
           GST_MAP_READ, "input", error))
     return FALSE;
   cpu_source_view (cpu, &in_frame, &view);
-  /* the RGB frame a tensor or GRAY8 is packed from is the back end's own
-   * buffer: only ever mapped */
-  if (!gst_cuda_cache_converter_frame_map (&out_frame, out_info, target,
-          GST_MAP_READWRITE, "output", error)) {
-    gst_video_frame_unmap (&in_frame);
-    return FALSE;
-  }
-  if (cpu->upsample) {
-    GstVideoFrame ayuv_frame;
-
-    if (!gst_video_frame_map (&ayuv_frame, &cpu->ayuv, cpu->ayuv_buf,
+  if (cpu->stand_in_buf) {
+    if (!gst_video_frame_map (&stand_in, &cpu->stand_in, cpu->stand_in_buf,
             GST_MAP_READWRITE)) {
-      gst_video_frame_unmap (&out_frame);
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    gst_video_converter_frame (cpu->upsample, &view, &ayuv_frame);
-    gst_video_converter_frame (cpu->conv, &ayuv_frame, &out_frame);
-    gst_video_frame_unmap (&ayuv_frame);
-  } else if (cpu->stand_in_buf) {
-    GstVideoFrame rgbx_frame;
-
-    if (!gst_video_frame_map (&rgbx_frame, &cpu->stand_in, cpu->stand_in_buf,
-            GST_MAP_READWRITE)) {
-      gst_video_frame_unmap (&out_frame);
-      gst_video_frame_unmap (&in_frame);
-      goto map_failed;
-    }
-    cpu_make_stand_in (&cpu->params, &view, &rgbx_frame);
-    gst_video_converter_frame (cpu->conv, &rgbx_frame, &out_frame);
-    gst_video_frame_unmap (&rgbx_frame);
-  } else {
-    gst_video_converter_frame (cpu->conv, &view, &out_frame);
+    if (GST_VIDEO_FRAME_FORMAT (&stand_in) == GST_VIDEO_FORMAT_NV12)
+      cpu_make_narrowed (&view, &stand_in);
+    else
+      cpu_make_stand_in (&cpu->params, &view, &stand_in);
+    src = &stand_in;
   }
-  gst_video_frame_unmap (&in_frame);
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (src) && i < 3; i++) {
+    in_data[i] = GST_VIDEO_FRAME_PLANE_DATA (src, i);
+    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (src, i);
+  }
 
   if (info->tensor_out) {
     if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
-      gst_video_frame_unmap (&out_frame);
-      goto map_failed;
-    }
-    if (!gst_cuda_cache_converter_tensor_fits (info, map.size, error)) {
+      ok = FALSE;
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "could not map a buffer for the conversion");
+    } else if (!gst_cuda_cache_converter_tensor_fits (info, map.size, error)) {
       gst_buffer_unmap (outbuf, &map);
-      gst_video_frame_unmap (&out_frame);
-      return FALSE;
+      ok = FALSE;
+    } else {
+      rows.tensor = map.data;
+      gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, NULL, NULL,
+          cpu_pack_rows, &rows, threads);
+      gst_buffer_unmap (outbuf, &map);
     }
-    pack_tensor (&cpu->params, &out_frame, map.data);
-    gst_buffer_unmap (outbuf, &map);
-  } else if (cpu_via_rgb (info)) {
-    GstVideoFrame gray_frame;
-
-    if (!gst_cuda_cache_converter_frame_map (&gray_frame, &info->out_info,
-            outbuf, GST_MAP_WRITE, "output", error)) {
-      gst_video_frame_unmap (&out_frame);
-      return FALSE;
+  } else if (gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
+          outbuf, GST_MAP_WRITE, "output", error)) {
+    if (cpu_via_rgb (info))
+      rows.gray = &out_frame;
+    for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame) && i < 3; i++) {
+      out_data[i] = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
+      out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
     }
-    pack_gray (&cpu->params, &out_frame, &gray_frame);
-    gst_video_frame_unmap (&gray_frame);
+    gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, out_data,
+        out_stride, cpu_pack_rows, &rows, threads);
+    gst_video_frame_unmap (&out_frame);
+  } else {
+    ok = FALSE;
   }
-  gst_video_frame_unmap (&out_frame);
+  if (cpu->stand_in_buf)
+    gst_video_frame_unmap (&stand_in);
+  gst_video_frame_unmap (&in_frame);
 
-  return TRUE;
+  return ok;
 
   /* ERRORS */
 map_failed:
@@ -917,8 +807,7 @@ gst_cuda_cache_converter_cpu_free (GstCudaCacheConverterCpu * cpu)
 {
   if (!cpu)
     return;
-  g_clear_pointer (&cpu->upsample, gst_video_converter_free);
-  gst_clear_buffer (&cpu->ayuv_buf);
+  g_clear_pointer (&cpu->linear, gst_cuda_cache_linear_free);
   g_clear_pointer (&cpu->conv, gst_video_converter_free);
   gst_clear_buffer (&cpu->stand_in_buf);
   gst_clear_buffer (&cpu->rgb_buf);

@@ -43,6 +43,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gstcudacachelinear-private.h"
 #include "gstcudacacheresample-private.h"
 
 /* OpenCV's INTER_RESIZE_COEF_BITS; Pillow's PRECISION_BITS */
@@ -657,39 +658,23 @@ typedef struct
 {
   const Run *run;
   RowsFunc func;
-  gint y0, y1;
-} Slice;
+} RunRows;
 
-static gpointer
-slice_run (gpointer data)
+static void
+run_rows (gpointer data, gint y0, gint y1)
 {
-  Slice *s = data;
+  const RunRows *rr = data;
 
-  s->func (s->run, s->y0, s->y1);
-  return NULL;
+  rr->func (rr->run, y0, y1);
 }
 
 /* @func over rows 0..@rows, split over up to @threads threads */
 static void
 parallel_rows (const Run * run, RowsFunc func, gint rows, guint threads)
 {
-  Slice slices[16];
-  GThread *t[16];
-  guint n = CLAMP (threads, 1, G_N_ELEMENTS (slices)), i;
+  RunRows rr = { run, func };
 
-  /* a few rows are not worth a thread */
-  n = MIN (n, (guint) MAX (rows / 16, 1));
-  for (i = 0; i < n; i++) {
-    slices[i].run = run;
-    slices[i].func = func;
-    slices[i].y0 = (gint) ((gint64) rows * i / n);
-    slices[i].y1 = (gint) ((gint64) rows * (i + 1) / n);
-  }
-  for (i = 1; i < n; i++)
-    t[i] = g_thread_new ("cudacache-resample", slice_run, &slices[i]);
-  slice_run (&slices[0]);
-  for (i = 1; i < n; i++)
-    g_thread_join (t[i]);
+  gst_cuda_cache_parallel_rows (run_rows, &rr, rows, 1, threads);
 }
 
 void

@@ -108,6 +108,12 @@ typedef struct
 {
   gdouble levels;
   gchar where[96];
+  /* compare_with_definition (): the definition rounds to 8-bit RGB on the
+   * way (each input pixel before it scales: 4:2:2 and GRAY8 input, 4:2:0
+   * input whose picture grows; each output pixel before its gray), where
+   * a double and a float can round a value at a half either way: a level
+   * more in that value, a level more at most in the output */
+  gboolean rounds_first;
 } Difference;
 
 static inline void
@@ -228,6 +234,20 @@ picture_size (const Geometry * geo, gint * dw, gint * dh)
     *dw = MAX (1, (gint) ((gint64) geo->out_h * geo->in_w / geo->in_h));
 }
 
+/* How far @o from @info may be off the definition where @d was found,
+ * in levels: the output's one rounding to 8 bits, float16's, the float
+ * sums' (a trace for RGB input; 4:2:0 input's taps across are 16-bit
+ * fixed point, and the matrix after the taps doubles chroma's error), and
+ * a level more where the definition rounds a pixel first. */
+static inline gdouble
+definition_tolerance (const Difference * d, const GstVideoInfo * info,
+    const Output * o)
+{
+  return 0.5 + (o->dtype && o->dtype[5] == '1' ? 0.15 :
+      GST_VIDEO_INFO_IS_RGB (info) ? 0.02 : 0.1) +
+      (d->rounds_first ? 1.0 : 0.0);
+}
+
 /* Input the kernels read through a stand-in frame (4:2:2 packed, GRAY8):
  * the definition converts it to 8-bit RGB first, every pixel (chroma
  * upsampled across as chroma_upsampled () does, @geo's colorimetry's
@@ -238,48 +258,6 @@ definition_has_stand_in (GstVideoFormat format)
 {
   return format == GST_VIDEO_FORMAT_YUY2 || format == GST_VIDEO_FORMAT_UYVY ||
       format == GST_VIDEO_FORMAT_GRAY8;
-}
-
-/* The definition the kernels follow for RGB-family input to packed RGB,
- * a tensor, NV12 or I420 (docs/elements.md): GstVideoResampler's LINEAR taps in
- * double on both axes, with its edge handling, except where GstVideoScaler
- * grows 8-bit lines across by its 2-tap fixed-point path (positions in
- * 1/65536 of a pixel, weights in 1/256: lines of 4 bytes, and of 3 bytes
- * unless the output is that same format), which the kernels reproduce; one
- * rounding, to 8 bits, at the end; the letterbox's border 114. For NV12
- * and I420 output, the output colorimetry's matrix then makes Y of each
- * pixel and U and V of each 2x2 block's mean (its picture pixels only,
- * where it straddles the picture's edge), as GstVideoConverter's chroma
- * downsampling does for caps that name no chroma siting. 4:2:0 input
- * narrowed to a smaller picture follows it to RGB or a tensor, with the
- * chroma upsampled linearly first and the input's colorimetry's matrix
- * after the taps (4:2:0 to 4:2:0 is scaled plane by plane, not covered).
- * Where many taps add up or the picture is small, GstVideoConverter's 8-bit
- * passes and fixed-point taps come several levels off it (up to 17 seen:
- * 957x2066 NV12 BT.2020 to 3x14), so the random geometries hold these
- * conversions to it rather than to the CPU path. 4:2:2 packed and GRAY8
- * input are RGB-family input once converted (definition_stand_in ()).
- * Gray output (GRAY8, 1-channel tensors) is the luma of the RGB rounded
- * to 8 bits: GRAY8's colorimetry's weights. */
-static inline gboolean
-definition_applies (GstVideoFormat in, const Output * o, const Geometry * geo)
-{
-  gint dw, dh;
-
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (in)) ||
-      definition_has_stand_in (in))
-    return TRUE;
-  if (o->format && (g_str_equal (o->format, "NV12") ||
-          g_str_equal (o->format, "I420")))
-    return FALSE;
-  /* 4:2:0 input narrowed, its picture's area shrunk: scaled as Y, U and V,
-   * then converted. Not covered: pictures whose area grows, converted to
-   * 8-bit RGB first, and widened ones, for GstVideoScaler's 2-tap path
-   * (a pixel of margin on each side: picture_size () may be a pixel off
-   * the converter's rectangle) */
-  picture_size (geo, &dw, &dh);
-  return dw + 1 < geo->in_w &&
-      (gint64) (dw + 1) * (dh + 1) < (gint64) geo->in_w * geo->in_h;
 }
 
 /* 4:2:0 input's U (@k 1) or V (@k 2) upsampled to luma pixel (@x, @y)
@@ -476,11 +454,30 @@ definition_stand_in (GstBuffer * sys, const GstVideoInfo * info,
   return rgbx;
 }
 
-/* Every value of @gpu (the kernels' output of @o for @geo from @sys)
- * against the definition above, in 8-bit levels: R, G and B, or Y, U and
- * V for NV12 and I420 output. For 4:2:0 input (definition_applies ()): Y
- * and the upsampled U and V each filtered with the LINEAR taps in double,
- * then the input colorimetry's matrix, clamped to 0..255. */
+/* The definition the kernels and the CPU path follow (docs/elements.md),
+ * in double, for every input and output:
+ * - GstVideoResampler's LINEAR taps on both axes, with its edge handling,
+ *   except where GstVideoScaler grows 8-bit lines across by its 2-tap
+ *   fixed-point path (positions in 1/65536 of a pixel, weights in 1/256:
+ *   lines of 4 bytes, 4:2:0 input's, and lines of 3 bytes unless the
+ *   output is that same format), which the kernels reproduce; one
+ *   rounding, to 8 bits, at the end; the letterbox's border 114.
+ * - 4:2:0 input: Y and U and V, the chroma upsampled linearly as sited,
+ *   each filtered with the taps, then the input colorimetry's matrix; where
+ *   the picture's area grows and the output is not 4:2:0, every input pixel
+ *   converted so and rounded to 8-bit RGB first, then filtered (as
+ *   GstVideoConverter orders it).
+ * - 4:2:2 packed and GRAY8 input: RGB-family input once converted
+ *   (definition_stand_in ()).
+ * - NV12 and I420 output: the output colorimetry's matrix makes Y of each
+ *   pixel and U and V of each 2x2 block's mean (its picture pixels only,
+ *   where it straddles the picture's edge), of the RGB unclamped.
+ * - Gray output (GRAY8, 1-channel tensors): the luma of the RGB rounded to
+ *   8 bits, GRAY8's colorimetry's weights.
+ *
+ * Every value of @gpu (the output of @o for @geo from @sys, of the
+ * kernels or of the CPU path) against it, in 8-bit levels: R, G and B, or
+ * Y, U and V for NV12 and I420 output. */
 static inline Difference
 compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     GstBuffer * gpu, const Output * o, const Geometry * geo)
@@ -498,6 +495,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
   gdouble wx[128], wy[128], to_rgb[3][4] = { {0,}, }, from_rgb[3][4];
   gdouble *want_rgb;
   gboolean same_rgb, yuv = !GST_VIDEO_INFO_IS_RGB (info), yuv420_out;
+  gboolean convert_first;
   gboolean h_cosited = FALSE, v_cosited = FALSE;
   gboolean gray_out = output_is_gray (o);
   gint x, y, k, l, m;
@@ -509,6 +507,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
 
     rgbx_geo.colorimetry = NULL;
     d = compare_with_definition (rgbx, &rgbx_info, gpu, o, &rgbx_geo);
+    d.rounds_first = TRUE;
     gst_buffer_unref (rgbx);
     return d;
   }
@@ -532,7 +531,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
       in_format == GST_VIDEO_FORMAT_BGR) &&
       in_format == (o->format ? gst_video_format_from_string (o->format) :
       GST_VIDEO_FORMAT_RGB);
-  definition_axis_init (&ax, geo->in_w, rect.w, !same_rgb && !yuv);
+  definition_axis_init (&ax, geo->in_w, rect.w, !same_rgb);
   definition_axis_init (&ay, geo->in_h, rect.h, FALSE);
 
   /* 4:2:0 input: its caps' colorimetry and chroma siting, and R'G'B' on
@@ -558,6 +557,10 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
     fail_unless (gst_buffer_map (gpu, &map, GST_MAP_READ));
   }
   yuv420_out = o->format && GST_VIDEO_INFO_IS_YUV (&out_info);
+  convert_first = yuv && !yuv420_out &&
+      (gint64) rect.w * rect.h > (gint64) geo->in_w * geo->in_h;
+  /* gray is made from the RGB rounded to 8 bits */
+  d.rounds_first = convert_first || gray_out;
   if (yuv420_out)
     definition_matrix (&out_info, NULL, from_rgb);
   if (gray_out) {
@@ -589,21 +592,37 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
         for (m = 0; m < definition_n_taps (&ax); m++) {
           gint sx = CLAMP (fx + m, 0, geo->in_w - 1);
           gdouble w = wy[l] * wx[m];
+          gdouble u = chroma_upsampled (&in_frame, 1, sx, sy, h_cosited,
+              v_cosited);
+          gdouble v = chroma_upsampled (&in_frame, 2, sx, sy, h_cosited,
+              v_cosited);
 
+          if (convert_first) {
+            /* the pixel's 8-bit RGB, weighted */
+            for (k = 0; k < 3; k++)
+              yuv_sum[k] += w * CLAMP (floor (to_rgb[k][0] * row[sx] +
+                      to_rgb[k][1] * u + to_rgb[k][2] * v + to_rgb[k][3] +
+                      0.5), 0.0, 255.0);
+            continue;
+          }
           yuv_sum[0] += w * row[sx];
-          yuv_sum[1] += w * chroma_upsampled (&in_frame, 1, sx, sy, h_cosited,
-              v_cosited);
-          yuv_sum[2] += w * chroma_upsampled (&in_frame, 2, sx, sy, h_cosited,
-              v_cosited);
+          yuv_sum[1] += w * u;
+          yuv_sum[2] += w * v;
         }
       }
 
       for (k = 0; k < 3; k++) {
         gdouble want = 114.0;
 
-        if (inside && yuv) {
-          want = CLAMP (to_rgb[k][0] * yuv_sum[0] + to_rgb[k][1] * yuv_sum[1]
-              + to_rgb[k][2] * yuv_sum[2] + to_rgb[k][3], 0.0, 255.0);
+        if (inside && yuv && convert_first) {
+          want = yuv_sum[k];
+        } else if (inside && yuv) {
+          /* clamped where it is stored as RGB; NV12 and I420 take it
+           * unclamped (the same size, Y comes back as it was) */
+          want = to_rgb[k][0] * yuv_sum[0] + to_rgb[k][1] * yuv_sum[1] +
+              to_rgb[k][2] * yuv_sum[2] + to_rgb[k][3];
+          if (!yuv420_out)
+            want = CLAMP (want, 0.0, 255.0);
         } else if (inside) {
           want = 0.0;
           for (l = 0; l < definition_n_taps (&ay); l++) {

@@ -650,14 +650,15 @@ count_errors (GstBus * bus, GstMessage * msg, gpointer user_data)
   return GST_BUS_PASS;
 }
 
-/* The errors the converter posts for a shape it cannot make. */
+/* The errors the converter, with @properties, posts for a shape it cannot
+ * make. */
 static GPtrArray *
-refused_shape_errors (const gchar * tensor_caps)
+refused_shape_errors_with (const gchar * properties, const gchar * tensor_caps)
 {
   GPtrArray *errors = g_ptr_array_new_with_free_func (g_free);
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=30 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! cudacacheconvert "
-      "name=convert ! %s ! fakesink", tensor_caps);
+      "name=convert %s ! %s ! fakesink", properties, tensor_caps);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg;
@@ -676,6 +677,12 @@ refused_shape_errors (const gchar * tensor_caps)
   g_free (desc);
 
   return errors;
+}
+
+static GPtrArray *
+refused_shape_errors (const gchar * tensor_caps)
+{
+  return refused_shape_errors_with ("", tensor_caps);
 }
 
 /* @tensor_caps downstream are refused with one error, which says @says */
@@ -722,13 +729,13 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
 
 GST_END_TEST;
 
-/* An output frame the CPU path cannot address (GstVideoConverter crashed
- * on it): one error that says so, and the pipeline stops cleanly. */
+/* An output frame the presets' CPU path cannot hand GstVideoConverter
+ * (it crashed on it): one error that says so, and the pipeline stops
+ * cleanly. */
 GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
 {
-  GPtrArray *errors =
-      refused_shape_errors ("video/x-raw,format=RGBA,width=30000,"
-      "height=30000");
+  GPtrArray *errors = refused_shape_errors_with ("method=bilinear",
+      "video/x-raw,format=RGBA,width=25000,height=25000");
 
   fail_unless_equals_int (errors->len, 1);
   fail_unless (strstr (g_ptr_array_index (errors, 0), "2 GiB"), "%s",

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Copyright (C) 2026 the gst-cuda-cache authors */
+
+/*
+ * The LINEAR method on the CPU (gstcudacachelinear.c): the definition
+ * (gstcudacachekernels-private.h) with the kernels' own taps, worked out
+ * by their plan (gstcudacacheplan.c), and their arithmetic, separably on
+ * all cores. The CPU path and the kernels give the same values within one
+ * rounding.
+ */
+
+#ifndef __GST_CUDA_CACHE_LINEAR_PRIVATE_H__
+#define __GST_CUDA_CACHE_LINEAR_PRIVATE_H__
+
+#include <gst/gst.h>
+#include "gstcudacachekernels-private.h"
+
+G_BEGIN_DECLS
+
+/* Work on rows [@y0, @y1) of something, from one thread of
+ * gst_cuda_cache_parallel_rows () */
+typedef void (*GstCudaCacheRowsFunc) (gpointer data, gint y0, gint y1);
+
+/* @func over rows 0..@rows in slices of a multiple of @align rows (but
+ * the last), on up to @threads threads, the calling one included; returns
+ * once every slice is done. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_parallel_rows (GstCudaCacheRowsFunc func, gpointer data,
+    gint rows, gint align, guint threads);
+
+typedef struct _GstCudaCacheLinear GstCudaCacheLinear;
+
+/* Called from the threads of gst_cuda_cache_linear_run () with 8-bit RGB
+ * rows @y0..@y1 of the output (@rgb holds row @y0, rows @stride bytes
+ * apart, 3 bytes a pixel, the fill included), for outputs packed from
+ * them (tensors, GRAY8). */
+typedef void (*GstCudaCacheLinearRows) (gpointer data, const guint8 * rgb,
+    gsize stride, gint y0, gint y1);
+
+/* The LINEAR conversion of @params, whose in_format (NV12, I420 or packed
+ * RGB) is the frame it reads and whose out_format is packed RGB, NV12 or
+ * I420 (written to the output's planes), or GST_VIDEO_FORMAT_UNKNOWN for
+ * 8-bit RGB rows handed to a GstCudaCacheLinearRows. NULL, with @error
+ * set, for a conversion the kernels' plan refuses. */
+G_GNUC_INTERNAL
+GstCudaCacheLinear *gst_cuda_cache_linear_new (const GstCudaCacheConvertParams
+    * params, GError ** error);
+
+/* Converts one frame: the input's planes at @in_data with @in_stride
+ * (bytes), into the output's at @out_data/@out_stride, or through @rows
+ * with @data; the output's rows split over up to @threads threads. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
+    const guint8 * const in_data[3], const gint in_stride[3],
+    guint8 * const out_data[3], const gint out_stride[3],
+    GstCudaCacheLinearRows rows, gpointer data, guint threads);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_linear_free (GstCudaCacheLinear * l);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_LINEAR_PRIVATE_H__ */
