@@ -127,33 +127,35 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
   return TRUE;
 }
 
-/* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
- * 16-bit) input: every pixel's chroma upsampled as sited, as the kernels
- * fold it (across: linear between the two samples around it; down, where
- * chroma is subsampled: cosited rows taken as they are, others 3:1
- * between the two rows around it; GRAY8's chroma 128), 16-bit samples
- * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then @p's
- * yuv_to_rgb, each channel rounded half up and clamped: as
- * kernels/narrow.cu's gst_cuda_cache_unpack_422 () and the I420 reading
- * of GRAY8 do. */
-static void
-cpu_make_stand_in (const GstCudaCacheConvertParams * p,
-    const GstVideoFrame * src, GstVideoFrame * rgbx)
+/* One frame's stand-in, as the threads of cpu_make_stand_in () share it */
+typedef struct
 {
+  const GstCudaCacheConvertParams *p;
+  const GstVideoFrame *src;
+  GstVideoFrame *rgbx;
+} StandIn;
+
+/* Rows @y0..@y1 of a stand-in */
+static void
+stand_in_rows (gpointer data, gint y0, gint y1)
+{
+  const StandIn *si = data;
+  const GstVideoFrame *src = si->src;
   const GstVideoFormatInfo *finfo = src->info.finfo;
-  const gfloat *m = p->yuv_to_rgb;
   gint depth = GST_VIDEO_FRAME_COMP_DEPTH (src, 0);
   gboolean wide = depth > 8;
   gboolean gray = GST_VIDEO_FRAME_N_COMPONENTS (src) == 1;
   gboolean sub_y = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) > 0;
-  gboolean h_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED)
-      != 0;
-  gboolean v_cosited = (p->in_chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED)
-      != 0;
+  gboolean h_cosited = (si->p->in_chroma_site &
+      GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  gboolean v_cosited = (si->p->in_chroma_site &
+      GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
   gint w = GST_VIDEO_FRAME_WIDTH (src), h = GST_VIDEO_FRAME_HEIGHT (src);
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
   const guint8 *base[3] = { NULL, NULL, NULL };
   gint ps[3] = { 0, 0, 0 };
+  gfloat *f = g_new (gfloat, (gsize) 3 * w + 2 * cw);
+  gfloat *yv = f, *c[2] = { f + w, f + 2 * w }, *a = f + 3 * w, *b = a + cw;
 
   for (k = 0; k < (gray ? 1 : 3); k++) {
     ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
@@ -164,49 +166,74 @@ cpu_make_stand_in (const GstCudaCacheConvertParams * p,
   if (!gray && GST_VIDEO_FORMAT_INFO_PLANE (finfo, 1) ==
       GST_VIDEO_FORMAT_INFO_PLANE (finfo, 2))
     base[2] = base[1] + ps[1] / 2;
-
+  if (gray) {
+    for (x = 0; x < w; x++)
+      c[0][x] = c[1][x] = 128.0f;
+  }
 #define SAMPLE(k, row, i) (wide ? \
     cpu_narrow (((const guint16 *) (row))[(i) * ps[k] / 2], depth) : \
     ((const guint8 *) (row))[(i) * ps[k]])
 #define ROW(k, r) (base[k] + (gsize) (r) * GST_VIDEO_FRAME_COMP_STRIDE (src, k))
 
-  for (y = 0; y < h; y++) {
-    gint cy0 = !sub_y ? y : v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
+  for (y = y0; y < y1; y++) {
+    /* chroma not subsampled down: the pixel's own row, no blend */
+    gint cy = !sub_y ? y : v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
     gfloat fy = !sub_y || v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
     gint rows = sub_y ? ch : h;
-    gint ra = CLAMP (cy0, 0, rows - 1), rb = CLAMP (cy0 + 1, 0, rows - 1);
+    gint ra = CLAMP (cy, 0, rows - 1);
+    gint rb = sub_y ? CLAMP (cy + 1, 0, rows - 1) : ra;
     const guint8 *luma = ROW (0, y);
-    guint8 *out = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgbx, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgbx, 0);
 
-    /* chroma not subsampled down: the pixel's own row, no blend */
-    if (!sub_y)
-      rb = ra;
-    for (x = 0; x < w; x++) {
-      gint cx0 = h_cosited ? x / 2 : (x >= 1 ? (x - 1) / 2 : -1);
-      gfloat fx = h_cosited ? ((x & 1) ? 0.5f : 0.0f) :
-          ((x & 1) ? 0.25f : 0.75f);
-      gint ca = CLAMP (cx0, 0, cw - 1), cb = CLAMP (cx0 + 1, 0, cw - 1);
-      gfloat yv = SAMPLE (0, luma, x), c[2] = { 128.0f, 128.0f };
-
-      for (k = 1; !gray && k < 3; k++) {
-        gfloat top = SAMPLE (k, ROW (k, ra), ca), top_b = SAMPLE (k, ROW (k,
-                ra), cb);
-        gfloat bot = SAMPLE (k, ROW (k, rb), ca), bot_b = SAMPLE (k, ROW (k,
-                rb), cb);
-        gfloat t = top + fx * (top_b - top), b = bot + fx * (bot_b - bot);
-
-        c[k - 1] = t + fy * (b - t);
-      }
-      out[4 * x] = cpu_to_u8 (m[0] * yv + m[1] * c[0] + m[2] * c[1] + m[3]);
-      out[4 * x + 1] = cpu_to_u8 (m[4] * yv + m[5] * c[0] + m[6] * c[1] + m[7]);
-      out[4 * x + 2] = cpu_to_u8 (m[8] * yv + m[9] * c[0] + m[10] * c[1] +
-          m[11]);
-      out[4 * x + 3] = 255;
+    if (wide) {
+      for (x = 0; x < w; x++)
+        yv[x] = SAMPLE (0, luma, x);
+    } else {
+      for (x = 0; x < w; x++)
+        yv[x] = luma[x * ps[0]];
     }
+    for (k = 1; !gray && k < 3; k++) {
+      const guint8 *top = ROW (k, ra), *bottom = ROW (k, rb);
+
+      if (wide) {
+        for (x = 0; x < cw; x++) {
+          a[x] = SAMPLE (k, top, x);
+          b[x] = SAMPLE (k, bottom, x);
+        }
+      } else {
+        for (x = 0; x < cw; x++)
+          a[x] = top[x * ps[k]];
+        /* the row below only where it is blended in */
+        for (x = 0; fy != 0.0f && x < cw; x++)
+          b[x] = bottom[x * ps[k]];
+      }
+      gst_cuda_cache_chroma_up (a, b, fy, cw, h_cosited, w, c[k - 1]);
+    }
+    gst_cuda_cache_yuv_to_rgbx (si->p->yuv_to_rgb, yv, c[0], c[1], w,
+        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (si->rgbx, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (si->rgbx, 0));
   }
 #undef SAMPLE
 #undef ROW
+  g_free (f);
+}
+
+/* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
+ * 16-bit) input: every pixel's chroma upsampled as sited, as the kernels
+ * fold it (across: linear between the two samples around it; down, where
+ * chroma is subsampled: cosited rows taken as they are, others 3:1
+ * between the two rows around it; GRAY8's chroma 128), 16-bit samples
+ * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then @p's
+ * yuv_to_rgb, each channel rounded half up and clamped: as
+ * kernels/narrow.cu's gst_cuda_cache_unpack_422 () and the I420 reading
+ * of GRAY8 do. Rows split over the cores. */
+static void
+cpu_make_stand_in (const GstCudaCacheConvertParams * p,
+    const GstVideoFrame * src, GstVideoFrame * rgbx)
+{
+  StandIn si = { p, src, rgbx };
+
+  gst_cuda_cache_parallel_rows (stand_in_rows, &si,
+      GST_VIDEO_FRAME_HEIGHT (src), 1, MIN (g_get_num_processors (), 8));
 }
 
 /* The CPU back end of a method other than LINEAR (cpu->params.method) for

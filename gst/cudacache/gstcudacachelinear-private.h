@@ -28,6 +28,23 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_parallel_rows (GstCudaCacheRowsFunc func, gpointer data,
     gint rows, gint align, guint threads);
 
+/* Chroma upsampled across as sited (the definition's, 3.; cosited or
+ * between the samples around it), @width values into @out, from a row of
+ * @cw samples @a blended down towards the next, @b, by @fv (the blend is
+ * left in @a). Every blend is exact: any order of them gives these
+ * values. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_chroma_up (gfloat * a, const gfloat * b, gfloat fv,
+    gint cw, gboolean cosited, gint width, gfloat * out);
+
+/* @width pixels of Y, U and V through the matrix @m (yuv_to_rgb's
+ * layout), each channel rounded half up and clamped, into RGBx (4 bytes a
+ * pixel, x 255): the stand-ins' and the convert-first step's arithmetic,
+ * m[0] * Y + m[1] * U + m[2] * V + m[3] in that order. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_yuv_to_rgbx (const gfloat m[12], const gfloat * y,
+    const gfloat * u, const gfloat * v, gint width, guint8 * dst);
+
 typedef struct _GstCudaCacheLinear GstCudaCacheLinear;
 
 /* Called from the threads of gst_cuda_cache_linear_run () with 8-bit RGB

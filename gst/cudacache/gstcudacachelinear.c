@@ -25,6 +25,9 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "gstcudacachelinear-private.h"
 #include "gstcudacacheplan-private.h"
@@ -77,6 +80,19 @@ typedef enum
   OUT_RGB_ROWS,
 } OutKind;
 
+/* One kind of sample across: the first input index per picture column,
+ * and the weights as floats, @stride a column (zero past the taps) */
+typedef struct
+{
+  const gint32 *start;
+  gfloat *w;
+  gint n;                       /* the taps */
+  gint stride;                  /* 4 or 8 where n fits, else n */
+  /* every column the input's own, whole (the same width, no letterbox
+   * across): the sums are the samples */
+  gboolean copy;
+} Across;
+
 struct _GstCudaCacheLinear
 {
   ConvertParams p;
@@ -87,11 +103,39 @@ struct _GstCudaCacheLinear
   gboolean yuv_h;               /* filtered as Y, U, V (not converted first) */
   gint out_alpha;               /* packed 4-byte output: the 4th byte's offset */
 
-  /* the table's arrays (kernels/convert-params.h) */
-  const gint32 *x_start, *x_cstart, *y_start, *y_cstart;
-  const gfloat *x_w, *x_cw, *y_w, *y_cw;
-  const guint32 *x_q, *x_cq;
+  /* across: luma (or RGB) and chroma */
+  Across x, xc;
+  /* down: the table's arrays (kernels/convert-params.h) */
+  const gint32 *y_start, *y_cstart;
+  const gfloat *y_w, *y_cw;
 };
+
+/* @a's weights from the table: the fixed-point ones as the values they
+ * are (q / 32768: exact in a float, and so are their products with a
+ * byte and the sums of 8 of them, in any order), else the float ones */
+static void
+across_init (Across * a, const gint32 * start, const gfloat * w,
+    const guint32 * q, gint n, gint width)
+{
+  gint x, l;
+
+  a->start = start;
+  a->n = n;
+  a->stride = n <= 4 ? 4 : n <= 8 ? 8 : n;
+  a->w = g_new0 (gfloat, (gsize) a->stride * width);
+  a->copy = TRUE;
+  for (x = 0; x < width; x++) {
+    for (l = 0; l < n; l++) {
+      gfloat v = q ?
+          ((q[x * (CONVERT_FIXED_TAPS / 2) + (l >> 1)] >> (16 * (l & 1))) &
+          0xffff) * (1.0f / CONVERT_FIXED_ONE) : w[x * n + l];
+
+      a->w[x * a->stride + l] = v;
+      if (v != (start[x] + l == x ? 1.0f : 0.0f))
+        a->copy = FALSE;
+    }
+  }
+}
 
 GstCudaCacheLinear *
 gst_cuda_cache_linear_new (const GstCudaCacheConvertParams * params,
@@ -132,19 +176,17 @@ gst_cuda_cache_linear_new (const GstCudaCacheConvertParams * params,
     l->out_alpha = 6 - p->out_r - p->out_g - p->out_b;
 
 #define TAB(t) (&g_array_index (l->table, guint32, p->tab[t]))
-  l->x_start = (const gint32 *) TAB (TAB_X_START);
-  l->x_w = (const gfloat *) TAB (TAB_X_W);
+  across_init (&l->x, (const gint32 *) TAB (TAB_X_START),
+      (const gfloat *) TAB (TAB_X_W), p->x_fixed ? TAB (TAB_X_Q) : NULL,
+      p->x_taps, p->dest_width);
   l->y_start = (const gint32 *) TAB (TAB_Y_START);
   l->y_w = (const gfloat *) TAB (TAB_Y_W);
   if (l->yuv) {
-    l->x_cstart = (const gint32 *) TAB (TAB_X_CSTART);
-    l->x_cw = (const gfloat *) TAB (TAB_X_CW);
+    across_init (&l->xc, (const gint32 *) TAB (TAB_X_CSTART),
+        (const gfloat *) TAB (TAB_X_CW), p->x_fixed ? TAB (TAB_X_CQ) : NULL,
+        p->x_ctaps, p->dest_width);
     l->y_cstart = (const gint32 *) TAB (TAB_Y_CSTART);
     l->y_cw = (const gfloat *) TAB (TAB_Y_CW);
-  }
-  if (p->x_fixed) {
-    l->x_q = TAB (TAB_X_Q);
-    l->x_cq = TAB (TAB_X_CQ);
   }
 #undef TAB
 
@@ -156,6 +198,8 @@ gst_cuda_cache_linear_free (GstCudaCacheLinear * l)
 {
   if (!l)
     return;
+  g_free (l->x.w);
+  g_free (l->xc.w);
   g_array_unref (l->table);
   g_free (l);
 }
@@ -197,147 +241,259 @@ chroma_frac (gint i, gboolean cosited, gboolean interpolate)
   return (i & 1) ? 0.25f : 0.75f;
 }
 
-/* The fixed-point sum of @n bytes @src[0], @src[@step], ... with the
- * paired 16-bit weights @q, as a value: exact, as the kernels' */
-static inline gfloat
-fixed_sum (const guint8 * src, gint step, const guint32 * q, gint n)
-{
-  guint32 acc = 0;
-  gint l;
+/* bytes past a row that the across pass's loads may read */
+#define ROW_PAD 16
 
-  for (l = 0; l < n; l++)
-    acc += ((q[l >> 1] >> (16 * (l & 1))) & 0xffff) * src[l * step];
-  return (gfloat) acc *(1.0f / CONVERT_FIXED_ONE);
+#ifdef __SSE2__
+/* 4 bytes at @p as 4 floats */
+static inline __m128
+load4 (const guint8 * p)
+{
+  const __m128i zero = _mm_setzero_si128 ();
+  guint32 v;
+
+  memcpy (&v, p, 4);
+  return _mm_cvtepi32_ps (_mm_unpacklo_epi16 (_mm_unpacklo_epi8
+          (_mm_cvtsi32_si128 ((gint) v), zero), zero));
 }
 
-/* Luma row @r across into @dst (dest_width values) */
-static void
-across_luma (const Run * run, gint r, gfloat * dst)
+/* the sums of @a, @b, @c and @d's values, in one vector */
+static inline __m128
+sum4 (__m128 a, __m128 b, __m128 c, __m128 d)
 {
-  const GstCudaCacheLinear *l = run->l;
-  const ConvertParams *p = &l->p;
-  const guint8 *row = run->in[0] + (gsize) r * run->in_stride[0];
-  gint n = p->x_taps, x, k;
+  __m128 s0 = _mm_add_ps (_mm_unpacklo_ps (a, b), _mm_unpackhi_ps (a, b));
+  __m128 s1 = _mm_add_ps (_mm_unpacklo_ps (c, d), _mm_unpackhi_ps (c, d));
 
-  for (x = 0; x < p->dest_width; x++) {
-    const guint8 *src = row + l->x_start[x];
+  return _mm_add_ps (_mm_movelh_ps (s0, s1), _mm_movehl_ps (s1, s0));
+}
 
-    if (l->x_q) {
-      dst[x] = fixed_sum (src, 1, l->x_q + x * (CONVERT_FIXED_TAPS / 2), n);
-    } else {
-      const gfloat *w = l->x_w + x * n;
-      gfloat acc = 0.0f;
+/* column @x's products: its taps' bytes by their weights, in a vector
+ * (stride 4) or two (stride 8) */
+static inline __m128
+products (const Across * a, const guint8 * src, gint x)
+{
+  const guint8 *s = src + a->start[x];
+  const gfloat *w = a->w + x * a->stride;
+  __m128 v = _mm_mul_ps (load4 (s), _mm_loadu_ps (w));
 
-      for (k = 0; k < n; k++)
-        acc += w[k] * src[k];
-      dst[x] = acc;
-    }
+  if (a->stride == 8)
+    v = _mm_add_ps (v, _mm_mul_ps (load4 (s + 4), _mm_loadu_ps (w + 4)));
+  return v;
+}
+#endif
+
+/* A row of bytes (@src, readable ROW_PAD bytes past its end) across into
+ * @dst, a value a picture column. Where the kernels sum in fixed point
+ * (at most 8 taps) the sums are exact, in whatever order; else in the
+ * kernels' order. */
+static void
+across_bytes (const Across * a, const guint8 * src, gint width, gfloat * dst)
+{
+  gint x = 0, l;
+
+  if (a->copy) {
+    for (x = 0; x < width; x++)
+      dst[x] = src[x];
+    return;
+  }
+#ifdef __SSE2__
+  if (a->stride <= 8) {
+    for (; x + 4 <= width; x += 4)
+      _mm_storeu_ps (dst + x, sum4 (products (a, src, x), products (a, src,
+                  x + 1), products (a, src, x + 2), products (a, src, x + 3)));
+  }
+#endif
+  for (; x < width; x++) {
+    const guint8 *s = src + a->start[x];
+    const gfloat *w = a->w + x * a->stride;
+    gfloat acc = 0.0f;
+
+    for (l = 0; l < a->n; l++)
+      acc += w[l] * s[l];
+    dst[x] = acc;
   }
 }
 
-/* Chroma row @r across into @dst: U and V, dest_width pairs */
+/* A row of RGB pixels of @bpp bytes (3 or 4: @src readable ROW_PAD bytes
+ * past its end), R, G and B at byte @ro, @go and @bo of a pixel, across
+ * into the planes @dst, @dst + @width and @dst + 2 * @width; each sum in
+ * the kernels' order */
 static void
-across_chroma (const Run * run, gint r, gfloat * dst)
+across_rgb (const Across * a, const guint8 * src, gint bpp, gint ro, gint go,
+    gint bo, gint width, gfloat * dst)
 {
-  const GstCudaCacheLinear *l = run->l;
-  const ConvertParams *p = &l->p;
-  gboolean nv12 = p->in_format == CONVERT_FORMAT_NV12;
-  const guint8 *u = run->in[1] + (gsize) r * run->in_stride[1];
-  const guint8 *v = nv12 ? u + 1 : run->in[2] + (gsize) r * run->in_stride[2];
-  gint n = p->x_ctaps, step = nv12 ? 2 : 1, x, k;
+  gint x, l;
 
-  for (x = 0; x < p->dest_width; x++) {
-    gint at = l->x_cstart[x] * step;
+  for (x = 0; x < width; x++) {
+    const guint8 *s = src + (gsize) a->start[x] * bpp;
+    const gfloat *w = a->w + x * a->stride;
+#ifdef __SSE2__
+    gfloat v[4];
+    __m128 acc = _mm_setzero_ps ();
 
-    if (l->x_cq) {
-      const guint32 *q = l->x_cq + x * (CONVERT_FIXED_TAPS / 2);
+    for (l = 0; l < a->n; l++) {
+      acc = _mm_add_ps (acc, _mm_mul_ps (_mm_set1_ps (w[l]), load4 (s)));
+      s += bpp;
+    }
+    _mm_storeu_ps (v, acc);
+    dst[x] = v[ro];
+    dst[width + x] = v[go];
+    dst[2 * width + x] = v[bo];
+#else
+    gfloat r = 0.0f, g = 0.0f, b = 0.0f;
 
-      dst[2 * x] = fixed_sum (u + at, step, q, n);
-      dst[2 * x + 1] = fixed_sum (v + at, step, q, n);
-    } else {
-      const gfloat *w = l->x_cw + x * n;
-      gfloat a = 0.0f, b = 0.0f;
+    for (l = 0; l < a->n; l++) {
+      r += w[l] * s[ro];
+      g += w[l] * s[go];
+      b += w[l] * s[bo];
+      s += bpp;
+    }
+    dst[x] = r;
+    dst[width + x] = g;
+    dst[2 * width + x] = b;
+#endif
+  }
+}
 
-      for (k = 0; k < n; k++) {
-        a += w[k] * u[at + k * step];
-        b += w[k] * v[at + k * step];
+void
+gst_cuda_cache_chroma_up (gfloat * a, const gfloat * b, gfloat fv, gint cw,
+    gboolean cosited, gint width, gfloat * out)
+{
+  gint i;
+
+  /* down first, then across: every blend exact, so in the kernels' order
+   * (across, then down) the values are the same */
+  if (fv != 0.0f) {
+    for (i = 0; i < cw; i++)
+      a[i] = a[i] + fv * (b[i] - a[i]);
+  }
+  /* luma pixel 2i and 2i + 1 of chroma sample i: cosited, on it and
+   * halfway to the next; else a quarter of the way from the one before,
+   * and a quarter of the way to the next. The first and the last samples
+   * (whose neighbours are themselves) apart, the rest without a bound */
+  for (i = 0; 2 * i < width; i++) {
+    gint prev = MAX (i - 1, 0), next = MIN (i + 1, cw - 1);
+
+    if (i == 1 && cw > 2) {
+      /* samples 1 .. cw - 2: both neighbours inside */
+      gint end = MIN (cw - 1, width / 2);
+
+      if (cosited) {
+        for (; i < end; i++) {
+          out[2 * i] = a[i];
+          out[2 * i + 1] = a[i] + 0.5f * (a[i + 1] - a[i]);
+        }
+      } else {
+        for (; i < end; i++) {
+          out[2 * i] = a[i - 1] + 0.75f * (a[i] - a[i - 1]);
+          out[2 * i + 1] = a[i] + 0.25f * (a[i + 1] - a[i]);
+        }
       }
-      dst[2 * x] = a;
-      dst[2 * x + 1] = b;
+      if (2 * i >= width)
+        break;
+      prev = MAX (i - 1, 0);
+      next = MIN (i + 1, cw - 1);
+    }
+    if (cosited) {
+      out[2 * i] = a[i];
+      if (2 * i + 1 < width)
+        out[2 * i + 1] = a[i] + 0.5f * (a[next] - a[i]);
+    } else {
+      out[2 * i] = a[prev] + 0.75f * (a[i] - a[prev]);
+      if (2 * i + 1 < width)
+        out[2 * i + 1] = a[i] + 0.25f * (a[next] - a[i]);
     }
   }
 }
 
-/* 4:2:0 row @r converted to 8-bit RGB before scaling, as the tiled
- * kernel's convert-first step: every pixel's chroma from the two chroma
- * rows and columns around it, then the matrix, rounded and clamped */
+void
+gst_cuda_cache_yuv_to_rgbx (const gfloat m[12], const gfloat * y,
+    const gfloat * u, const gfloat * v, gint width, guint8 * dst)
+{
+  gint x = 0;
+
+#ifdef __SSE2__
+  const __m128 half = _mm_set1_ps (0.5f), zero = _mm_setzero_ps ();
+  const __m128 top = _mm_set1_ps (255.0f);
+  const __m128i opaque = _mm_set1_epi32 ((gint) 0xff000000u);
+  __m128 mv[12];
+  gint k;
+
+  for (k = 0; k < 12; k++)
+    mv[k] = _mm_set1_ps (m[k]);
+#define ROW(k) _mm_cvttps_epi32 (_mm_min_ps (_mm_max_ps (_mm_add_ps ( \
+        _mm_add_ps (_mm_add_ps (_mm_add_ps (_mm_mul_ps (mv[4 * k], yv), \
+                    _mm_mul_ps (mv[4 * k + 1], uv)), \
+                _mm_mul_ps (mv[4 * k + 2], vv)), mv[4 * k + 3]), half), \
+            zero), top))
+  for (; x + 4 <= width; x += 4) {
+    __m128 yv = _mm_loadu_ps (y + x), uv = _mm_loadu_ps (u + x);
+    __m128 vv = _mm_loadu_ps (v + x);
+    __m128i word = _mm_or_si128 (_mm_or_si128 (ROW (0),
+            _mm_slli_epi32 (ROW (1), 8)), _mm_or_si128 (_mm_slli_epi32 (ROW
+                (2), 16), opaque));
+
+    _mm_storeu_si128 ((__m128i *) (dst + 4 * x), word);
+  }
+#undef ROW
+#endif
+  for (; x < width; x++) {
+    dst[4 * x] = to_u8 (m[0] * y[x] + m[1] * u[x] + m[2] * v[x] + m[3]);
+    dst[4 * x + 1] = to_u8 (m[4] * y[x] + m[5] * u[x] + m[6] * v[x] + m[7]);
+    dst[4 * x + 2] = to_u8 (m[8] * y[x] + m[9] * u[x] + m[10] * v[x] + m[11]);
+    dst[4 * x + 3] = 255;
+  }
+}
+
+/* Chroma row @r of 4:2:0 input, U to @u and V to @v (floats) */
 static void
-convert_row (const Run * run, gint r, guint8 * dst)
+chroma_samples (const Run * run, gint r, gfloat * u, gfloat * v)
 {
   const ConvertParams *p = &run->l->p;
-  const gfloat *m = p->yuv_to_rgb;
-  gboolean nv12 = p->in_format == CONVERT_FORMAT_NV12;
-  gboolean h_cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
-  gboolean v_cosited = (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
-  gint cw = (p->in_width + 1) >> 1, ch = (p->in_height + 1) >> 1;
-  gint cy = chroma_index (r, v_cosited), step = nv12 ? 2 : 1, x;
-  gfloat fv = chroma_frac (r, v_cosited, FALSE);
-  gint ra = CLAMP (cy, 0, ch - 1), rb = CLAMP (cy + 1, 0, ch - 1);
-  const guint8 *luma = run->in[0] + (gsize) r * run->in_stride[0];
-  const guint8 *ua = run->in[1] + (gsize) ra * run->in_stride[1];
-  const guint8 *ub = run->in[1] + (gsize) rb * run->in_stride[1];
-  const guint8 *va = nv12 ? ua + 1 : run->in[2] + (gsize) ra *
-      run->in_stride[2];
-  const guint8 *vb = nv12 ? ub + 1 : run->in[2] + (gsize) rb *
-      run->in_stride[2];
+  const guint8 *row = run->in[1] + (gsize) r * run->in_stride[1];
+  gint cw = (p->in_width + 1) >> 1, i;
 
-  for (x = 0; x < p->in_width; x++) {
-    gint cx = chroma_index (x, h_cosited);
-    gfloat fu = chroma_frac (x, h_cosited, TRUE);
-    gint c0 = CLAMP (cx, 0, cw - 1) * step, c1 = CLAMP (cx + 1, 0,
-        cw - 1) * step;
-    gfloat u00 = ua[c0], u01 = ua[c1], u10 = ub[c0], u11 = ub[c1];
-    gfloat v00 = va[c0], v01 = va[c1], v10 = vb[c0], v11 = vb[c1];
-    gfloat u = (1.0f - fv) * (u00 + fu * (u01 - u00)) +
-        fv * (u10 + fu * (u11 - u10));
-    gfloat v = (1.0f - fv) * (v00 + fu * (v01 - v00)) +
-        fv * (v10 + fu * (v11 - v10));
-    gfloat y = luma[x];
+  if (p->in_format == CONVERT_FORMAT_NV12) {
+    for (i = 0; i < cw; i++) {
+      u[i] = row[2 * i];
+      v[i] = row[2 * i + 1];
+    }
+  } else {
+    const guint8 *row_v = run->in[2] + (gsize) r * run->in_stride[2];
 
-    dst[3 * x] = to_u8 (m[0] * y + m[1] * u + m[2] * v + m[3]);
-    dst[3 * x + 1] = to_u8 (m[4] * y + m[5] * u + m[6] * v + m[7]);
-    dst[3 * x + 2] = to_u8 (m[8] * y + m[9] * u + m[10] * v + m[11]);
+    for (i = 0; i < cw; i++) {
+      u[i] = row[i];
+      v[i] = row_v[i];
+    }
   }
 }
 
-/* RGB row @r across into @dst: R, G, B per picture column. @conv: the
- * row converted first (3 bytes a pixel), else packed RGB input. */
+/* 4:2:0 row @r converted to 8-bit RGBx before scaling, as the tiled
+ * kernel's convert-first step: every pixel's chroma from the two chroma
+ * rows and columns around it, then the matrix, rounded and clamped. The
+ * chroma's blends are exact (quarters of bytes): the kernels' order of
+ * them gives the same values. @f: 4 * in_width + cw * 4 floats. */
 static void
-across_rgb (const Run * run, gint r, const guint8 * conv, gfloat * dst)
+convert_row (const Run * run, gint r, gfloat * f, guint8 * dst)
 {
-  const GstCudaCacheLinear *l = run->l;
-  const ConvertParams *p = &l->p;
-  const guint8 *row = conv ? conv : run->in[0] + (gsize) r * run->in_stride[0];
-  gint bpp = conv ? 3 : p->in_pixel_bytes;
-  gint ro = conv ? 0 : p->in_r, go = conv ? 1 : p->in_g, bo = conv ? 2 :
-      p->in_b;
-  gint n = p->x_taps, x, k;
+  const ConvertParams *p = &run->l->p;
+  gboolean h_cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
+  gboolean v_cosited = (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
+  gint w = p->in_width, cw = (w + 1) >> 1, ch = (p->in_height + 1) >> 1;
+  gint cy = chroma_index (r, v_cosited), x;
+  const guint8 *luma = run->in[0] + (gsize) r * run->in_stride[0];
+  gfloat *y = f, *u = y + w, *v = u + w, *ua = v + w, *va = ua + cw;
+  gfloat *ub = va + cw, *vb = ub + cw;
 
-  for (x = 0; x < p->dest_width; x++) {
-    const guint8 *src = row + (gsize) l->x_start[x] * bpp;
-    const gfloat *w = l->x_w + x * n;
-    gfloat a = 0.0f, b = 0.0f, c = 0.0f;
-
-    for (k = 0; k < n; k++) {
-      a += w[k] * src[ro];
-      b += w[k] * src[go];
-      c += w[k] * src[bo];
-      src += bpp;
-    }
-    dst[3 * x] = a;
-    dst[3 * x + 1] = b;
-    dst[3 * x + 2] = c;
-  }
+  chroma_samples (run, CLAMP (cy, 0, ch - 1), ua, va);
+  chroma_samples (run, CLAMP (cy + 1, 0, ch - 1), ub, vb);
+  gst_cuda_cache_chroma_up (ua, ub, chroma_frac (r, v_cosited, FALSE), cw,
+      h_cosited, w, u);
+  gst_cuda_cache_chroma_up (va, vb, chroma_frac (r, v_cosited, FALSE), cw,
+      h_cosited, w, v);
+  for (x = 0; x < w; x++)
+    y[x] = luma[x];
+  gst_cuda_cache_yuv_to_rgbx (p->yuv_to_rgb, y, u, v, w, dst);
 }
 
 /* Rows filtered across, the last @n of them, by row index modulo @n */
@@ -349,6 +505,20 @@ typedef struct
   gint lo, hi;                  /* rows [lo, hi) are held */
 } Ring;
 
+/* The slice's scratch */
+typedef struct
+{
+  Ring ring, chroma;
+  const gfloat *rows[GST_CUDA_CACHE_PLAN_MAX_TAPS];
+  const gfloat *crows[GST_CUDA_CACHE_PLAN_MAX_TAPS];
+  guint8 *src;                  /* an input row, padded (and its V) */
+  guint8 *src_v;
+  gfloat *conv;                 /* convert_row ()'s floats */
+  gfloat *cf;                   /* a chroma row's U and V, as floats */
+  gfloat *y;                    /* 4:2:0 input: Y, then U and V, down */
+  gfloat *uv;
+} Scratch;
+
 static void
 ring_init (Ring * ring, gint n, gint width)
 {
@@ -358,27 +528,77 @@ ring_init (Ring * ring, gint n, gint width)
   ring->lo = ring->hi = 0;
 }
 
+/* Input row @r (luma, or RGB) across into @dst */
+static void
+across_row (const Run * run, Scratch * s, gint r, gfloat * dst)
+{
+  const GstCudaCacheLinear *l = run->l;
+  const ConvertParams *p = &l->p;
+  const guint8 *row = run->in[0] + (gsize) r * run->in_stride[0];
+  gint dw = p->dest_width;
+
+  if (l->yuv_h) {
+    memcpy (s->src, row, p->in_width);
+    across_bytes (&l->x, s->src, dw, dst);
+  } else if (l->yuv) {
+    convert_row (run, r, s->conv, s->src);
+    across_rgb (&l->x, s->src, 4, 0, 1, 2, dw, dst);
+  } else if (p->in_pixel_bytes == 3) {
+    memcpy (s->src, row, (gsize) 3 * p->in_width);
+    across_rgb (&l->x, s->src, 3, p->in_r, p->in_g, p->in_b, dw, dst);
+  } else {
+    across_rgb (&l->x, row, 4, p->in_r, p->in_g, p->in_b, dw, dst);
+  }
+}
+
+/* Chroma row @r across into @dst: U, then V, dest_width values each */
+static void
+across_chroma_row (const Run * run, Scratch * s, gint r, gfloat * dst)
+{
+  const GstCudaCacheLinear *l = run->l;
+  const ConvertParams *p = &l->p;
+  const guint8 *u = run->in[1] + (gsize) r * run->in_stride[1];
+  gint cw = (p->in_width + 1) / 2, dw = p->dest_width, i;
+
+  /* luma copied across: the chroma's taps are its upsampling's, the same
+   * exact values */
+  if (l->x.copy) {
+    gboolean cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
+
+    chroma_samples (run, r, s->cf, s->cf + cw);
+    gst_cuda_cache_chroma_up (s->cf, s->cf, 0.0f, cw, cosited, dw, dst);
+    gst_cuda_cache_chroma_up (s->cf + cw, s->cf + cw, 0.0f, cw, cosited, dw,
+        dst + dw);
+    return;
+  }
+  if (p->in_format == CONVERT_FORMAT_NV12) {
+    for (i = 0; i < cw; i++) {
+      s->src[i] = u[2 * i];
+      s->src_v[i] = u[2 * i + 1];
+    }
+  } else {
+    memcpy (s->src, u, cw);
+    memcpy (s->src_v, run->in[2] + (gsize) r * run->in_stride[2], cw);
+  }
+  across_bytes (&l->xc, s->src, dw, dst);
+  across_bytes (&l->xc, s->src_v, dw, dst + dw);
+}
+
 /* Makes rows [@s, @s + n) held, computing those missing; pointers to
  * each in @rows. */
 static void
-ring_hold (Ring * ring, const Run * run, gint s, gboolean chroma,
-    guint8 * conv, const gfloat ** rows)
+ring_hold (Ring * ring, const Run * run, Scratch * sc, gint s,
+    gboolean chroma, const gfloat ** rows)
 {
   gint r, from = s >= ring->lo && s <= ring->hi ? ring->hi : s;
 
   for (r = from; r < s + ring->n; r++) {
     gfloat *dst = ring->data + (gsize) (r % ring->n) * ring->width;
 
-    if (chroma) {
-      across_chroma (run, r, dst);
-    } else if (run->l->yuv_h) {
-      across_luma (run, r, dst);
-    } else if (conv) {
-      convert_row (run, r, conv);
-      across_rgb (run, r, conv, dst);
-    } else {
-      across_rgb (run, r, NULL, dst);
-    }
+    if (chroma)
+      across_chroma_row (run, sc, r, dst);
+    else
+      across_row (run, sc, r, dst);
   }
   ring->lo = s;
   ring->hi = s + ring->n;
@@ -386,107 +606,148 @@ ring_hold (Ring * ring, const Run * run, gint s, gboolean chroma,
     rows[r] = ring->data + (gsize) ((s + r) % ring->n) * ring->width;
 }
 
-/* The weighted sum down of @n rows, @width values each, into @dst */
+/* The weighted sum down of @n rows (@off values into each), @width values
+ * each, into @dst, each in the kernels' order */
 static void
-sum_down (const gfloat * w, const gfloat ** rows, gint n, gint width,
-    gfloat * dst)
+sum_down (const gfloat * w, const gfloat ** rows, gint off, gint n,
+    gint width, gfloat * restrict dst)
 {
+  gboolean first = TRUE;
   gint m, i;
 
-  for (i = 0; i < width; i++)
-    dst[i] = 0.0f;
   for (m = 0; m < n; m++) {
-    const gfloat *h = rows[m];
+    const gfloat *restrict h = rows[m] + off;
     gfloat wm = w[m];
 
+    /* a weight of 0 adds 0 (the rows are finite): skipped; the first
+     * product is 0 plus itself */
+    if (wm == 0.0f)
+      continue;
+    if (first) {
+      for (i = 0; i < width; i++)
+        dst[i] = wm * h[i];
+      first = FALSE;
+    } else {
+      for (i = 0; i < width; i++)
+        dst[i] += wm * h[i];
+    }
+  }
+  if (first) {
     for (i = 0; i < width; i++)
-      dst[i] += wm * h[i];
+      dst[i] = 0.0f;
   }
 }
 
-/* The slice's scratch */
-typedef struct
-{
-  Ring ring, chroma;
-  const gfloat *rows[GST_CUDA_CACHE_PLAN_MAX_TAPS];
-  const gfloat *crows[GST_CUDA_CACHE_PLAN_MAX_TAPS];
-  guint8 *conv;
-  gfloat *y;                    /* 4:2:0 input: Y, then U and V, down */
-  gfloat *uv;
-} Scratch;
-
-/* Output row @oy as unrounded RGB (3 values a pixel) into @rgb */
+/* Output row @oy as unrounded RGB planes (out_width values each, R, G, B)
+ * into @rgb */
 static void
 make_row (const Run * run, Scratch * s, gint oy, gfloat * rgb)
 {
   const GstCudaCacheLinear *l = run->l;
   const ConvertParams *p = &l->p;
-  gint dw = p->dest_width, x, j;
-  gfloat *pic = rgb + 3 * p->dest_x;
+  gint ow = p->out_width, dw = p->dest_width, x, c, j;
+  gboolean bar = oy < p->dest_y || oy >= p->dest_y + p->dest_height;
 
-  for (x = 0; x < p->out_width; x++) {
-    rgb[3 * x] = p->fill[0];
-    rgb[3 * x + 1] = p->fill[1];
-    rgb[3 * x + 2] = p->fill[2];
+  for (c = 0; c < 3; c++) {
+    gfloat *plane = rgb + c * ow;
+
+    for (x = 0; x < ow; x++) {
+      if (!bar && x == p->dest_x)
+        x += dw;
+      if (x < ow)
+        plane[x] = p->fill[c];
+    }
   }
-  if (oy < p->dest_y || oy >= p->dest_y + p->dest_height)
+  if (bar)
     return;
 
   j = oy - p->dest_y;
-  ring_hold (&s->ring, run, l->y_start[j], FALSE, s->conv, s->rows);
+  ring_hold (&s->ring, run, s, l->y_start[j], FALSE, s->rows);
   if (!l->yuv_h) {
-    sum_down (l->y_w + j * p->y_taps, s->rows, p->y_taps, 3 * dw, pic);
-    return;
+    for (c = 0; c < 3; c++)
+      sum_down (l->y_w + j * p->y_taps, s->rows, c * dw, p->y_taps, dw,
+          rgb + c * ow + p->dest_x);
   } else {
     const gfloat *m = p->yuv_to_rgb;
+    gfloat *restrict r = rgb + p->dest_x, *restrict g = r + ow;
+    gfloat *restrict b = g + ow;
+    const gfloat *restrict yv = s->y, *restrict u = s->uv;
+    const gfloat *restrict v = s->uv + dw;
+    /* the matrix in locals: the stores cannot change it */
+    gfloat m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5];
+    gfloat m6 = m[6], m7 = m[7], m8 = m[8], m9 = m[9], m10 = m[10];
+    gfloat m11 = m[11];
 
-    ring_hold (&s->chroma, run, l->y_cstart[j], TRUE, NULL, s->crows);
-    sum_down (l->y_w + j * p->y_taps, s->rows, p->y_taps, dw, s->y);
-    sum_down (l->y_cw + j * p->y_ctaps, s->crows, p->y_ctaps, 2 * dw, s->uv);
+    ring_hold (&s->chroma, run, s, l->y_cstart[j], TRUE, s->crows);
+    sum_down (l->y_w + j * p->y_taps, s->rows, 0, p->y_taps, dw, s->y);
+    sum_down (l->y_cw + j * p->y_ctaps, s->crows, 0, p->y_ctaps, 2 * dw, s->uv);
     for (x = 0; x < dw; x++) {
-      gfloat y = s->y[x], u = s->uv[2 * x], v = s->uv[2 * x + 1];
-
-      pic[3 * x] = m[0] * y + m[1] * u + m[2] * v + m[3];
-      pic[3 * x + 1] = m[4] * y + m[5] * u + m[6] * v + m[7];
-      pic[3 * x + 2] = m[8] * y + m[9] * u + m[10] * v + m[11];
+      r[x] = m0 * yv[x] + m1 * u[x] + m2 * v[x] + m3;
+      g[x] = m4 * yv[x] + m5 * u[x] + m6 * v[x] + m7;
+      b[x] = m8 * yv[x] + m9 * u[x] + m10 * v[x] + m11;
     }
   }
 }
 
-/* Row @oy of packed RGB output from its unrounded RGB */
+/* Row @oy of packed RGB output from its unrounded RGB planes */
 static void
 store_packed (const Run * run, gint oy, const gfloat * rgb)
 {
   const GstCudaCacheLinear *l = run->l;
   const ConvertParams *p = &l->p;
+  gint ow = p->out_width, bpp = p->out_pixel_bytes, x = 0;
   guint8 *d = run->out[0] + (gsize) oy * run->out_stride[0];
-  gint bpp = p->out_pixel_bytes, x;
+  const gfloat *r = rgb, *g = rgb + ow, *b = rgb + 2 * ow;
 
-  for (x = 0; x < p->out_width; x++) {
-    d[p->out_r] = to_u8 (rgb[3 * x]);
-    d[p->out_g] = to_u8 (rgb[3 * x + 1]);
-    d[p->out_b] = to_u8 (rgb[3 * x + 2]);
+#ifdef __SSE2__
+  if (bpp == 4) {
+    const __m128 half = _mm_set1_ps (0.5f), zero = _mm_setzero_ps ();
+    const __m128 top = _mm_set1_ps (255.0f);
+    const __m128i alpha = _mm_set1_epi32 (255 << (8 * l->out_alpha));
+    const __m128i rs = _mm_cvtsi32_si128 (8 * p->out_r);
+    const __m128i gs = _mm_cvtsi32_si128 (8 * p->out_g);
+    const __m128i bs = _mm_cvtsi32_si128 (8 * p->out_b);
+
+#define U8(v) _mm_cvttps_epi32 (_mm_min_ps (_mm_max_ps (_mm_add_ps (v, half), \
+        zero), top))
+    for (; x + 4 <= ow; x += 4) {
+      __m128i word = _mm_or_si128 (_mm_or_si128 (_mm_sll_epi32 (U8
+                  (_mm_loadu_ps (r + x)), rs), _mm_sll_epi32 (U8 (_mm_loadu_ps
+                      (g + x)), gs)), _mm_or_si128 (_mm_sll_epi32 (U8
+                  (_mm_loadu_ps (b + x)), bs), alpha));
+
+      _mm_storeu_si128 ((__m128i *) (d + 4 * x), word);
+    }
+#undef U8
+  }
+#endif
+  for (; x < ow; x++) {
+    guint8 *px = d + (gsize) x * bpp;
+
+    px[p->out_r] = to_u8 (r[x]);
+    px[p->out_g] = to_u8 (g[x]);
+    px[p->out_b] = to_u8 (b[x]);
     if (bpp == 4)
-      d[l->out_alpha] = 255;
-    d += bpp;
+      px[l->out_alpha] = 255;
   }
 }
 
 /* Output rows @oy (even) and @oy + 1 (where there is one), unrounded RGB
- * at @rgb, as 4:2:0: the kernels' store_yuv420_block () per block */
+ * planes at @rgb (3 * out_width values a row), as 4:2:0: the kernels'
+ * store_yuv420_block () per block */
 static void
 store_yuv420 (const Run * run, gint oy, const gfloat * rgb)
 {
   const GstCudaCacheLinear *l = run->l;
   const ConvertParams *p = &l->p;
   const gfloat *m = p->rgb_to_yuv;
-  gint by = oy / 2, bx, dx, dy;
+  gint ow = p->out_width, by = oy / 2, bx, dx, dy;
   guint8 *u_row = run->out[1] + (gsize) by * run->out_stride[1];
   guint8 *v_row = l->nv12_out ? u_row + 1 :
       run->out[2] + (gsize) by * run->out_stride[2];
   gint step = l->nv12_out ? 2 : 1;
 
-  for (bx = 0; bx < (p->out_width + 1) / 2; bx++) {
+  for (bx = 0; bx < (ow + 1) / 2; bx++) {
     gfloat mean[3] = { 0.0f, 0.0f, 0.0f }, pic[3] = { 0.0f, 0.0f, 0.0f };
     gint n = 0, n_pic = 0;
 
@@ -494,10 +755,11 @@ store_yuv420 (const Run * run, gint oy, const gfloat * rgb)
       gint y = oy + dy;
       guint8 *d = run->out[0] + (gsize) y * run->out_stride[0];
       gboolean row_in = y >= p->dest_y && y < p->dest_y + p->dest_height;
+      const gfloat *row = rgb + (gsize) dy * 3 * ow;
 
-      for (dx = 0; dx < 2 && 2 * bx + dx < p->out_width; dx++) {
+      for (dx = 0; dx < 2 && 2 * bx + dx < ow; dx++) {
         gint x = 2 * bx + dx;
-        const gfloat *c = rgb + (gsize) dy * 3 * p->out_width + 3 * x;
+        gfloat c[3] = { row[x], row[ow + x], row[2 * ow + x] };
 
         d[x] = to_u8 (m[0] * c[0] + m[1] * c[1] + m[2] * c[2] + m[3]);
         mean[0] += c[0];
@@ -534,24 +796,27 @@ linear_rows (gpointer data, gint y0, gint y1)
   const GstCudaCacheLinear *l = run->l;
   const ConvertParams *p = &l->p;
   gsize row_values = (gsize) 3 * p->out_width;
-  gfloat *rgb = g_new (gfloat, 2 * row_values);
+  gfloat *rgb;
   guint8 *rgb8 = NULL;
   gsize stride8 = GST_ROUND_UP_4 (row_values);
   Scratch s = { {0,}, };
   gint y, x;
 
-  if (y0 >= y1) {
-    g_free (rgb);
+  if (y0 >= y1)
     return;
-  }
+  rgb = g_new (gfloat, 2 * row_values);
   ring_init (&s.ring, p->y_taps, (l->yuv_h ? 1 : 3) * p->dest_width);
+  s.src = g_new0 (guint8, (gsize) 4 * p->in_width + ROW_PAD);
   if (l->yuv_h) {
     ring_init (&s.chroma, p->y_ctaps, 2 * p->dest_width);
+    s.src_v = g_new0 (guint8, (gsize) p->in_width + ROW_PAD);
+    s.cf = g_new (gfloat, (gsize) 2 * ((p->in_width + 1) / 2));
     s.y = g_new (gfloat, p->dest_width);
     s.uv = g_new (gfloat, 2 * p->dest_width);
   }
   if (l->yuv && !l->yuv_h)
-    s.conv = g_new (guint8, (gsize) 3 * p->in_width);
+    s.conv = g_new (gfloat, (gsize) 3 * p->in_width +
+        4 * ((p->in_width + 1) / 2));
   if (l->out == OUT_RGB_ROWS)
     rgb8 = g_new (guint8, stride8 * (y1 - y0));
 
@@ -569,9 +834,13 @@ linear_rows (gpointer data, gint y0, gint y1)
         break;
       case OUT_RGB_ROWS:{
         guint8 *d = rgb8 + stride8 * (y - y0);
+        gint ow = p->out_width;
 
-        for (x = 0; x < 3 * p->out_width; x++)
-          d[x] = to_u8 (row[x]);
+        for (x = 0; x < ow; x++) {
+          d[3 * x] = to_u8 (row[x]);
+          d[3 * x + 1] = to_u8 (row[ow + x]);
+          d[3 * x + 2] = to_u8 (row[2 * ow + x]);
+        }
         break;
       }
     }
@@ -581,6 +850,9 @@ linear_rows (gpointer data, gint y0, gint y1)
 
   g_free (rgb8);
   g_free (s.conv);
+  g_free (s.cf);
+  g_free (s.src);
+  g_free (s.src_v);
   g_free (s.uv);
   g_free (s.y);
   g_free (s.chroma.data);

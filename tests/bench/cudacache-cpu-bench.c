@@ -8,8 +8,8 @@
  * scaling and chroma, no dithering. Per case it converts a first frame,
  * then --frames more, --runs times, and prints the median run's wall time
  * and CPU time (user + system, all threads) per frame, and the ratio of
- * the converter's wall time to GstVideoConverter's. A tensor's time is
- * set against GstVideoConverter's to RGB of the same size.
+ * the converter's CPU time to GstVideoConverter's. A tensor's time is set
+ * against GstVideoConverter's to RGB of the same size.
  *
  *   cudacache-cpu-bench [--frames N] [--runs N] [--method M] [--case K]
  *
@@ -189,7 +189,7 @@ main (int argc, char **argv)
   threads = MIN (g_get_num_processors (), 8);
 
   g_print ("| conversion | ours: wall ms | ours: CPU ms | GstVideoConverter: "
-      "wall ms | GstVideoConverter: CPU ms | wall ratio |\n");
+      "wall ms | GstVideoConverter: CPU ms | CPU time ratio |\n");
   g_print ("|---|---|---|---|---|---|\n");
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     const Case *c = &cases[i];
@@ -254,7 +254,7 @@ main (int argc, char **argv)
 
     g_print ("| %s%s | %.2f | %.2f | %.2f | %.2f | %.2fx |\n", c->name,
         c->stock_out ? " (GstVideoConverter: to RGB)" : "", ow, oc, sw, sc,
-        ow / sw);
+        oc / sc);
 
     gst_buffer_unref (stock_out);
     gst_buffer_unref (stock_in);
