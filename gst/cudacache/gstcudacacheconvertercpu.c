@@ -531,39 +531,54 @@ pack_yuv420 (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
 }
 
 /* Rows @y0..@y1 of the tensor at @dst from 8-bit RGB rows (@rgb: row
- * @y0's, @stride bytes apart): its channels, or its gray. */
+ * @y0's, @stride bytes apart): its channels, or its gray. Each value is
+ * q * mul + add, a float multiply then a float add, of the 8-bit value q;
+ * stored as the tensor's type: uint8 rounded half to even and clamped,
+ * float16 rounded to nearest even. */
 static void
 pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
     gsize stride, gint y0, gint y1, guint8 * dst)
 {
   gint w = p->out_width, h = p->out_height, x, y, k;
   gint c = p->channels;
+  gboolean nchw = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
+  gfloat *v = g_new (gfloat, w);
 
   for (y = y0; y < y1; y++) {
     const guint8 *row = rgb + (gsize) (y - y0) * stride;
 
-    for (x = 0; x < w; x++) {
-      for (k = 0; k < c; k++) {
-        guint8 q = c == 1 ? gray_of (p, row + 3 * x) :
-            row[3 * x + (p->bgr ? 2 - k : k)];
-        gfloat v = q * p->mul[k] + p->add[k];
-        gsize i = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW ?
-            ((gsize) k * h + y) * w + x : ((gsize) y * w + x) * c + k;
+    for (k = 0; k < c; k++) {
+      /* channel k's values of the row, then stored where they go: NCHW
+       * a row of its plane, NHWC every c-th value of the row */
+      gint from = p->bgr ? 2 - k : k;
+      gfloat mul = p->mul[k], add = p->add[k];
+      gsize at = nchw ? ((gsize) k * h + y) * w : (gsize) y * w * c + k;
+      gsize step = nchw ? 1 : c;
 
-        switch (p->dtype) {
-          case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
-            dst[i] = (guint8) CLAMP (lrintf (v), 0, 255);
-            break;
-          case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
-            ((guint16 *) dst)[i] = float_to_half (v);
-            break;
-          case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
-            ((gfloat *) dst)[i] = v;
-            break;
-        }
+      if (c == 1) {
+        for (x = 0; x < w; x++)
+          v[x] = gray_of (p, row + 3 * x) * mul + add;
+      } else {
+        for (x = 0; x < w; x++)
+          v[x] = row[3 * x + from] * mul + add;
+      }
+      switch (p->dtype) {
+        case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
+          for (x = 0; x < w; x++)
+            dst[at + x * step] = (guint8) CLAMP (lrintf (v[x]), 0, 255);
+          break;
+        case GST_CUDA_CACHE_TENSOR_DTYPE_F16:
+          for (x = 0; x < w; x++)
+            ((guint16 *) dst)[at + x * step] = float_to_half (v[x]);
+          break;
+        case GST_CUDA_CACHE_TENSOR_DTYPE_F32:
+          for (x = 0; x < w; x++)
+            ((gfloat *) dst)[at + x * step] = v[x];
+          break;
       }
     }
   }
+  g_free (v);
 }
 
 /* @frame seen as its source rectangle: the rectangle's size and the
