@@ -15,6 +15,7 @@
 # then, on the GPU machine, carrying build-1.26 and .gpu126:
 #
 #   .gpu126/run-tests --suite gpu
+#   scripts/gpu-bench-1.26.sh OUT          (the benchmark's 1.26 part)
 #
 # The build's paths are this checkout's: run it in the checkout the GPU
 # machine gets a copy of (at the same absolute path).
@@ -59,9 +60,10 @@ git ls-files --cached --others --exclude-standard | tar -cf - -T - |
 chroot "$root" sh -c "cd '$top' &&
   if [ ! -f $build/build.ninja ]; then
     meson setup $build -Dcuda-root=/usr/local/cuda -Dcuda-kernels=enabled \
-      -Dintrospection=disabled -Dbenchmarks=disabled \
+      -Dintrospection=disabled -Dbenchmarks=enabled \
       > $build.setup.log 2>&1 || { tail -30 $build.setup.log; exit 1; }
   fi
+  meson configure $build -Dbenchmarks=enabled > /dev/null
   meson compile -C $build > $build.compile.log 2>&1 ||
     { grep -E 'error|warning' $build.compile.log | head -40; exit 1; }
   if grep -q 'warning:' $build.compile.log; then

@@ -9,6 +9,7 @@ would run on the machine's loader.
 
     .gpu126/run-tests [--build DIR] [--suite NAME] [--allow-skip]
                       [--wrap 'TOOL ARGS'] [NAME ...]
+    .gpu126/run-tests [--build DIR] --exec PROGRAM [ARGS ...]
 
 Prints a line per test binary and, last, 'N passed, N failed'. A binary
 that skips (exit status 77: no CUDA device) fails unless --allow-skip is
@@ -16,7 +17,9 @@ given: on the GPU machine nothing may pass by skipping. Tests that are not
 binaries of the build (the Python suite) are listed and left out.
 --wrap starts each binary's loader under TOOL (split on spaces), for
 instance --wrap 'compute-sanitizer --tool memcheck --leak-check full
---error-exitcode 1'."""
+--error-exitcode 1'. --exec runs one program of the build (the
+benchmark, say) the same way, with the arguments after it, and exits with
+its status."""
 import json
 import os
 import re
@@ -27,10 +30,13 @@ import time
 bundle = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(bundle)
 build = os.path.join(top, "build-1.26")
-suites, names, allow_skip, wrap = [], [], False, []
+suites, names, allow_skip, wrap, program = [], [], False, [], None
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
+    if a == "--exec":
+        program = args
+        break
     if a == "--build":
         build = os.path.abspath(args.pop(0))
     elif a == "--suite":
@@ -71,6 +77,32 @@ library_path = ":".join([os.path.join(bundle, "lib"),
 empty = os.path.join(bundle, "none")
 os.makedirs(empty, exist_ok=True)
 
+
+
+def environment(test_env):
+    """The environment a binary of the build runs in: @test_env over ours,
+    GStreamer's plugins the bundle's, no plugin scanner"""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "GST_PLUGIN_SCANNER",
+                        "GST_PLUGIN_SCANNER_1_0", "GST_PLUGIN_SYSTEM_PATH",
+                        "GST_PLUGIN_SYSTEM_PATH_1_0", "GST_REGISTRY")}
+    env.update(test_env or {})
+    env.pop("LD_LIBRARY_PATH", None)
+    env["GST_REGISTRY_FORK"] = "no"
+    env["GST_PLUGIN_SYSTEM_PATH_1_0"] = os.path.join(bundle, "plugins")
+    env.setdefault("GST_PLUGIN_PATH_1_0", os.path.join(build, "ext", "cudacache"))
+    env.setdefault("GST_REGISTRY", os.path.join(empty, "..", "exec.registry"))
+    # the machine's GIO modules are built for its own GLib
+    env["GIO_MODULE_DIR"] = empty
+    env["GIO_USE_VFS"] = "local"
+    return env
+
+
+if program:
+    sys.exit(subprocess.run(wrap + [loader, "--library-path", library_path,
+                                    os.path.abspath(program[0])] + program[1:],
+                            env=environment(None)).returncode)
+
 tests = json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))
 passed = failed = 0
 for t in tests:
@@ -84,18 +116,7 @@ for t in tests:
         print(f"left out {t['name']}: not a binary of the build ({os.path.basename(exe)})")
         continue
 
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "GST_PLUGIN_SCANNER",
-                        "GST_PLUGIN_SCANNER_1_0", "GST_PLUGIN_SYSTEM_PATH",
-                        "GST_PLUGIN_SYSTEM_PATH_1_0", "GST_REGISTRY")}
-    env.update(t.get("env") or {})
-    env.pop("LD_LIBRARY_PATH", None)
-    env["GST_REGISTRY_FORK"] = "no"
-    env["GST_PLUGIN_SYSTEM_PATH_1_0"] = os.path.join(bundle, "plugins")
-    env.setdefault("GST_PLUGIN_PATH_1_0", os.path.join(build, "ext", "cudacache"))
-    # the machine's GIO modules are built for its own GLib
-    env["GIO_MODULE_DIR"] = empty
-    env["GIO_USE_VFS"] = "local"
+    env = environment(t.get("env"))
 
     cmd = wrap + [loader, "--library-path", library_path] + t["cmd"]
     start = time.time()

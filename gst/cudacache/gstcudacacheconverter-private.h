@@ -10,8 +10,9 @@
  *   gstcudacacheconvertparams.c  the definition's parameters: colour
  *                                matrices, picture rectangle, chroma
  *                                siting, tensor normalisation
- *   gstcudacacheconvertercpu.c   the CPU back end: system memory, through
- *                                GstVideoConverter and a packing loop
+ *   gstcudacacheconvertercpu.c   the CPU back end: system memory, LINEAR
+ *                                through gstcudacachelinear.c, the presets
+ *                                through gstcudacacheresample.c
  *   gstcudacacheconvertercuda.c  the CUDA back end: streams, their
  *                                synchronisation, the kernels' launches
  *

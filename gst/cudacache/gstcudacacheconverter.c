@@ -14,9 +14,9 @@
  * `GST_CUDA_CACHE_CONVERTER_OPT_*` fields. It owns everything about the
  * conversion: colour matrices, scaling and letterbox geometry, tensor
  * normalisation, the CUDA kernels' per-caps launch plan and the CPU path
- * (#GstVideoConverter and a packing loop), which follow one definition, so
- * that both give the same pixels within the tolerances documented in
- * `docs/elements.md`.
+ * (the kernels' taps and arithmetic in C, on all cores), which follow one
+ * definition: both give the same values within a level, and each within
+ * half a level of the definition (`docs/converter.md`).
  *
  * gst_cuda_cache_converter_convert_buffer() converts CUDA memory on the
  * device, with the kernels built into the library, on a CUDA stream the
@@ -799,7 +799,7 @@ gst_cuda_cache_converter_set_config (GstCudaCacheConverter * converter,
  * gst_cuda_cache_converter_set_caps() and
  * gst_cuda_cache_converter_set_config() at once: the conversion is set up
  * once, for the new caps with the new options, where the two calls set it
- * up twice (the CPU path's GstVideoConverter and frames, the kernels'
+ * up twice (the CPU path's tables and frames, the kernels'
  * plan), the first time for a pair of caps and options never used.
  *
  * Returns: %TRUE on success; on failure @converter is unchanged

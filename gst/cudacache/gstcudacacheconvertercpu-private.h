@@ -3,7 +3,8 @@
 
 /*
  * The converter's CPU back end (gstcudacacheconvertercpu.c): system memory,
- * through GstVideoConverter and a tensor packing loop.
+ * LINEAR as the kernels compute it (gstcudacachelinear.c), the presets
+ * as their libraries do (gstcudacacheresample.c), and the packing loops.
  */
 
 #ifndef __GST_CUDA_CACHE_CONVERTER_CPU_PRIVATE_H__
@@ -17,7 +18,8 @@ G_BEGIN_DECLS
 typedef struct _GstCudaCacheConverterCpu GstCudaCacheConverterCpu;
 
 /* The CPU path for @info and @params, ready for the first frame, or NULL
- * with @error set where GstVideoConverter cannot do it. From @old, the path
+ * with @error set where it cannot be done (a frame GStreamer cannot lay
+ * out, or the presets' GstVideoConverter cannot address). From @old, the path
  * it replaces (or NULL), it takes what still fits once nothing can fail
  * any more, so that new options or a new output cost no frame; @old is
  * freed by the caller either way. */

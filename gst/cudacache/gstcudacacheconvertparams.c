@@ -5,7 +5,7 @@
  * The definition's parameters: what a pair of caps and the converter's
  * options mean for every pixel, worked out once per caps change into the
  * GstCudaCacheConvertParams that both back ends take (the CPU path builds
- * its GstVideoConverter from them, the kernels their launch plan). The
+ * its tables and frames from them, the kernels their launch plan). The
  * colour matrices, the picture's rectangle in the output (letterbox), the
  * input's chroma siting and the tensor's normalisation are decided here
  * and nowhere else; the definition they follow is written out in
