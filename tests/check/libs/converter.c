@@ -865,6 +865,67 @@ cpu_path_convert (GstBuffer * in, const GstVideoInfo * info, const Output * o,
   return out;
 }
 
+/* What the CPU path's checks against the definition found */
+typedef struct
+{
+  guint checked;
+  gdouble worst[2];             /* raw, on the gradients and on noise */
+  gdouble worst_end;            /* where the definition rounds only at the end */
+} DefinitionChecks;
+
+/* Every input of @ins to every output of @outs that @take takes (NULL:
+ * all) at every geometry of @geos, on the gradients and on noise drawn
+ * from @seed, converted by the CPU path and held to the definition within
+ * definition_tolerance (), every value. */
+static DefinitionChecks
+check_cpu_path_is_the_definition (const GstVideoFormat * ins, guint n_ins,
+    const Output * outs, guint n_outs, const Geometry * geos, guint n_geos,
+    guint32 seed, gboolean (*take) (GstVideoFormat in, const Output * o))
+{
+  DefinitionChecks c = { 0, };
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint g, i, j, noise;
+
+  for (noise = 0; noise < 2; noise++) {
+    for (g = 0; g < n_geos; g++) {
+      for (i = 0; i < n_ins; i++) {
+        GstVideoInfo info;
+        GstBuffer *sys;
+
+        sys = cudacache_make_picture (ins[i], geos[g].in_w, geos[g].in_h,
+            &info);
+        if (noise)
+          cudacache_fill_noise (sys, rand);
+        for (j = 0; j < n_outs; j++) {
+          GstBuffer *out;
+          Difference d;
+
+          if (take && !take (ins[i], &outs[j]))
+            continue;
+          out = cpu_path_convert (sys, &info, &outs[j], &geos[g]);
+          d = compare_with_definition (sys, &info, out, &outs[j], &geos[g]);
+          fail_unless (d.levels <= definition_tolerance (&d, &info,
+                  &outs[j]), "%s %dx%d %s -> %dx%d %s%s: the CPU path is "
+              "%.3f levels off the definition at %s", noise ? "noise" :
+              "gradients", geos[g].in_w, geos[g].in_h,
+              GST_VIDEO_INFO_NAME (&info), geos[g].out_w, geos[g].out_h,
+              outs[j].format ? outs[j].format : outs[j].dtype,
+              outs[j].gray ? " gray" : "", d.levels, d.where);
+          c.worst[noise] = MAX (c.worst[noise], d.levels);
+          if (!d.rounds_first)
+            c.worst_end = MAX (c.worst_end, d.levels);
+          c.checked++;
+          gst_buffer_unref (out);
+        }
+        gst_buffer_unref (sys);
+      }
+    }
+  }
+  g_rand_free (rand);
+
+  return c;
+}
+
 GST_START_TEST (test_cpu_path_is_the_definition)
 {
   static const Output outs[] = {
@@ -894,44 +955,14 @@ GST_START_TEST (test_cpu_path_is_the_definition)
   static const GstVideoFormat ins[] = { GST_VIDEO_FORMAT_RGB,
     GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
   };
-  GRand *rand = g_rand_new_with_seed (27);
-  gdouble worst = 0;
-  guint g, i, j, noise, checked = 0;
+  DefinitionChecks c = check_cpu_path_is_the_definition (ins,
+      G_N_ELEMENTS (ins), outs, G_N_ELEMENTS (outs), geos,
+      G_N_ELEMENTS (geos), 27, NULL);
 
-  for (noise = 0; noise < 2; noise++) {
-    for (g = 0; g < G_N_ELEMENTS (geos); g++) {
-      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
-        GstVideoInfo info;
-        GstBuffer *sys;
-
-        sys = cudacache_make_picture (ins[i], geos[g].in_w, geos[g].in_h,
-            &info);
-        if (noise)
-          cudacache_fill_noise (sys, rand);
-        for (j = 0; j < G_N_ELEMENTS (outs); j++) {
-          GstBuffer *out = cpu_path_convert (sys, &info, &outs[j], &geos[g]);
-          Difference d = compare_with_definition (sys, &info, out, &outs[j],
-              &geos[g]);
-
-          fail_unless (d.levels <= definition_tolerance (&d, &info,
-                  &outs[j]), "%s %dx%d %s -> %dx%d %s: the CPU path is %.3f "
-              "levels off the definition at %s", noise ? "noise" :
-              "gradients", geos[g].in_w, geos[g].in_h,
-              GST_VIDEO_INFO_NAME (&info), geos[g].out_w, geos[g].out_h,
-              outs[j].format ? outs[j].format : outs[j].dtype, d.levels,
-              d.where);
-          worst = MAX (worst, d.levels - (d.rounds_first ? 1.0 : 0.0));
-          checked++;
-          gst_buffer_unref (out);
-        }
-        gst_buffer_unref (sys);
-      }
-    }
-  }
-  g_rand_free (rand);
   GST_INFO ("%u conversions, the CPU path at most %.3f levels off the "
-      "definition (where it rounds only at the end)", checked, worst);
-  fail_unless_equals_int (checked, 2 * G_N_ELEMENTS (geos) *
+      "definition where it rounds only at the end, %.3f and %.3f on the "
+      "gradients and noise", c.checked, c.worst_end, c.worst[0], c.worst[1]);
+  fail_unless_equals_int (c.checked, 2 * G_N_ELEMENTS (geos) *
       G_N_ELEMENTS (ins) * G_N_ELEMENTS (outs));
 }
 
@@ -1080,6 +1111,13 @@ GST_START_TEST (test_presets_yuv420_output_is_the_definition)
 
 GST_END_TEST;
 
+/* The webcam formats to every output; the others to gray */
+static gboolean
+webcam_case (GstVideoFormat in, const Output * o)
+{
+  return definition_has_stand_in (in) || output_is_gray (o);
+}
+
 /* What webcams give (YUY2, UYVY, GRAY8) and gray output (GRAY8, a
  * 1-channel tensor): the CPU path against the definition
  * (definition_stand_in (), and gray the luma of the RGB), every pixel, on
@@ -1107,51 +1145,14 @@ GST_START_TEST (test_webcam_and_gray_formats_cpu_path)
     GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_RGBx,
     GST_VIDEO_FORMAT_NV12
   };
-  gdouble worst[2] = { 0, 0 };
-  guint g, i, j, noise, checked = 0;
-  GRand *rand = g_rand_new_with_seed (30);
+  DefinitionChecks c = check_cpu_path_is_the_definition (ins,
+      G_N_ELEMENTS (ins), outs, G_N_ELEMENTS (outs), geos,
+      G_N_ELEMENTS (geos), 30, webcam_case);
 
-  for (noise = 0; noise < 2; noise++) {
-    for (g = 0; g < G_N_ELEMENTS (geos); g++) {
-      for (i = 0; i < G_N_ELEMENTS (ins); i++) {
-        GstVideoInfo info;
-        GstBuffer *sys;
-
-        sys = cudacache_make_picture (ins[i], geos[g].in_w, geos[g].in_h,
-            &info);
-        if (noise)
-          cudacache_fill_noise (sys, rand);
-        for (j = 0; j < G_N_ELEMENTS (outs); j++) {
-          gboolean stand_in = definition_has_stand_in (ins[i]);
-          GstBuffer *out;
-          Difference d;
-          gdouble bound;
-
-          /* the new inputs to every output; the others to gray */
-          if (!stand_in && !output_is_gray (&outs[j]))
-            continue;
-          out = cpu_path_convert (sys, &info, &outs[j], &geos[g]);
-          d = compare_with_definition (sys, &info, out, &outs[j], &geos[g]);
-          bound = definition_tolerance (&d, &info, &outs[j]);
-          fail_unless (d.levels <= bound, "%s %dx%d %s -> %dx%d %s%s: the "
-              "CPU path is %.3f levels off the definition at %s",
-              noise ? "noise" : "gradients", geos[g].in_w, geos[g].in_h,
-              GST_VIDEO_INFO_NAME (&info), geos[g].out_w, geos[g].out_h,
-              outs[j].format ? outs[j].format : outs[j].dtype,
-              outs[j].gray ? " gray" : "", d.levels, d.where);
-          worst[noise] = MAX (worst[noise], d.levels);
-          checked++;
-          gst_buffer_unref (out);
-        }
-        gst_buffer_unref (sys);
-      }
-    }
-  }
-  g_rand_free (rand);
   GST_INFO ("webcam and gray formats: %u conversions, the CPU path at most "
-      "%.3f levels off the definition (gradients), %.3f (noise)", checked,
-      worst[0], worst[1]);
-  fail_unless (checked >= 150, "only %u conversions checked", checked);
+      "%.3f levels off the definition (gradients), %.3f (noise)", c.checked,
+      c.worst[0], c.worst[1]);
+  fail_unless (c.checked >= 150, "only %u conversions checked", c.checked);
 }
 
 GST_END_TEST;
