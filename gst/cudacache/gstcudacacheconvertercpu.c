@@ -246,7 +246,9 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
 {
   const GstCudaCacheConvertParams *p = &cpu->params;
   const GstCudaCacheConverterInfo *info = &cpu->info;
-  GstVideoFormat out_format = GST_VIDEO_INFO_FORMAT (&info->out_info);
+  /* a tensor's output has no video info */
+  GstVideoFormat out_format = info->tensor_out ? GST_VIDEO_FORMAT_UNKNOWN :
+      GST_VIDEO_INFO_FORMAT (&info->out_info);
   /* packed RGB video through GstVideoConverter (a copy, or the bytes
    * reordered); GRAY8, NV12 and I420 packed here */
   gboolean video_out = !info->tensor_out &&

@@ -703,7 +703,7 @@ store_packed (const Run * run, gint oy, const gfloat * rgb)
   if (bpp == 4) {
     const __m128 half = _mm_set1_ps (0.5f), zero = _mm_setzero_ps ();
     const __m128 top = _mm_set1_ps (255.0f);
-    const __m128i alpha = _mm_set1_epi32 (255 << (8 * l->out_alpha));
+    const __m128i alpha = _mm_set1_epi32 ((gint) (255u << (8 * l->out_alpha)));
     const __m128i rs = _mm_cvtsi32_si128 (8 * p->out_r);
     const __m128i gs = _mm_cvtsi32_si128 (8 * p->out_g);
     const __m128i bs = _mm_cvtsi32_si128 (8 * p->out_b);
