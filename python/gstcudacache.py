@@ -24,11 +24,14 @@ DLPack 1.0 ABI, around that export, so no newer header is needed to
 build. CUDA tensors also offer __cuda_array_interface__ (version 3) for
 CuPy, Numba, PyCUDA and cuda-python.
 
-Streams: a tensor's data is ready on every stream when it is made (on
-GStreamer 1.22 the project's elements finish writing a buffer before they
-push it; from 1.24, where memory may carry work still queued on its
-stream, the export waits for that stream first), so the consumer's
-`stream` needs no wait, and the CUDA Array Interface's `stream` is None.
+Streams: on GStreamer 1.22 a tensor's data is ready on every stream when
+it is made (the project's elements finish writing a buffer before they
+push it): the consumer's `stream` needs no wait, and the CUDA Array
+Interface's `stream` is None. From 1.24, memory may carry work still
+queued on its stream: __dlpack__(stream=...) makes the consumer's stream
+wait for it on the GPU (an event recorded on the buffer's stream, no host
+synchronise), and __cuda_array_interface__ names the buffer's stream for
+the consumer to synchronise on.
 
 Tensor(buffer, caps) calls the library through PyGObject
 (gi.repository.GstCudaCache). Tensor.from_pointer() adopts a
@@ -180,16 +183,31 @@ ctypes._gst_cuda_cache_versioned = (_versioned_deleter,
                                     _versioned)
 
 
-def _gi_export(buffer, caps, plane):
+def _gi():
     import gi
     gi.require_version("GstCudaCache", "1.0")
     from gi.repository import GLib, GstCudaCache
+    return GLib, GstCudaCache.CudaCache
+
+
+def _gi_export(buffer, caps, plane):
+    """The export, without waiting for work still queued on the memory's
+    stream (1.24+), and that stream (0: none)"""
+    GLib, lib = _gi()
     try:
-        return GstCudaCache.CudaCache.dlpack_export_full(buffer, caps,
-                                                          plane) or None
+        address = lib.dlpack_export_async(buffer, caps, plane) or None
     except GLib.Error as e:
         # the library's reason, as the exception's message
         raise ValueError(e.message) from None
+    return address, lib.dlpack_get_stream(buffer) if address else 0
+
+
+def _gi_stream_wait(buffer, stream):
+    GLib, lib = _gi()
+    try:
+        lib.dlpack_stream_wait(buffer, stream)
+    except GLib.Error as e:
+        raise BufferError(e.message) from None
 
 
 def _check_arguments(buffer, caps, plane):
@@ -212,10 +230,10 @@ class Tensor:
     """One DLPack export of a buffer: pass it to torch.from_dlpack(),
     cupy.from_dlpack() or numpy.from_dlpack(), once.
 
-    It holds no Python reference to the buffer, only the export's own, which
-    passes to the consumer: once the array is freed, so is the buffer. Make
-    another Tensor for another consumer. Treat the memory as read-only: it
-    is mapped for reading.
+    It holds a Python reference to the buffer only until a DLPack consumer
+    takes the export, whose own reference passes to the consumer: once the
+    array is freed, so is the buffer. Make another Tensor for another
+    consumer. Treat the memory as read-only: it is mapped for reading.
     """
 
     def __init__(self, buffer, caps=None, plane=WHOLE):
@@ -225,7 +243,10 @@ class Tensor:
         Raises ValueError if the buffer's layout cannot be described."""
         self._ptr = None
         _check_arguments(buffer, caps, plane)
-        self._adopt(_gi_export(buffer, caps, plane))
+        address, self._stream = _gi_export(buffer, caps, plane)
+        # for the consumer's stream to wait on, until it takes the export
+        self._buffer = buffer if self._stream else None
+        self._adopt(address)
 
     @classmethod
     def from_sample(cls, sample, plane=WHOLE):
@@ -237,6 +258,8 @@ class Tensor:
         """Adopts a DLManagedTensor * (an int), which its deleter releases."""
         self = cls.__new__(cls)
         self._ptr = None
+        # its exporter made it ready on every stream
+        self._stream, self._buffer = 0, None
         self._adopt(address)
         return self
 
@@ -260,9 +283,11 @@ class Tensor:
     def __cuda_array_interface__(self):
         """The CUDA Array Interface, version 3, of a CUDA tensor (an
         AttributeError for system memory, and once a DLPack consumer took
-        the export): read-only data, strides in bytes, stream None (the
-        data is ready on every stream). The consumer keeps this Tensor,
-        and with it the buffer, alive."""
+        the export): read-only data, strides in bytes, and `stream` the
+        stream on which work writing it is still queued (GStreamer 1.24 and
+        later), on which the consumer synchronises as the protocol says,
+        or None where the data is ready on every stream. The consumer
+        keeps this Tensor, and with it the buffer, alive."""
         if self.device[0] != KDL_CUDA:
             raise AttributeError("the tensor is in system memory: use "
                                  "__dlpack__ (numpy.from_dlpack)")
@@ -278,7 +303,7 @@ class Tensor:
         return {"version": 3, "shape": self.shape, "typestr": typestr,
                 "data": (self.data_ptr, True),
                 "strides": tuple(s * self._itemsize for s in self.strides),
-                "stream": None}
+                "stream": self._stream or None}
 
     def __dlpack_device__(self):
         return self.device
@@ -286,9 +311,12 @@ class Tensor:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None,
                    copy=None):
         """The export as a DLPack capsule, once: versioned (1.0, read-only)
-        where max_version is (1, 0) or more, else DLPack 0.x's. The data is
-        ready on every stream (see the module's doc): `stream` needs no
-        wait, but must be None for system memory, as the protocol says."""
+        where max_version is (1, 0) or more, else DLPack 0.x's. `stream`
+        is the consumer's, as the protocol says: None or 1 the legacy
+        default stream, 2 the per-thread default stream, -1 no wait, else
+        a stream of the consumer's own; it waits on the GPU (an event, no
+        host synchronise) for work still queued on the buffer's stream
+        (see the module's doc). None for system memory."""
         if stream is not None and self.device[0] == KDL_CPU:
             raise BufferError("stream must be None for a tensor in system "
                               f"memory, not {stream!r}")
@@ -303,7 +331,10 @@ class Tensor:
             raise BufferError("this tensor is read through its "
                               "__cuda_array_interface__, which needs its "
                               "export: make another Tensor for DLPack")
+        if self._stream and stream != -1:
+            _gi_stream_wait(self._buffer, 1 if stream is None else stream)
         address, self._ptr = self._ptr, None
+        self._buffer = None
         if max_version is not None and tuple(max_version)[0] >= 1:
             return _PyCapsule_New(_wrap_versioned(address),
                                   _VERSIONED_CAPSULE_NAME,
@@ -316,6 +347,7 @@ class Tensor:
     def close(self):
         """Releases the export if no consumer took it."""
         address, self._ptr = self._ptr, None
+        self._buffer = None
         if address:
             _release(address)
 

@@ -150,6 +150,28 @@ gst_cuda_cache_compat_memory_sync (GstMemory * mem)
 #endif
 }
 
+/* Whether work still queued writes @mem (1.24+: flagged
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC; never before 1.24, where writers
+ * wait for their own stream), and on which stream (NULL: the memory has
+ * none of its own). */
+static inline gboolean
+gst_cuda_cache_compat_memory_pending (GstMemory * mem, CUstream * stream)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  GstCudaStream *s;
+
+  *stream = NULL;
+  if (!GST_MINI_OBJECT_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    return FALSE;
+  s = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+  *stream = s ? gst_cuda_stream_get_handle (s) : NULL;
+  return TRUE;
+#else
+  *stream = NULL;
+  return FALSE;
+#endif
+}
+
 /* Says whether a reader of another stream must wait for @mem's stream. */
 static inline void
 gst_cuda_cache_compat_memory_set_need_sync (GstMemory * mem,

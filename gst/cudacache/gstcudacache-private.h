@@ -143,6 +143,13 @@ guint gst_cuda_cache_count_thread_counters (GstCudaCache * cache);
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_device_synchronize (GstCudaContext * context);
 
+/* Makes @consumer wait on the GPU for the work queued on @producer so far
+ * (an event recorded there), in @context: no host synchronise. FALSE,
+ * logged, where the driver refused. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_stream_wait (GstCudaContext * context,
+    CUstream consumer, CUstream producer);
+
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
     gsize bytes, const gchar * key);

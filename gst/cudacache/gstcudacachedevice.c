@@ -48,6 +48,12 @@ typedef struct
   CUresult (CUDAAPI * DeviceTotalMem) (size_t *bytes, CUdevice device);
   CUresult (CUDAAPI * MemGetInfo) (size_t *free_bytes, size_t *total_bytes);
   CUresult (CUDAAPI * CtxSynchronize) (void);
+  /* the streams' ordering on the GPU, which 1.22's gst-cuda loader lacks */
+  CUresult (CUDAAPI * EventCreate) (CUevent * event, unsigned int flags);
+  CUresult (CUDAAPI * EventRecord) (CUevent event, CUstream stream);
+  CUresult (CUDAAPI * EventDestroy) (CUevent event);
+  CUresult (CUDAAPI * StreamWaitEvent) (CUstream stream, CUevent event,
+      unsigned int flags);
   guint device_count;
 } GstCudaCacheDriver;
 
@@ -85,7 +91,15 @@ gst_cuda_cache_driver_load (void)
         !g_module_symbol (module, "cuMemGetInfo_v2",
             (gpointer *) & driver.MemGetInfo) ||
         !g_module_symbol (module, "cuCtxSynchronize",
-            (gpointer *) & driver.CtxSynchronize)) {
+            (gpointer *) & driver.CtxSynchronize) ||
+        !g_module_symbol (module, "cuEventCreate",
+            (gpointer *) & driver.EventCreate) ||
+        !g_module_symbol (module, "cuEventRecord",
+            (gpointer *) & driver.EventRecord) ||
+        !g_module_symbol (module, "cuEventDestroy_v2",
+            (gpointer *) & driver.EventDestroy) ||
+        !g_module_symbol (module, "cuStreamWaitEvent",
+            (gpointer *) & driver.StreamWaitEvent)) {
       GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
       goto done;
     }
@@ -405,6 +419,32 @@ gst_cuda_cache_device_synchronize (GstCudaContext * context)
   if (!gst_cuda_context_push (context))
     return FALSE;
   ret = gst_cuda_result (driver.CtxSynchronize ());
+  gst_cuda_context_pop (NULL);
+
+  return ret;
+}
+
+gboolean
+gst_cuda_cache_device_stream_wait (GstCudaContext * context,
+    CUstream consumer, CUstream producer)
+{
+  CUevent event;
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (!gst_cuda_cache_driver_load ())
+    return FALSE;
+
+  if (!gst_cuda_context_push (context))
+    return FALSE;
+  ret = gst_cuda_result (driver.EventCreate (&event, CU_EVENT_DISABLE_TIMING));
+  if (ret) {
+    ret = gst_cuda_result (driver.EventRecord (event, producer)) &&
+        gst_cuda_result (driver.StreamWaitEvent (consumer, event, 0));
+    /* the wait already queued keeps what it needs of the event */
+    driver.EventDestroy (event);
+  }
   gst_cuda_context_pop (NULL);
 
   return ret;

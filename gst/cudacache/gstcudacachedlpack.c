@@ -377,6 +377,9 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
   return managed;
 }
 
+static gpointer dlpack_export (GstBuffer * buffer, const GstCaps * caps,
+    gint plane, gboolean wait, GError ** error);
+
 /**
  * gst_cuda_cache_dlpack_export_full:
  * @buffer: a tensor or video buffer, in CUDA or system memory
@@ -396,6 +399,122 @@ gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
 gpointer
 gst_cuda_cache_dlpack_export_full (GstBuffer * buffer, const GstCaps * caps,
     gint plane, GError ** error)
+{
+  return dlpack_export (buffer, caps, plane, TRUE, error);
+}
+
+/**
+ * gst_cuda_cache_dlpack_export_async:
+ * @buffer: a tensor or video buffer, in CUDA or system memory
+ * @caps: (nullable): @buffer's caps, as for gst_cuda_cache_dlpack_export ()
+ * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE or a plane's index, as for
+ *     gst_cuda_cache_dlpack_export ()
+ * @error: (nullable): where to say why @buffer cannot be exported
+ *
+ * gst_cuda_cache_dlpack_export_full (), without waiting for work still
+ * queued on the stream of @buffer's CUDA memory (GStreamer 1.24 and later:
+ * memory flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC): the consumer makes
+ * its stream wait for it with gst_cuda_cache_dlpack_stream_wait () before
+ * it reads, on the GPU, and the host waits for nothing. This is what a
+ * DLPack `__dlpack__ (stream=...)` does. Before 1.24 nothing is ever
+ * queued (the project's elements finish writing a buffer before they push
+ * it), and both exports are the same.
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
+ *     with @error set
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_cuda_cache_dlpack_export_async (GstBuffer * buffer, const GstCaps * caps,
+    gint plane, GError ** error)
+{
+  return dlpack_export (buffer, caps, plane, FALSE, error);
+}
+
+/**
+ * gst_cuda_cache_dlpack_get_stream:
+ * @buffer: a buffer
+ *
+ * The stream of @buffer's CUDA memory on which work writing it is still
+ * queued: what `__cuda_array_interface__`'s `stream` names, on which a
+ * consumer synchronises before it reads.
+ *
+ * Returns: the `CUstream`, as an integer, or 0 where nothing is queued
+ *     (system memory, and every memory before GStreamer 1.24)
+ *
+ * Since: 0.1
+ */
+guint64
+gst_cuda_cache_dlpack_get_stream (GstBuffer * buffer)
+{
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    CUstream stream;
+
+    if (gst_is_cuda_memory (mem) &&
+        gst_cuda_cache_compat_memory_pending (mem, &stream) && stream)
+      return (guint64) (guintptr) stream;
+  }
+  return 0;
+}
+
+/**
+ * gst_cuda_cache_dlpack_stream_wait:
+ * @buffer: a buffer, exported with gst_cuda_cache_dlpack_export_async ()
+ * @stream: the consumer's `CUstream`, as an integer: DLPack's values, 1
+ *     (or 0) the legacy default stream, 2 the per-thread default stream, or
+ *     a stream of the consumer's own
+ * @error: (nullable): where to say why the wait could not be queued
+ *
+ * Makes @stream wait, on the GPU, for the work still queued on the stream
+ * of @buffer's CUDA memory: an event recorded on that stream, which
+ * @stream waits for; the host does not wait. Memory with nothing queued
+ * (system memory, and every memory before GStreamer 1.24) needs nothing;
+ * memory whose queued work is on no stream of its own is waited for on the
+ * host.
+ *
+ * Returns: %TRUE, or %FALSE with @error set where the driver refused
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_dlpack_stream_wait (GstBuffer * buffer, guint64 stream,
+    GError ** error)
+{
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    CUstream producer;
+
+    if (!gst_is_cuda_memory (mem) ||
+        !gst_cuda_cache_compat_memory_pending (mem, &producer))
+      continue;
+    if (!producer) {
+      gst_cuda_cache_compat_memory_sync (mem);
+      continue;
+    }
+    if (!gst_cuda_cache_device_stream_wait (GST_CUDA_MEMORY_CAST
+            (mem)->context, (CUstream) (guintptr) stream, producer)) {
+      dlpack_fail (error, "the CUDA driver refused to make stream %#"
+          G_GINT64_MODIFIER "x wait for the buffer's stream %p (see the "
+          "cudacache debug category)", stream, producer);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gpointer
+dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
+    gboolean wait, GError ** error)
 {
   GstCudaCacheDLPack *self;
   GstCudaCacheTensorMeta *meta;
@@ -453,8 +572,9 @@ gst_cuda_cache_dlpack_export_full (GstBuffer * buffer, const GstCaps * caps,
     guint i;
 
     flags |= GST_MAP_CUDA;
-    /* a consumer's stream knows nothing of the writer's */
-    for (i = 0; i < gst_buffer_n_memory (buffer); i++)
+    /* a consumer's stream knows nothing of the writer's: waited for here,
+     * or by the consumer's stream (gst_cuda_cache_dlpack_stream_wait ()) */
+    for (i = 0; wait && i < gst_buffer_n_memory (buffer); i++)
       gst_cuda_cache_compat_memory_sync (gst_buffer_peek_memory (buffer, i));
   }
 

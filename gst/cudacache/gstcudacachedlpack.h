@@ -28,6 +28,17 @@ gpointer gst_cuda_cache_dlpack_export_full (GstBuffer * buffer,
     const GstCaps * caps, gint plane, GError ** error);
 
 GST_CUDA_CACHE_API
+gpointer gst_cuda_cache_dlpack_export_async (GstBuffer * buffer,
+    const GstCaps * caps, gint plane, GError ** error);
+
+GST_CUDA_CACHE_API
+guint64 gst_cuda_cache_dlpack_get_stream (GstBuffer * buffer);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_dlpack_stream_wait (GstBuffer * buffer,
+    guint64 stream, GError ** error);
+
+GST_CUDA_CACHE_API
 void gst_cuda_cache_dlpack_release (gpointer managed_tensor);
 
 GST_CUDA_CACHE_API

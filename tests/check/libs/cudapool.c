@@ -9,6 +9,7 @@
 #endif
 
 #include <string.h>
+#include <gmodule.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -646,6 +647,190 @@ GST_START_TEST (test_blocks_keep_their_stream)
 
 GST_END_TEST;
 
+/* The driver calls the next test makes beyond gst-cuda's loader */
+typedef struct
+{
+  CUresult (CUDAAPI * LaunchHostFunc) (CUstream stream, void (CUDA_CB * fn)
+      (void *), void *data);
+  CUresult (CUDAAPI * MemsetD8Async) (CUdeviceptr dst, unsigned char v,
+      size_t n, CUstream stream);
+  CUresult (CUDAAPI * MemcpyDtoDAsync) (CUdeviceptr dst, CUdeviceptr src,
+      size_t n, CUstream stream);
+  CUresult (CUDAAPI * MemcpyDtoH) (void *dst, CUdeviceptr src, size_t n);
+  CUresult (CUDAAPI * StreamCreate) (CUstream * stream, unsigned int flags);
+  CUresult (CUDAAPI * StreamDestroy) (CUstream stream);
+  CUresult (CUDAAPI * StreamSynchronize) (CUstream stream);
+} TestDriver;
+
+static void
+test_driver_load (TestDriver * d)
+{
+  GModule *m = g_module_open ("libcuda.so.1", G_MODULE_BIND_LAZY);
+
+  fail_unless (m != NULL);
+  g_module_make_resident (m);
+  fail_unless (g_module_symbol (m, "cuLaunchHostFunc",
+          (gpointer *) & d->LaunchHostFunc) &&
+      g_module_symbol (m, "cuMemsetD8Async", (gpointer *) & d->MemsetD8Async)
+      && g_module_symbol (m, "cuMemcpyDtoDAsync_v2",
+          (gpointer *) & d->MemcpyDtoDAsync) &&
+      g_module_symbol (m, "cuMemcpyDtoH_v2", (gpointer *) & d->MemcpyDtoH) &&
+      g_module_symbol (m, "cuStreamCreate", (gpointer *) & d->StreamCreate) &&
+      g_module_symbol (m, "cuStreamDestroy_v2",
+          (gpointer *) & d->StreamDestroy) &&
+      g_module_symbol (m, "cuStreamSynchronize",
+          (gpointer *) & d->StreamSynchronize));
+}
+
+/* A stream held at a point until the test opens the gate */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean open;
+} Gate;
+
+static void CUDA_CB
+gate_wait (void *data)
+{
+  Gate *g = data;
+
+  g_mutex_lock (&g->lock);
+  while (!g->open)
+    g_cond_wait (&g->cond, &g->lock);
+  g_mutex_unlock (&g->lock);
+}
+
+static void
+gate_open (Gate * g)
+{
+  g_mutex_lock (&g->lock);
+  g->open = TRUE;
+  g_cond_broadcast (&g->cond);
+  g_mutex_unlock (&g->lock);
+}
+
+static gpointer
+gate_open_later (gpointer data)
+{
+  g_usleep (5 * G_USEC_PER_SEC);
+  gate_open (data);
+  return NULL;
+}
+
+/* A DLPack consumer's stream waits on the GPU for work still queued on a
+ * buffer's stream (1.24+): with the writer's stream held up by the test,
+ * gst_cuda_cache_dlpack_stream_wait () returns at once (a host synchronise
+ * would wait until the gate opens, 5 s later), and a copy the consumer
+ * queues right away still reads what the held-up write wrote. Where memory
+ * carries no stream (1.22) nothing is ever queued: the wait is nothing. */
+GST_START_TEST (test_consumer_stream_waits_on_the_gpu)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCudaCacheStream *stream = gst_cuda_cache_compat_memory_stream_new
+      (context);
+  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  Gate gate = { 0, };
+  TestDriver d;
+  GstBuffer *buf;
+  GstMemory *mem;
+  GstMapInfo map;
+  CUdeviceptr src, dst;
+  CUstream producer, consumer;
+  GThread *opener;
+  GError *error = NULL;
+  guint8 *host;
+  gsize size, i, wrong = 0;
+  gint64 t0, waited_us;
+
+  gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
+  gst_buffer_pool_config_set_cuda_cache (config, cache);
+  gst_cuda_cache_compat_config_set_stream (config, stream);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+
+  if (!stream) {
+    fail_unless_equals_uint64 (gst_cuda_cache_dlpack_get_stream (buf), 0);
+    fail_unless (gst_cuda_cache_dlpack_stream_wait (buf, 1, &error));
+    g_print ("consumer streams: memory carries no stream here (GStreamer "
+        "1.22): nothing is queued, nothing to wait for\n");
+    goto done;
+  }
+
+  test_driver_load (&d);
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  mem = gst_buffer_peek_memory (buf, 0);
+  size = gst_memory_get_sizes (mem, NULL, NULL);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  src = (CUdeviceptr) map.data;
+  gst_memory_unmap (mem, &map);
+  producer = gst_cuda_cache_compat_stream_handle (stream);
+
+  /* the memory 0, then the writer held up before it writes 0xab */
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d.MemsetD8Async (src, 0, size, producer) == CUDA_SUCCESS);
+  fail_unless (d.StreamSynchronize (producer) == CUDA_SUCCESS);
+  fail_unless (d.LaunchHostFunc (producer, gate_wait, &gate) == CUDA_SUCCESS);
+  fail_unless (d.MemsetD8Async (src, 0xab, size, producer) == CUDA_SUCCESS);
+  fail_unless (d.StreamCreate (&consumer, CU_STREAM_NON_BLOCKING) ==
+      CUDA_SUCCESS);
+  fail_unless (gst_cuda_result (CuMemAlloc (&dst, size)));
+  gst_cuda_context_pop (NULL);
+  gst_cuda_cache_compat_memory_set_need_sync (mem, TRUE);
+  fail_unless_equals_uint64 (gst_cuda_cache_dlpack_get_stream (buf),
+      (guint64) (guintptr) producer);
+
+  opener = g_thread_new ("gate", gate_open_later, &gate);
+  t0 = g_get_monotonic_time ();
+  fail_unless (gst_cuda_cache_dlpack_stream_wait (buf,
+          (guint64) (guintptr) consumer, &error), "%s",
+      error ? error->message : "");
+  waited_us = g_get_monotonic_time () - t0;
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d.MemcpyDtoDAsync (dst, src, size, consumer) == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  /* the host wait above would have taken until the gate opened */
+  fail_unless (waited_us < G_USEC_PER_SEC, "the wait took %" G_GINT64_FORMAT
+      " us: a host synchronise", waited_us);
+  gate_open (&gate);
+  g_thread_join (opener);
+
+  host = g_malloc (size);
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d.StreamSynchronize (consumer) == CUDA_SUCCESS);
+  fail_unless (d.MemcpyDtoH (host, dst, size) == CUDA_SUCCESS);
+  fail_unless (d.StreamSynchronize (producer) == CUDA_SUCCESS);
+  gst_cuda_result (CuMemFree (dst));
+  d.StreamDestroy (consumer);
+  gst_cuda_context_pop (NULL);
+  for (i = 0; i < size; i++)
+    wrong += host[i] != 0xab;
+  g_free (host);
+  fail_unless (wrong == 0, "the consumer read %" G_GSIZE_FORMAT " bytes "
+      "before the write", wrong);
+  g_print ("consumer streams: the wait queued in %" G_GINT64_FORMAT " us "
+      "with the writer held up; the consumer's copy read every byte the "
+      "held-up write wrote\n", waited_us);
+  gst_cuda_cache_compat_memory_set_need_sync (mem, FALSE);
+  g_cond_clear (&gate.cond);
+  g_mutex_clear (&gate.lock);
+
+done:
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_cuda_cache_compat_stream_clear (&stream);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 /* cudacache-pool-race.h, on device memory */
 GST_START_TEST (test_reconfigure_while_last_buffer_returns)
 {
@@ -681,6 +866,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_context_freed_with_last_user);
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_blocks_keep_their_stream);
+  tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
 
   return s;

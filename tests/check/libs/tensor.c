@@ -306,6 +306,36 @@ GST_START_TEST (test_dlpack_import_system_memory)
 
 GST_END_TEST;
 
+/* System memory has no stream: nothing is queued on it, the export
+ * without a wait is the export, and a consumer's stream waits for
+ * nothing. */
+GST_START_TEST (test_dlpack_streams_system_memory)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=4,"
+      "height=2,framerate=30/1");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 4 * 2 * 4, NULL);
+  DLManagedTensor *a, *b;
+  GError *error = NULL;
+
+  fail_unless_equals_uint64 (gst_cuda_cache_dlpack_get_stream (buf), 0);
+  fail_unless (gst_cuda_cache_dlpack_stream_wait (buf, 1, &error));
+  fail_unless (error == NULL);
+  a = gst_cuda_cache_dlpack_export_async (buf, caps,
+      GST_CUDA_CACHE_DLPACK_WHOLE, &error);
+  b = gst_cuda_cache_dlpack_export_full (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+      &error);
+  fail_unless (a != NULL && b != NULL, "%s", error ? error->message : "");
+  fail_unless (a->dl_tensor.data == b->dl_tensor.data);
+  fail_unless_equals_int (a->dl_tensor.device.device_type, kDLCPU);
+  fail_unless_equals_int (a->dl_tensor.ndim, b->dl_tensor.ndim);
+  gst_cuda_cache_dlpack_release (a);
+  gst_cuda_cache_dlpack_release (b);
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensor_suite (void)
 {
@@ -321,6 +351,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_strings);
   tcase_add_test (tc, test_meta_follows_full_copies_only);
   tcase_add_test (tc, test_dlpack_import_system_memory);
+  tcase_add_test (tc, test_dlpack_streams_system_memory);
 
   return s;
 }
