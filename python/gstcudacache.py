@@ -359,10 +359,105 @@ class Tensor:
                 f"device={self.device} data=0x{self.data_ptr:x}>")
 
 
+# The DLManagedTensors made for __cuda_array_interface__-only objects, by
+# address: each keeps its object, shape and strides until the library calls
+# its deleter, on whichever thread frees the buffer.
+_cai_exports = {}
+
+_CAI_TYPES = {"u1": (1, 8), "f2": (2, 16), "f4": (2, 32)}
+
+
+@_Deleter
+def _cai_deleter(managed):
+    _cai_exports.pop(ctypes.cast(managed, ctypes.c_void_p).value, None)
+
+
+def _cai_synchronize(stream):
+    """Waits on the host for the producer's @stream, as the CUDA Array
+    Interface asks of a consumer that reads on another stream."""
+    cuda = ctypes.CDLL("libcuda.so.1")
+    cuda.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
+    cuda.cuStreamSynchronize.restype = ctypes.c_int
+    err = cuda.cuStreamSynchronize(ctypes.c_void_p(stream))
+    if err:
+        raise ValueError(f"the object's stream {stream:#x} could not be "
+                         f"waited for (CUDA error {err})")
+
+
+def _from_cuda_array_interface(obj):
+    """A DLManagedTensor * (an int) describing @obj's
+    __cuda_array_interface__ (version 3 or earlier), which keeps @obj alive
+    until its deleter runs; the producer's stream, if it names one, waited
+    for. Raises ValueError for what it cannot describe."""
+    cai = obj.__cuda_array_interface__
+    shape = tuple(int(n) for n in cai["shape"])
+    typestr = cai["typestr"]
+    data, _read_only = cai["data"]
+    if cai.get("mask") is not None:
+        raise ValueError("__cuda_array_interface__ with a mask: masked "
+                         "arrays are not taken")
+    if typestr[0] not in "<|" or typestr[1:] not in _CAI_TYPES:
+        raise ValueError(f"__cuda_array_interface__ typestr {typestr!r}: "
+                         "uint8 (|u1), float16 (<f2) or float32 (<f4), "
+                         "little-endian, are taken")
+    code, bits = _CAI_TYPES[typestr[1:]]
+    itemsize = bits // 8
+    strides = cai.get("strides")
+    if strides is not None:
+        if any(s % itemsize for s in strides):
+            raise ValueError(f"__cuda_array_interface__ strides {strides} "
+                             f"are not whole {itemsize}-byte elements")
+        strides = tuple(int(s) // itemsize for s in strides)
+    stream = cai.get("stream")
+    if stream not in (None, 1, 2):
+        _cai_synchronize(stream)
+    if not data and all(shape):
+        raise ValueError("__cuda_array_interface__ data is a null pointer")
+
+    n = len(shape)
+    managed = DLManagedTensor()
+    shape_array = (ctypes.c_int64 * max(n, 1))(*shape)
+    strides_array = (ctypes.c_int64 * max(n, 1))(*strides) \
+        if strides is not None else None
+    t = managed.dl_tensor
+    t.data = data
+    t.device = DLDevice(KDL_CUDA, _cai_device(data))
+    t.ndim = n
+    t.dtype = DLDataType(code, bits, 1)
+    t.shape = ctypes.cast(shape_array, ctypes.POINTER(ctypes.c_int64))
+    if strides_array is not None:
+        t.strides = ctypes.cast(strides_array, ctypes.POINTER(ctypes.c_int64))
+    t.byte_offset = 0
+    managed.deleter = _cai_deleter
+    address = ctypes.addressof(managed)
+    _cai_exports[address] = (managed, shape_array, strides_array, obj)
+    return address
+
+
+def _cai_device(pointer):
+    """The CUDA device ordinal of device memory at @pointer"""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        raise ValueError("__cuda_array_interface__ data, but no CUDA driver "
+                         "on this machine") from None
+    f = cuda.cuPointerGetAttribute
+    f.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64]
+    f.restype = ctypes.c_int
+    ordinal = ctypes.c_int(0)
+    # CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+    err = f(ctypes.byref(ordinal), 9, pointer)
+    if err:
+        raise ValueError(f"{pointer:#x} is not CUDA memory this process "
+                         f"can read (CUDA error {err})")
+    return ordinal.value
+
+
 def to_buffer(obj, context=None):
     """A Gst.Buffer and its Gst.Caps of @obj, for appsrc: any object with
-    __dlpack__ (a torch tensor, a CuPy or NumPy array) through
-    gst_cuda_cache_dlpack_import(). A uint8 (height, width, channels)
+    __dlpack__ (a torch tensor, a CuPy or NumPy array) or, failing that,
+    __cuda_array_interface__ (a Numba array, PyCUDA's, cuda-python's),
+    through gst_cuda_cache_dlpack_import(). A uint8 (height, width, channels)
     array becomes a video/x-raw frame (GRAY8, RGB, RGBA), a packed 4-D
     uint8, float16 or float32 array an other/tensors tensor. System memory
     is wrapped without a copy (the buffer keeps the array alive); CUDA
@@ -375,8 +470,15 @@ def to_buffer(obj, context=None):
     gi.require_version("GstCudaCache", "1.0")
     from gi.repository import GLib, GstCudaCache
     if not hasattr(obj, "__dlpack__"):
-        raise ValueError(f"{type(obj).__name__} has no __dlpack__: pass a "
-                         "torch tensor, a CuPy or a NumPy array")
+        if not hasattr(obj, "__cuda_array_interface__"):
+            raise ValueError(f"{type(obj).__name__} has neither __dlpack__ "
+                             "nor __cuda_array_interface__: pass a torch "
+                             "tensor, a CuPy, Numba or NumPy array")
+        address = _from_cuda_array_interface(obj)
+        try:
+            return GstCudaCache.CudaCache.dlpack_import(address, context)
+        except GLib.Error as e:
+            raise ValueError(e.message) from None
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") \
         else (KDL_CPU, 0)
     # CUDA: the producer orders its work before the legacy default stream

@@ -238,7 +238,53 @@ def test_torch_frames_into_a_pipeline():
           f"came back equal; refused: {error}")
 
 
+class _InterfaceOnly:
+    """An object with __cuda_array_interface__ and nothing else, as Numba's
+    and PyCUDA's arrays are: it keeps @array alive"""
+
+    def __init__(self, array):
+        self._array = array
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
+def test_cuda_array_interface_into_a_pipeline():
+    """An object with only __cuda_array_interface__ (a CuPy frame behind
+    it) into appsrc, through cudacacheconvert, back to torch: equal."""
+    try:
+        import cupy
+    except ImportError:
+        print("no CuPy: nothing to read through the interface")
+        return
+    g = torch.Generator().manual_seed(31)
+    frame = cupy.asarray(torch.randint(0, 256, (H, W, 3), dtype=torch.uint8,
+                                       generator=g).numpy())
+    cupy.cuda.runtime.deviceSynchronize()
+    buf, caps = gstcudacache.to_buffer(_InterfaceOnly(frame))
+    assert caps.get_structure(0).get_string("format") == "RGB", \
+        caps.to_string()
+    pl = Pipeline(
+        f"appsrc name=src format=time ! cudacacheconvert ! "
+        f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
+        f"types=uint8,dimensions=3:{W}:{H}:1,layout=NHWC ! "
+        f"appsink name=gpu sync=false")
+    src = pl.pipeline.get_by_name("src")
+    src.set_property("caps", caps)
+    assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
+    src.emit("end-of-stream")
+    del src, buf
+    back, _ = pull_tensor(pl, "gpu")
+    out = torch.from_dlpack(back)
+    assert torch.equal(out[0].cpu(),
+                       torch.from_numpy(cupy.asnumpy(frame))), \
+        "the frame came back changed"
+    del out, back
+    pl.stop()
+    print(f"a {H}x{W} CuPy frame behind __cuda_array_interface__ alone "
+          f"through appsrc and cudacacheconvert came back equal")
+
+
 if __name__ == "__main__":
     run([test_torch_reads_cuda_tensors, test_cupy_reads_cuda_frames,
          test_cuda_array_interface_and_versioned_dlpack,
-         test_torch_frames_into_a_pipeline], __file__)
+         test_torch_frames_into_a_pipeline,
+         test_cuda_array_interface_into_a_pipeline], __file__)

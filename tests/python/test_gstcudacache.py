@@ -419,8 +419,29 @@ class DLPack(unittest.TestCase):
             with self.assertRaises(ValueError) as cm:
                 gstcudacache.to_buffer(array)
             self.assertIn(says, str(cm.exception))
-        with self.assertRaises(ValueError):
+        with self.assertRaises(ValueError) as cm:
             gstcudacache.to_buffer([1, 2, 3])
+        self.assertIn("neither __dlpack__ nor __cuda_array_interface__",
+                      str(cm.exception))
+
+    def test_cuda_array_interface_refusals_say_why(self):
+        # an object with only __cuda_array_interface__: what it cannot
+        # describe is refused, saying why, before any device is touched
+        class Interface:
+            def __init__(self, **fields):
+                self.__cuda_array_interface__ = dict(
+                    {"version": 3, "shape": (4, 5, 3), "typestr": "|u1",
+                     "data": (0x1000, True), "strides": None}, **fields)
+
+        for fields, says in [({"typestr": "<f8"}, "'<f8'"),
+                             ({"typestr": ">f4"}, "little-endian"),
+                             ({"typestr": "<f4", "strides": (60, 12, 2)},
+                              "not whole 4-byte elements"),
+                             ({"mask": object()}, "mask"),
+                             ({"data": (0, True)}, "null pointer")]:
+            with self.assertRaises(ValueError) as cm:
+                gstcudacache.to_buffer(Interface(**fields))
+            self.assertIn(says, str(cm.exception))
 
     def test_video_frames(self):
         p = Pipeline(
