@@ -127,6 +127,13 @@ gst_cuda_cache_driver_load (void)
   return driver.device_count > 0;
 }
 
+/* The driver loaded and @context made current: pop it when done */
+static gboolean
+driver_enter (GstCudaContext * context)
+{
+  return gst_cuda_cache_driver_load () && gst_cuda_context_push (context);
+}
+
 /**
  * gst_cuda_cache_device_get_count:
  *
@@ -326,10 +333,7 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
 
-  if (!gst_cuda_cache_driver_load ())
-    return FALSE;
-
-  if (!gst_cuda_context_push (context))
+  if (!driver_enter (context))
     return FALSE;
   ret = gst_cuda_result (driver.MemGetInfo (&free_mem, &total_mem));
   gst_cuda_context_pop (NULL);
@@ -413,10 +417,7 @@ gst_cuda_cache_device_synchronize (GstCudaContext * context)
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
 
-  if (!gst_cuda_cache_driver_load ())
-    return FALSE;
-
-  if (!gst_cuda_context_push (context))
+  if (!driver_enter (context))
     return FALSE;
   ret = gst_cuda_result (driver.CtxSynchronize ());
   gst_cuda_context_pop (NULL);
@@ -433,10 +434,7 @@ gst_cuda_cache_device_stream_wait (GstCudaContext * context,
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
 
-  if (!gst_cuda_cache_driver_load ())
-    return FALSE;
-
-  if (!gst_cuda_context_push (context))
+  if (!driver_enter (context))
     return FALSE;
   ret = gst_cuda_result (driver.EventCreate (&event, CU_EVENT_DISABLE_TIMING));
   if (ret) {

@@ -200,15 +200,9 @@ def test_cuda_array_interface_and_versioned_dlpack():
           f"{dlpack_sum:.3f})")
 
 
-def test_torch_frames_into_a_pipeline():
-    """A torch CUDA frame into appsrc (gstcudacache.to_buffer(): one device
-    copy into the cache), through cudacacheconvert, back to torch: every
-    value equal; a tensor it cannot describe refused with why."""
-    g = torch.Generator(device="cuda").manual_seed(29)
-    frame = torch.randint(0, 256, (H, W, 3), dtype=torch.uint8,
-                          device="cuda", generator=g)
-    buf, caps = gstcudacache.to_buffer(frame)
-    assert buf is not None and caps is not None
+def _through_the_element(buf, caps):
+    """@buf (caps @caps) through appsrc and cudacacheconvert into a uint8
+    NHWC CUDA tensor, back as torch"""
     pl = Pipeline(
         f"appsrc name=src format=time ! cudacacheconvert ! "
         f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
@@ -221,10 +215,25 @@ def test_torch_frames_into_a_pipeline():
     del src, buf
     back, _ = pull_tensor(pl, "gpu")
     out = torch.from_dlpack(back)
+    del back
+    return out, pl
+
+
+def test_torch_frames_into_a_pipeline():
+    """A torch CUDA frame into appsrc (gstcudacache.to_buffer(): one device
+    copy into the cache), through cudacacheconvert, back to torch: every
+    value equal; a tensor it cannot describe refused with why."""
+    g = torch.Generator(device="cuda").manual_seed(29)
+    frame = torch.randint(0, 256, (H, W, 3), dtype=torch.uint8,
+                          device="cuda", generator=g)
+    buf, caps = gstcudacache.to_buffer(frame)
+    assert buf is not None and caps is not None
+    out, pl = _through_the_element(buf, caps)
+    del buf
     assert out.is_cuda and tuple(out.shape) == (1, H, W, 3), out.shape
     assert out.data_ptr() != frame.data_ptr()
     assert torch.equal(out[0], frame), "the frame came back changed"
-    del out, back
+    del out
     pl.stop()
 
     try:
@@ -262,22 +271,12 @@ def test_cuda_array_interface_into_a_pipeline():
     buf, caps = gstcudacache.to_buffer(_InterfaceOnly(frame))
     assert caps.get_structure(0).get_string("format") == "RGB", \
         caps.to_string()
-    pl = Pipeline(
-        f"appsrc name=src format=time ! cudacacheconvert ! "
-        f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
-        f"types=uint8,dimensions=3:{W}:{H}:1,layout=NHWC ! "
-        f"appsink name=gpu sync=false")
-    src = pl.pipeline.get_by_name("src")
-    src.set_property("caps", caps)
-    assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
-    src.emit("end-of-stream")
-    del src, buf
-    back, _ = pull_tensor(pl, "gpu")
-    out = torch.from_dlpack(back)
+    out, pl = _through_the_element(buf, caps)
+    del buf
     assert torch.equal(out[0].cpu(),
                        torch.from_numpy(cupy.asnumpy(frame))), \
         "the frame came back changed"
-    del out, back
+    del out
     pl.stop()
     print(f"a {H}x{W} CuPy frame behind __cuda_array_interface__ alone "
           f"through appsrc and cudacacheconvert came back equal")

@@ -584,15 +584,14 @@ GST_START_TEST (test_refused_config_leaves_pool_unchanged)
 
 GST_END_TEST;
 
-/* Acquires one buffer of a pool configured for CAPS_720 on @stream and
- * returns the stream its memory carries. */
-static GstCudaCacheStream *
-stream_of_pool_buffer (GstBufferPool * pool, GstCudaCache * cache,
+/* Configures @pool for CAPS_720 on @stream, activates it and acquires
+ * one buffer */
+static GstBuffer *
+acquire_on_stream (GstBufferPool * pool, GstCudaCache * cache,
     GstCudaCacheStream * stream)
 {
   GstCaps *caps = gst_caps_from_string (CAPS_720);
   GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstCudaCacheStream *mem_stream;
   GstBuffer *buf;
 
   gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
@@ -600,10 +599,22 @@ stream_of_pool_buffer (GstBufferPool * pool, GstCudaCache * cache,
   gst_cuda_cache_compat_config_set_stream (config, stream);
   fail_unless (gst_buffer_pool_set_config (pool, config));
   gst_caps_unref (caps);
-
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
       GST_FLOW_OK);
+
+  return buf;
+}
+
+/* Acquires one buffer of a pool configured for CAPS_720 on @stream and
+ * returns the stream its memory carries. */
+static GstCudaCacheStream *
+stream_of_pool_buffer (GstBufferPool * pool, GstCudaCache * cache,
+    GstCudaCacheStream * stream)
+{
+  GstCudaCacheStream *mem_stream;
+  GstBuffer *buf = acquire_on_stream (pool, cache, stream);
+
   mem_stream = gst_cuda_cache_compat_memory_get_stream
       (gst_buffer_peek_memory (buf, 0));
   gst_buffer_unref (buf);
@@ -730,11 +741,9 @@ GST_START_TEST (test_consumer_stream_waits_on_the_gpu)
   GstBufferPool *pool = gst_cuda_cache_pool_new (context);
   GstCudaCacheStream *stream = gst_cuda_cache_compat_memory_stream_new
       (context);
-  GstCaps *caps = gst_caps_from_string (CAPS_720);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBuffer *buf = acquire_on_stream (pool, cache, stream);
   Gate gate = { 0, };
   TestDriver d;
-  GstBuffer *buf;
   GstMemory *mem;
   GstMapInfo map;
   CUdeviceptr src, dst;
@@ -744,15 +753,6 @@ GST_START_TEST (test_consumer_stream_waits_on_the_gpu)
   guint8 *host;
   gsize size, i, wrong = 0;
   gint64 t0, waited_us;
-
-  gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
-  gst_buffer_pool_config_set_cuda_cache (config, cache);
-  gst_cuda_cache_compat_config_set_stream (config, stream);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  gst_caps_unref (caps);
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
-      GST_FLOW_OK);
 
   if (!stream) {
     fail_unless_equals_uint64 (gst_cuda_cache_dlpack_get_stream (buf), 0);
