@@ -54,6 +54,7 @@ struct _GstCudaCacheConverterCpu
   GstBuffer *stand_in_buf;
   /* LINEAR */
   GstCudaCacheLinear *linear;
+  gboolean row_source;          /* its input rows the stand-in's, made per row */
   /* a method other than LINEAR: the picture resampled from 8-bit RGB of
    * the source's size (the input's own pixels, or its stand-in) into the
    * RGB frame, then packed or converted (conv) at the same size */
@@ -135,11 +136,12 @@ typedef struct
   GstVideoFrame *rgbx;
 } StandIn;
 
-/* Rows @y0..@y1 of a stand-in */
+/* Rows @y0..@y1 of a stand-in, row @y0 to @out, rows @out_stride bytes
+ * apart */
 static void
-stand_in_rows (gpointer data, gint y0, gint y1)
+stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
+    gsize out_stride)
 {
-  const StandIn *si = data;
   const GstVideoFrame *src = si->src;
   const GstVideoFormatInfo *finfo = src->info.finfo;
   gint depth = GST_VIDEO_FRAME_COMP_DEPTH (src, 0);
@@ -209,12 +211,31 @@ stand_in_rows (gpointer data, gint y0, gint y1)
       gst_cuda_cache_chroma_up (a, b, fy, cw, h_cosited, w, c[k - 1]);
     }
     gst_cuda_cache_yuv_to_rgbx (si->p->yuv_to_rgb, yv, c[0], c[1], w,
-        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (si->rgbx, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (si->rgbx, 0));
+        out + (gsize) (y - y0) * out_stride);
   }
 #undef SAMPLE
 #undef ROW
   g_free (f);
+}
+
+/* Rows @y0..@y1 of the stand-in frame si->rgbx */
+static void
+stand_in_rows (gpointer data, gint y0, gint y1)
+{
+  const StandIn *si = data;
+  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (si->rgbx, 0);
+
+  stand_in_rows_to (si, y0, y1,
+      (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (si->rgbx, 0) + y0 * stride,
+      stride);
+}
+
+/* LINEAR's source of input rows for 4:2:2 packed and GRAY8 input: each
+ * row of the stand-in made where the scaling reads it, no frame of it */
+static void
+stand_in_source (gpointer data, gint row, guint8 * rgbx)
+{
+  stand_in_rows_to (data, row, row + 1, rgbx, 0);
 }
 
 /* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
@@ -358,8 +379,11 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   /* the frame LINEAR reads: the input, or its stand-in; tensors and GRAY8
    * from its RGB rows */
   plan = *p;
-  if (cpu_has_stand_in (in))
-    stand_in = plan.in_format = GST_VIDEO_FORMAT_RGBx;
+  /* 4:2:2 packed and GRAY8: the RGBx stand-in's rows, made where they are
+   * read (stand_in_source ()) */
+  cpu->row_source = cpu_has_stand_in (in);
+  if (cpu->row_source)
+    plan.in_format = GST_VIDEO_FORMAT_RGBx;
   else if (gst_cuda_cache_convert_params_input_depth (in) > 0)
     stand_in = GST_VIDEO_FORMAT_NV12;
   if (cpu_via_rgb (info))
@@ -777,6 +801,8 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
   guint8 *out_data[3] = { NULL, NULL, NULL };
   gint in_stride[3] = { 0, 0, 0 }, out_stride[3] = { 0, 0, 0 };
   CpuRows rows = { &cpu->params, NULL, NULL };
+  StandIn si = { &cpu->params, &view, NULL };
+  GstCudaCacheLinearSource source = cpu->row_source ? stand_in_source : NULL;
   GstMapInfo map;
   gboolean ok = TRUE;
   guint i;
@@ -794,10 +820,7 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
       gst_video_frame_unmap (&in_frame);
       goto map_failed;
     }
-    if (GST_VIDEO_FRAME_FORMAT (&stand_in) == GST_VIDEO_FORMAT_NV12)
-      cpu_make_narrowed (&view, &stand_in);
-    else
-      cpu_make_stand_in (&cpu->params, &view, &stand_in);
+    cpu_make_narrowed (&view, &stand_in);
     src = &stand_in;
   }
   for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (src) && i < 3; i++) {
@@ -815,8 +838,8 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
       ok = FALSE;
     } else {
       rows.tensor = map.data;
-      gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, NULL, NULL,
-          cpu_pack_rows, &rows, threads);
+      gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, source,
+          &si, NULL, NULL, cpu_pack_rows, &rows, threads);
       gst_buffer_unmap (outbuf, &map);
     }
   } else if (gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
@@ -827,8 +850,8 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
       out_data[i] = GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
       out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
     }
-    gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, out_data,
-        out_stride, cpu_pack_rows, &rows, threads);
+    gst_cuda_cache_linear_run (cpu->linear, in_data, in_stride, source, &si,
+        out_data, out_stride, cpu_pack_rows, &rows, threads);
     gst_video_frame_unmap (&out_frame);
   } else {
     ok = FALSE;

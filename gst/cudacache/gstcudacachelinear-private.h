@@ -54,6 +54,12 @@ typedef struct _GstCudaCacheLinear GstCudaCacheLinear;
 typedef void (*GstCudaCacheLinearRows) (gpointer data, const guint8 * rgb,
     gsize stride, gint y0, gint y1);
 
+/* Where input rows come from when not from the input's planes: row @row
+ * as RGBx (4 bytes a pixel, R, G, B, then unused), in_width pixels, into
+ * @rgbx; called from the threads of gst_cuda_cache_linear_run (). */
+typedef void (*GstCudaCacheLinearSource) (gpointer data, gint row,
+    guint8 * rgbx);
+
 /* The LINEAR conversion of @params, whose in_format (NV12, I420 or packed
  * RGB) is the frame it reads and whose out_format is packed RGB, NV12 or
  * I420 (written to the output's planes), or GST_VIDEO_FORMAT_UNKNOWN for
@@ -64,11 +70,14 @@ GstCudaCacheLinear *gst_cuda_cache_linear_new (const GstCudaCacheConvertParams
     * params, GError ** error);
 
 /* Converts one frame: the input's planes at @in_data with @in_stride
- * (bytes), into the output's at @out_data/@out_stride, or through @rows
- * with @data; the output's rows split over up to @threads threads. */
+ * (bytes), or, where @source is not NULL, RGBx rows from it (with
+ * @source_data; @params' in_format RGBx), into the output's at
+ * @out_data/@out_stride, or through @rows with @data; the output's rows
+ * split over up to @threads threads. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
     const guint8 * const in_data[3], const gint in_stride[3],
+    GstCudaCacheLinearSource source, gpointer source_data,
     guint8 * const out_data[3], const gint out_stride[3],
     GstCudaCacheLinearRows rows, gpointer data, guint threads);
 

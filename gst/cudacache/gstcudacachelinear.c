@@ -214,6 +214,8 @@ typedef struct
   gint out_stride[3];
   GstCudaCacheLinearRows rows;
   gpointer data;
+  GstCudaCacheLinearSource source;
+  gpointer source_data;
 } Run;
 
 /* the kernels' to_u8 (): rounded half up, clamped. floorf () is a call
@@ -537,7 +539,10 @@ across_row (const Run * run, Scratch * s, gint r, gfloat * dst)
   const guint8 *row = run->in[0] + (gsize) r * run->in_stride[0];
   gint dw = p->dest_width;
 
-  if (l->yuv_h) {
+  if (run->source) {
+    run->source (run->source_data, r, s->src);
+    across_rgb (&l->x, s->src, 4, 0, 1, 2, dw, dst);
+  } else if (l->yuv_h) {
     memcpy (s->src, row, p->in_width);
     across_bytes (&l->x, s->src, dw, dst);
   } else if (l->yuv) {
@@ -863,6 +868,7 @@ linear_rows (gpointer data, gint y0, gint y1)
 void
 gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
     const guint8 * const in_data[3], const gint in_stride[3],
+    GstCudaCacheLinearSource source, gpointer source_data,
     guint8 * const out_data[3], const gint out_stride[3],
     GstCudaCacheLinearRows rows, gpointer data, guint threads)
 {
@@ -881,6 +887,9 @@ gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
   }
   run.rows = rows;
   run.data = data;
+  run.source = source;
+  run.source_data = source_data;
+  g_return_if_fail (source == NULL || l->p.in_format == CONVERT_FORMAT_RGBx);
   /* 4:2:0 output: a slice of whole 2x2 blocks */
   gst_cuda_cache_parallel_rows (linear_rows, &run, l->p.out_height,
       l->out == OUT_YUV420 ? 2 : 1, threads);

@@ -518,19 +518,19 @@ check_as_new (GstCudaCacheConverter * conv, GstCaps * in, GstCaps * out,
 }
 
 /* New caps and options at once: both apply, and a refused pair changes
- * nothing. The CPU path keeps what still fits: 4:2:2 input is converted
- * as an RGBx frame, made once per input (new options or a new output keep
- * it) and converting as a converter made afresh. */
+ * nothing. The CPU path keeps what still fits: 16-bit 4:2:0 input is
+ * narrowed to an NV12 frame, made once per input (new options or a new
+ * output keep it) and converting as a converter made afresh. */
 GST_START_TEST (test_reconfigure_caps_and_config)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
       TENSOR "types=float32,dimensions=32:32:3:1",
       gst_structure_from_string ("c, GstCudaCacheConverter.letterbox=true",
           NULL));
-  g_autoptr (GstCaps) yuy2 = gst_caps_from_string ("video/x-raw,"
-      "format=YUY2,width=160,height=90,framerate=30/1");
-  g_autoptr (GstCaps) yuy2b = gst_caps_from_string ("video/x-raw,"
-      "format=YUY2,width=120,height=90,framerate=30/1");
+  g_autoptr (GstCaps) p010 = gst_caps_from_string ("video/x-raw,"
+      "format=P010_10LE,width=160,height=90,framerate=30/1");
+  g_autoptr (GstCaps) p010b = gst_caps_from_string ("video/x-raw,"
+      "format=P010_10LE,width=120,height=90,framerate=30/1");
   g_autoptr (GstCaps) rgba = gst_caps_from_string ("video/x-raw,"
       "format=RGBA,width=64,height=64,framerate=30/1");
   g_autoptr (GstCaps) rgba2 = gst_caps_from_string ("video/x-raw,"
@@ -547,10 +547,10 @@ GST_START_TEST (test_reconfigure_caps_and_config)
   fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
   fail_unless_equals_int (rect.h, 24);
 
-  /* YUY2 160x90 to RGBA 64x64, no letterbox: the whole output, and the
-   * RGBx frame it is converted as made */
+  /* P010 160x90 to RGBA 64x64, no letterbox: the whole output, and the
+   * NV12 frame it is narrowed to made */
   count_memories_start ();
-  fail_unless (gst_cuda_cache_converter_reconfigure (conv, yuy2, rgba,
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010, rgba,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "false", NULL), &error), "%s", error ? error->message : "");
   made = count_memories_stop ();
@@ -562,32 +562,32 @@ GST_START_TEST (test_reconfigure_caps_and_config)
           GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &letterbox));
   fail_if (letterbox);
   gst_structure_free (after);
-  check_as_new (conv, yuy2, rgba, "c, GstCudaCacheConverter.letterbox=false",
+  check_as_new (conv, p010, rgba, "c, GstCudaCacheConverter.letterbox=false",
       64 * 64 * 4);
 
   /* another output, other options, the same input: the frame is kept */
   count_memories_start ();
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, yuy2, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010, rgba2, NULL));
   fail_unless (gst_cuda_cache_converter_set_config (conv,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "true", NULL), NULL));
   made = count_memories_stop ();
   fail_unless_equals_int (made, 0);
-  check_as_new (conv, yuy2, rgba2, "c, GstCudaCacheConverter.letterbox=true",
+  check_as_new (conv, p010, rgba2, "c, GstCudaCacheConverter.letterbox=true",
       48 * 48 * 4);
 
   /* another input: another frame */
   count_memories_start ();
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, yuy2b, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010b, rgba2, NULL));
   made = count_memories_stop ();
   fail_unless_equals_int (made, 1);
-  check_as_new (conv, yuy2b, rgba2, "c, GstCudaCacheConverter.letterbox=true",
+  check_as_new (conv, p010b, rgba2, "c, GstCudaCacheConverter.letterbox=true",
       48 * 48 * 4);
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, yuy2, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010, rgba2, NULL));
 
   /* refused options, or refused caps: nothing changes */
   before = gst_cuda_cache_converter_get_config (conv);
-  fail_if (gst_cuda_cache_converter_reconfigure (conv, yuy2, rgba,
+  fail_if (gst_cuda_cache_converter_reconfigure (conv, p010, rgba,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
           &error));
@@ -605,7 +605,7 @@ GST_START_TEST (test_reconfigure_caps_and_config)
   fail_unless (rect.w == 48 && rect.h == 27, "%dx%d", rect.w, rect.h);
 
   /* no config: the options stay */
-  fail_unless (gst_cuda_cache_converter_reconfigure (conv, yuy2, rgba, NULL,
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010, rgba, NULL,
           NULL));
   fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
   fail_unless (rect.w == 64 && rect.h == 36, "%dx%d", rect.w, rect.h);
