@@ -34,6 +34,7 @@
 #include "gstcudacacheconvertercpu-private.h"
 #include "gstcudacacheconvertparams-private.h"
 #include "gstcudacachelinear-private.h"
+#include "gstcudacacheplan-private.h"
 #include "gstcudacacheresample-private.h"
 
 struct _GstCudaCacheConverterCpu
@@ -86,12 +87,6 @@ cpu_narrow (guint v, gint depth)
   return (v * 255u + 32767u) / 65535u;
 }
 
-static guint8
-cpu_to_u8 (gfloat v)
-{
-  return (guint8) CLAMP (floorf (v + 0.5f), 0.0f, 255.0f);
-}
-
 /* Whether the output is packed from an RGB frame here: tensors, and
  * GRAY8, whose gray is the luma of that RGB (GstVideoConverter takes
  * YUV's luma as it is, its range unconverted) */
@@ -140,7 +135,7 @@ typedef struct
  * apart */
 static void
 stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
-    gsize out_stride)
+    gsize out_stride, gfloat * f)
 {
   const GstVideoFrame *src = si->src;
   const GstVideoFormatInfo *finfo = src->info.finfo;
@@ -156,7 +151,6 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
   const guint8 *base[3] = { NULL, NULL, NULL };
   gint ps[3] = { 0, 0, 0 };
-  gfloat *f = g_new (gfloat, (gsize) 3 * w + 2 * cw);
   gfloat *yv = f, *c[2] = { f + w, f + 2 * w }, *a = f + 3 * w, *b = a + cw;
 
   for (k = 0; k < (gray ? 1 : 3); k++) {
@@ -179,8 +173,9 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
 
   for (y = y0; y < y1; y++) {
     /* chroma not subsampled down: the pixel's own row, no blend */
-    gint cy = !sub_y ? y : v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
-    gfloat fy = !sub_y || v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
+    gint cy = !sub_y ? y : gst_cuda_cache_chroma_index (y, v_cosited);
+    gfloat fy = !sub_y ? 0.0f :
+        gst_cuda_cache_chroma_frac (y, v_cosited, FALSE);
     gint rows = sub_y ? ch : h;
     gint ra = CLAMP (cy, 0, rows - 1);
     gint rb = sub_y ? CLAMP (cy + 1, 0, rows - 1) : ra;
@@ -215,7 +210,6 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   }
 #undef SAMPLE
 #undef ROW
-  g_free (f);
 }
 
 /* Rows @y0..@y1 of the stand-in frame si->rgbx */
@@ -224,18 +218,21 @@ stand_in_rows (gpointer data, gint y0, gint y1)
 {
   const StandIn *si = data;
   gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (si->rgbx, 0);
+  gfloat *f = g_new (gfloat,
+      GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (GST_VIDEO_FRAME_WIDTH (si->src)));
 
   stand_in_rows_to (si, y0, y1,
       (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (si->rgbx, 0) + y0 * stride,
-      stride);
+      stride, f);
+  g_free (f);
 }
 
 /* LINEAR's source of input rows for 4:2:2 packed and GRAY8 input: each
  * row of the stand-in made where the scaling reads it, no frame of it */
 static void
-stand_in_source (gpointer data, gint row, guint8 * rgbx)
+stand_in_source (gpointer data, gint row, guint8 * rgbx, gfloat * scratch)
 {
-  stand_in_rows_to (data, row, row + 1, rgbx, 0);
+  stand_in_rows_to (data, row, row + 1, rgbx, 0, scratch);
 }
 
 /* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
@@ -473,9 +470,9 @@ static guint8
 gray_of (const GstCudaCacheConvertParams * p, const guint8 * rgb)
 {
   const gfloat *m = p->rgb_to_yuv;
-  gfloat g = m[0] * rgb[0] + m[1] * rgb[1] + m[2] * rgb[2] + m[3];
 
-  return (guint8) CLAMP (floorf (g + 0.5f), 0.0f, 255.0f);
+  return gst_cuda_cache_to_u8 (m[0] * rgb[0] + m[1] * rgb[1] + m[2] * rgb[2]
+      + m[3]);
 }
 
 /* Rows @y0..@y1 of GRAY8 (@out: row @y0's, rows @out_stride apart) from
@@ -505,7 +502,6 @@ static void
 pack_yuv420 (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
     GstVideoFrame * out)
 {
-  const gfloat *m = p->rgb_to_yuv;
   gboolean nv12 = GST_VIDEO_FRAME_FORMAT (out) == GST_VIDEO_FORMAT_NV12;
   gint w = p->out_width, h = p->out_height, bx, by, dx, dy, k;
 
@@ -516,42 +512,34 @@ pack_yuv420 (const GstCudaCacheConvertParams * p, const GstVideoFrame * rgb,
         (gsize) by * GST_VIDEO_FRAME_COMP_STRIDE (out, 2);
 
     for (bx = 0; bx < (w + 1) / 2; bx++) {
-      gfloat mean[3] = { 0, }, picture[3] = { 0, };
-      gint n = 0, n_picture = 0;
+      gfloat c[4][3];
+      gboolean inside[4];
+      guint8 yv[4];
+      gint n = 0, i = 0;
 
       for (dy = 0; dy < 2 && 2 * by + dy < h; dy++) {
         gint y = 2 * by + dy;
         const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb,
             0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
-        guint8 *y_row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, 0) +
-            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
 
-        for (dx = 0; dx < 2 && 2 * bx + dx < w; dx++) {
+        for (dx = 0; dx < 2 && 2 * bx + dx < w; dx++, n++) {
           gint x = 2 * bx + dx;
-          const guint8 *c = row + 3 * x;
-          gboolean inside = x >= p->dest_x && x < p->dest_x + p->dest_width &&
-              y >= p->dest_y && y < p->dest_y + p->dest_height;
 
-          y_row[x] = gray_of (p, c);
-          for (k = 0; k < 3; k++) {
-            mean[k] += c[k];
-            if (inside)
-              picture[k] += c[k];
-          }
-          n++;
-          n_picture += inside;
+          for (k = 0; k < 3; k++)
+            c[n][k] = row[3 * x + k];
+          inside[n] = x >= p->dest_x && x < p->dest_x + p->dest_width &&
+              y >= p->dest_y && y < p->dest_y + p->dest_height;
         }
       }
-      if (n_picture > 0 && n_picture < n) {
-        memcpy (mean, picture, sizeof (mean));
-        n = n_picture;
+      gst_cuda_cache_yuv420_block (p->rgb_to_yuv, c, inside, n, yv,
+          &u_row[bx * (nv12 ? 2 : 1)], &v_row[bx * (nv12 ? 2 : 1)]);
+      for (dy = 0; dy < 2 && 2 * by + dy < h; dy++) {
+        guint8 *y_row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (out, 0) +
+            (gsize) (2 * by + dy) * GST_VIDEO_FRAME_PLANE_STRIDE (out, 0);
+
+        for (dx = 0; dx < 2 && 2 * bx + dx < w; dx++)
+          y_row[2 * bx + dx] = yv[i++];
       }
-      for (k = 0; k < 3; k++)
-        mean[k] /= n;
-      u_row[bx * (nv12 ? 2 : 1)] = cpu_to_u8 (m[4] * mean[0] + m[5] * mean[1]
-          + m[6] * mean[2] + m[7]);
-      v_row[bx * (nv12 ? 2 : 1)] = cpu_to_u8 (m[8] * mean[0] + m[9] * mean[1]
-          + m[10] * mean[2] + m[11]);
     }
   }
 }

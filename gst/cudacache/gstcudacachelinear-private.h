@@ -45,6 +45,26 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_yuv_to_rgbx (const gfloat m[12], const gfloat * y,
     const gfloat * u, const gfloat * v, gint width, guint8 * dst);
 
+/* The kernels' to_u8 (): rounded half up, clamped. floorf () is a call
+ * into libm where SSE4.1 is not given; clamped first, the truncation of
+ * the non-negative value is its floor, in one instruction. */
+static inline guint8
+gst_cuda_cache_to_u8 (gfloat v)
+{
+  v = v + 0.5f;
+  return (guint8) (v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
+}
+
+/* One 2x2 block of 4:2:0 output, as the kernels' store_yuv420_block ()
+ * makes it (4. in gstcudacachekernels-private.h): the RGB of its @n
+ * pixels (@rgb, in row order), @inside saying which lie in the picture;
+ * each pixel's Y into @y, in the same order, and the block's U and V, of
+ * the mean RGB of its picture pixels where it straddles the picture's
+ * edge, else of all, into @u and @v; @m is rgb_to_yuv. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_yuv420_block (const gfloat m[12], const gfloat rgb[4][3],
+    const gboolean inside[4], gint n, guint8 y[4], guint8 * u, guint8 * v);
+
 typedef struct _GstCudaCacheLinear GstCudaCacheLinear;
 
 /* Called from the threads of gst_cuda_cache_linear_run () with 8-bit RGB
@@ -54,11 +74,18 @@ typedef struct _GstCudaCacheLinear GstCudaCacheLinear;
 typedef void (*GstCudaCacheLinearRows) (gpointer data, const guint8 * rgb,
     gsize stride, gint y0, gint y1);
 
+/* The floats of scratch a GstCudaCacheLinearSource is given for rows of
+ * @width pixels: Y, U and V of a row and two rows of chroma */
+#define GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH(width) \
+    ((gsize) 3 * (width) + 2 * (((width) + 1) / 2))
+
 /* Where input rows come from when not from the input's planes: row @row
  * as RGBx (4 bytes a pixel, R, G, B, then unused), in_width pixels, into
- * @rgbx; called from the threads of gst_cuda_cache_linear_run (). */
+ * @rgbx; called from the threads of gst_cuda_cache_linear_run (), each
+ * with its own @scratch of GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (in_width)
+ * floats. */
 typedef void (*GstCudaCacheLinearSource) (gpointer data, gint row,
-    guint8 * rgbx);
+    guint8 * rgbx, gfloat * scratch);
 
 /* The LINEAR conversion of @params, whose in_format (NV12, I420 or packed
  * RGB) is the frame it reads and whose out_format is packed RGB, NV12 or

@@ -218,30 +218,7 @@ typedef struct
   gpointer source_data;
 } Run;
 
-/* the kernels' to_u8 (): rounded half up, clamped. floorf () is a call
- * into libm where SSE4.1 is not given; clamped first, the truncation of
- * the non-negative value is its floor, in one instruction. */
-static inline guint
-to_u8 (gfloat v)
-{
-  v = v + 0.5f;
-  return (guint) (v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
-}
-
-/* the kernels' chroma_index () and chroma_frac () */
-static inline gint
-chroma_index (gint i, gboolean cosited)
-{
-  return cosited ? i >> 1 : (i - 1) >> 1;
-}
-
-static inline gfloat
-chroma_frac (gint i, gboolean cosited, gboolean interpolate)
-{
-  if (cosited)
-    return interpolate && (i & 1) ? 0.5f : 0.0f;
-  return (i & 1) ? 0.25f : 0.75f;
-}
+#define to_u8 gst_cuda_cache_to_u8
 
 /* bytes past a row that the across pass's loads may read */
 #define ROW_PAD 16
@@ -482,17 +459,17 @@ convert_row (const Run * run, gint r, gfloat * f, guint8 * dst)
   gboolean h_cosited = (p->chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
   gboolean v_cosited = (p->chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
   gint w = p->in_width, cw = (w + 1) >> 1, ch = (p->in_height + 1) >> 1;
-  gint cy = chroma_index (r, v_cosited), x;
+  gint cy = gst_cuda_cache_chroma_index (r, v_cosited), x;
   const guint8 *luma = run->in[0] + (gsize) r * run->in_stride[0];
   gfloat *y = f, *u = y + w, *v = u + w, *ua = v + w, *va = ua + cw;
   gfloat *ub = va + cw, *vb = ub + cw;
 
   chroma_samples (run, CLAMP (cy, 0, ch - 1), ua, va);
   chroma_samples (run, CLAMP (cy + 1, 0, ch - 1), ub, vb);
-  gst_cuda_cache_chroma_up (ua, ub, chroma_frac (r, v_cosited, FALSE), cw,
-      h_cosited, w, u);
-  gst_cuda_cache_chroma_up (va, vb, chroma_frac (r, v_cosited, FALSE), cw,
-      h_cosited, w, v);
+  gst_cuda_cache_chroma_up (ua, ub, gst_cuda_cache_chroma_frac (r, v_cosited,
+          FALSE), cw, h_cosited, w, u);
+  gst_cuda_cache_chroma_up (va, vb, gst_cuda_cache_chroma_frac (r, v_cosited,
+          FALSE), cw, h_cosited, w, v);
   for (x = 0; x < w; x++)
     y[x] = luma[x];
   gst_cuda_cache_yuv_to_rgbx (p->yuv_to_rgb, y, u, v, w, dst);
@@ -519,6 +496,7 @@ typedef struct
   gfloat *cf;                   /* a chroma row's U and V, as floats */
   gfloat *y;                    /* 4:2:0 input: Y, then U and V, down */
   gfloat *uv;
+  gfloat *source;               /* the row source's */
 } Scratch;
 
 static void
@@ -540,7 +518,7 @@ across_row (const Run * run, Scratch * s, gint r, gfloat * dst)
   gint dw = p->dest_width;
 
   if (run->source) {
-    run->source (run->source_data, r, s->src);
+    run->source (run->source_data, r, s->src, s->source);
     across_rgb (&l->x, s->src, 4, 0, 1, 2, dw, dst);
   } else if (l->yuv_h) {
     memcpy (s->src, row, p->in_width);
@@ -737,15 +715,41 @@ store_packed (const Run * run, gint oy, const gfloat * rgb)
   }
 }
 
+void
+gst_cuda_cache_yuv420_block (const gfloat m[12], const gfloat rgb[4][3],
+    const gboolean inside[4], gint n, guint8 y[4], guint8 * u, guint8 * v)
+{
+  gfloat mean[3] = { 0.0f, 0.0f, 0.0f }, pic[3] = { 0.0f, 0.0f, 0.0f };
+  gint i, k, n_pic = 0;
+
+  for (i = 0; i < n; i++) {
+    const gfloat *c = rgb[i];
+
+    y[i] = to_u8 (m[0] * c[0] + m[1] * c[1] + m[2] * c[2] + m[3]);
+    for (k = 0; k < 3; k++) {
+      mean[k] += c[k];
+      if (inside[i])
+        pic[k] += c[k];
+    }
+    n_pic += inside[i] != FALSE;
+  }
+  if (n_pic > 0 && n_pic < n) {
+    memcpy (mean, pic, sizeof (mean));
+    n = n_pic;
+  }
+  for (k = 0; k < 3; k++)
+    mean[k] /= n;
+  *u = to_u8 (m[4] * mean[0] + m[5] * mean[1] + m[6] * mean[2] + m[7]);
+  *v = to_u8 (m[8] * mean[0] + m[9] * mean[1] + m[10] * mean[2] + m[11]);
+}
+
 /* Output rows @oy (even) and @oy + 1 (where there is one), unrounded RGB
- * planes at @rgb (3 * out_width values a row), as 4:2:0: the kernels'
- * store_yuv420_block () per block */
+ * planes at @rgb (3 * out_width values a row), as 4:2:0 */
 static void
 store_yuv420 (const Run * run, gint oy, const gfloat * rgb)
 {
   const GstCudaCacheLinear *l = run->l;
   const ConvertParams *p = &l->p;
-  const gfloat *m = p->rgb_to_yuv;
   gint ow = p->out_width, by = oy / 2, bx, dx, dy;
   guint8 *u_row = run->out[1] + (gsize) by * run->out_stride[1];
   guint8 *v_row = l->nv12_out ? u_row + 1 :
@@ -753,43 +757,33 @@ store_yuv420 (const Run * run, gint oy, const gfloat * rgb)
   gint step = l->nv12_out ? 2 : 1;
 
   for (bx = 0; bx < (ow + 1) / 2; bx++) {
-    gfloat mean[3] = { 0.0f, 0.0f, 0.0f }, pic[3] = { 0.0f, 0.0f, 0.0f };
-    gint n = 0, n_pic = 0;
+    gfloat c[4][3];
+    gboolean inside[4];
+    guint8 y[4];
+    gint n = 0, i = 0;
 
     for (dy = 0; dy < 2 && oy + dy < p->out_height; dy++) {
-      gint y = oy + dy;
-      guint8 *d = run->out[0] + (gsize) y * run->out_stride[0];
-      gboolean row_in = y >= p->dest_y && y < p->dest_y + p->dest_height;
+      gint yy = oy + dy;
+      gboolean row_in = yy >= p->dest_y && yy < p->dest_y + p->dest_height;
       const gfloat *row = rgb + (gsize) dy * 3 * ow;
 
-      for (dx = 0; dx < 2 && 2 * bx + dx < ow; dx++) {
+      for (dx = 0; dx < 2 && 2 * bx + dx < ow; dx++, n++) {
         gint x = 2 * bx + dx;
-        gfloat c[3] = { row[x], row[ow + x], row[2 * ow + x] };
 
-        d[x] = to_u8 (m[0] * c[0] + m[1] * c[1] + m[2] * c[2] + m[3]);
-        mean[0] += c[0];
-        mean[1] += c[1];
-        mean[2] += c[2];
-        n++;
-        if (row_in && x >= p->dest_x && x < p->dest_x + p->dest_width) {
-          pic[0] += c[0];
-          pic[1] += c[1];
-          pic[2] += c[2];
-          n_pic++;
-        }
+        c[n][0] = row[x];
+        c[n][1] = row[ow + x];
+        c[n][2] = row[2 * ow + x];
+        inside[n] = row_in && x >= p->dest_x && x < p->dest_x + p->dest_width;
       }
     }
-    if (n_pic > 0 && n_pic < n) {
-      memcpy (mean, pic, sizeof (mean));
-      n = n_pic;
+    gst_cuda_cache_yuv420_block (p->rgb_to_yuv, c, inside, n, y,
+        &u_row[bx * step], &v_row[bx * step]);
+    for (dy = 0; dy < 2 && oy + dy < p->out_height; dy++) {
+      guint8 *d = run->out[0] + (gsize) (oy + dy) * run->out_stride[0];
+
+      for (dx = 0; dx < 2 && 2 * bx + dx < ow; dx++)
+        d[2 * bx + dx] = y[i++];
     }
-    mean[0] /= n;
-    mean[1] /= n;
-    mean[2] /= n;
-    u_row[bx * step] = to_u8 (m[4] * mean[0] + m[5] * mean[1] +
-        m[6] * mean[2] + m[7]);
-    v_row[bx * step] = to_u8 (m[8] * mean[0] + m[9] * mean[1] +
-        m[10] * mean[2] + m[11]);
   }
 }
 
@@ -824,6 +818,9 @@ linear_rows (gpointer data, gint y0, gint y1)
         4 * ((p->in_width + 1) / 2));
   if (l->out == OUT_RGB_ROWS)
     rgb8 = g_new (guint8, stride8 * (y1 - y0));
+  if (run->source)
+    s.source = g_new (gfloat,
+        GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (p->in_width));
 
   for (y = y0; y < y1; y++) {
     gfloat *row = rgb + (l->out == OUT_YUV420 ? (y & 1) * row_values : 0);
@@ -854,6 +851,7 @@ linear_rows (gpointer data, gint y0, gint y1)
     run->rows (run->data, rgb8, stride8, y0, y1);
 
   g_free (rgb8);
+  g_free (s.source);
   g_free (s.conv);
   g_free (s.cf);
   g_free (s.src);

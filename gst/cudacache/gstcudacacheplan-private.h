@@ -158,6 +158,23 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_plan_packed_layout (gint format, gint * r, gint * g,
     gint * b, gint * bytes);
 
+/* The kernels' chroma_index (): the chroma row or column below luma
+ * index @i (-1 above the first, where chroma is not cosited) */
+static inline gint
+gst_cuda_cache_chroma_index (gint i, gboolean cosited)
+{
+  return cosited ? i >> 1 : (i - 1) >> 1;
+}
+
+/* The kernels' chroma_frac (): the weight of that row or column */
+static inline gfloat
+gst_cuda_cache_chroma_frac (gint i, gboolean cosited, gboolean interpolate)
+{
+  if (cosited)
+    return interpolate && (i & 1) ? 0.5f : 0.0f;
+  return (i & 1) ? 0.25f : 0.75f;
+}
+
 /* The scaling of @p's axes, from its formats and sizes: taps and fx per
  * axis, whether 4:2:0 input is converted before it is scaled, and in *lq
  * and *inc whether and with which step x takes GstVideoScaler's 2-tap

@@ -135,16 +135,6 @@ gst_cuda_cache_plan_packed_layout (gint format, gint * r, gint * g, gint * b,
   *bytes = format == CONVERT_FORMAT_RGB || format == CONVERT_FORMAT_BGR ? 3 : 4;
 }
 
-/* the kernels' chroma_index (): the chroma row or column below luma
- * index @i */
-static gint
-chroma_index (gint i, gboolean cosited)
-{
-  if (cosited)
-    return i / 2;
-  return i >= 1 ? (i - 1) / 2 : -1;
-}
-
 /* The chroma samples that one output index's @n_taps luma taps read,
  * with the linear upsampling, along an axis of @in_size luma samples: at
  * most n_taps / 2 + 3, and at most the chroma samples there are. */
@@ -176,15 +166,6 @@ typedef struct
   gboolean cosited;
   gboolean interpolate;
 } TapAxis;
-
-/* the kernels' chroma_frac () */
-static gfloat
-chroma_frac (gint i, gboolean cosited, gboolean interpolate)
-{
-  if (cosited)
-    return interpolate && (i & 1) ? 0.5f : 0.0f;
-  return (i & 1) ? 0.25f : 0.75f;
-}
 
 /* The LINEAR weight of source index @i for position @x, in the float
  * operations (one fused multiply-add) the kernels used to make it with. */
@@ -243,7 +224,7 @@ fold_taps (const TapAxis * a, gint32 first, gfloat x, gfloat norm,
   s = CLAMP (first, 0, a->in_size - a->n_taps);
   /* the chroma window inside the plane too: no tap of it reads past the
    * plane's edge, so the kernels read every sample unclamped */
-  cs = CLAMP (chroma_index (s, a->cosited), 0, csize - nc);
+  cs = CLAMP (gst_cuda_cache_chroma_index (s, a->cosited), 0, csize - nc);
 
   for (l = 0; l < a->n_taps; l++)
     w[l] = 0.0f;
@@ -256,8 +237,8 @@ fold_taps (const TapAxis * a, gint32 first, gfloat x, gfloat norm,
 
     w[i - s] += weight;
     if (a->chroma) {
-      gint c = chroma_index (i, a->cosited);
-      gfloat f = chroma_frac (i, a->cosited, a->interpolate);
+      gint c = gst_cuda_cache_chroma_index (i, a->cosited);
+      gfloat f = gst_cuda_cache_chroma_frac (i, a->cosited, a->interpolate);
       gint k0 = CLAMP (c, 0, csize - 1) - cs, k1 = CLAMP (c + 1, 0,
           csize - 1) - cs;
 
