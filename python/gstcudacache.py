@@ -460,12 +460,17 @@ def to_buffer(obj, context=None):
     through gst_cuda_cache_dlpack_import(). A uint8 (height, width, channels)
     array becomes a video/x-raw frame (GRAY8, RGB, RGBA), a packed 4-D
     uint8, float16 or float32 array an other/tensors tensor. System memory
-    is wrapped without a copy (the buffer keeps the array alive); CUDA
-    memory is copied once on the device into the device's cache
-    (GStreamer 1.22 cannot wrap it), on @context (a GstCuda.Context, or
-    None for the default context of the device, which the project's
-    elements share: pipelines without a context of their own take it). Raises ValueError with the
-    library's reason for what it cannot describe."""
+    is wrapped without a copy (the buffer keeps the array alive). CUDA
+    memory is taken on @context (a GstCuda.Context, or None for the
+    default context of the device, which the project's elements share:
+    pipelines without a context of their own take it): wrapped without a
+    copy where it belongs to @context and GStreamer is 1.24 or later, else
+    copied once on the device into the device's cache. PyTorch's and
+    CuPy's memory belongs to the device's primary context,
+    GstCudaCache.CudaCache.device_get_primary_context(); give it here and
+    to the pipeline (pipeline.set_context(
+    GstCuda.context_new_cuda_context(context))). Raises ValueError with
+    the library's reason for what it cannot describe."""
     import gi
     gi.require_version("GstCudaCache", "1.0")
     from gi.repository import GLib, GstCudaCache

@@ -150,6 +150,12 @@ G_GNUC_INTERNAL
 gboolean gst_cuda_cache_device_stream_wait (GstCudaContext * context,
     CUstream consumer, CUstream producer);
 
+/* Whether @size bytes at @ptr lie within one allocation that belongs to
+ * @context's CUDA context (the driver's pointer attributes). */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_owns_range (GstCudaContext * context,
+    CUdeviceptr ptr, gsize size);
+
 G_GNUC_INTERNAL
 gchar *gst_cuda_cache_describe_out_of_memory (GstCudaCache * cache,
     gsize bytes, const gchar * key);

@@ -54,6 +54,12 @@ typedef struct
   CUresult (CUDAAPI * EventDestroy) (CUevent event);
   CUresult (CUDAAPI * StreamWaitEvent) (CUstream stream, CUevent event,
       unsigned int flags);
+  /* what imported memory belongs to, and the runtime's context */
+  CUresult (CUDAAPI * PointerGetAttribute) (void *data,
+      CUpointer_attribute attribute, CUdeviceptr ptr);
+  CUresult (CUDAAPI * DevicePrimaryCtxRetain) (CUcontext * ctx,
+      CUdevice device);
+  CUresult (CUDAAPI * DevicePrimaryCtxRelease) (CUdevice device);
   guint device_count;
 } GstCudaCacheDriver;
 
@@ -99,7 +105,13 @@ gst_cuda_cache_driver_load (void)
         !g_module_symbol (module, "cuEventDestroy_v2",
             (gpointer *) & driver.EventDestroy) ||
         !g_module_symbol (module, "cuStreamWaitEvent",
-            (gpointer *) & driver.StreamWaitEvent)) {
+            (gpointer *) & driver.StreamWaitEvent) ||
+        !g_module_symbol (module, "cuPointerGetAttribute",
+            (gpointer *) & driver.PointerGetAttribute) ||
+        !g_module_symbol (module, "cuDevicePrimaryCtxRetain",
+            (gpointer *) & driver.DevicePrimaryCtxRetain) ||
+        !g_module_symbol (module, "cuDevicePrimaryCtxRelease_v2",
+            (gpointer *) & driver.DevicePrimaryCtxRelease)) {
       GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
       goto done;
     }
@@ -446,4 +458,117 @@ gst_cuda_cache_device_stream_wait (GstCudaContext * context,
   gst_cuda_context_pop (NULL);
 
   return ret;
+}
+
+typedef struct
+{
+  CUdevice device;
+} PrimaryHold;
+
+static void
+primary_release (gpointer data)
+{
+  PrimaryHold *hold = data;
+
+  driver.DevicePrimaryCtxRelease (hold->device);
+  g_free (hold);
+}
+
+/**
+ * gst_cuda_cache_device_get_primary_context:
+ * @device_id: a CUDA device ordinal
+ *
+ * A #GstCudaContext of @device_id's primary context: the CUDA context the
+ * CUDA runtime, and so PyTorch, CuPy and Numba, allocate in. Memory they
+ * made belongs to it, and gst_cuda_cache_dlpack_import () wraps such
+ * memory without a copy (GStreamer 1.24 and later) when given this
+ * context. For elements to read that memory, the pipeline shares the
+ * context: gst_element_set_context () with gst_context_new_cuda_context ()
+ * (GstCuda.context_new_cuda_context () in Python). One object per device while
+ * anyone holds it; the primary context is retained as long.
+ *
+ * Returns: (transfer full) (nullable): the context, or %NULL where there
+ *     is no such device
+ *
+ * Since: 0.1
+ */
+GstCudaContext *
+gst_cuda_cache_device_get_primary_context (guint device_id)
+{
+  static GMutex lock;
+  static GHashTable *contexts;  /* device id -> GWeakRef to GstCudaContext */
+  GstCudaContext *context;
+  GWeakRef *ref;
+
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  g_mutex_lock (&lock);
+  if (!contexts)
+    contexts = g_hash_table_new (NULL, NULL);
+  ref = g_hash_table_lookup (contexts, GUINT_TO_POINTER (device_id));
+  if (!ref) {
+    ref = g_new0 (GWeakRef, 1);
+    g_weak_ref_init (ref, NULL);
+    g_hash_table_insert (contexts, GUINT_TO_POINTER (device_id), ref);
+  }
+  context = g_weak_ref_get (ref);
+  if (!context) {
+    PrimaryHold *hold = g_new0 (PrimaryHold, 1);
+    CUcontext handle = NULL;
+
+    if (driver.DeviceGet (&hold->device, device_id) != CUDA_SUCCESS ||
+        !gst_cuda_result (driver.DevicePrimaryCtxRetain (&handle,
+                hold->device))) {
+      GST_WARNING ("device %u's primary context could not be retained",
+          device_id);
+      g_free (hold);
+    } else {
+      context = gst_cuda_context_new_wrapped (handle, hold->device);
+      if (!context) {
+        primary_release (hold);
+      } else {
+        /* released with the last reference */
+        g_object_set_data_full (G_OBJECT (context),
+            "gst-cuda-cache-primary-hold", hold, primary_release);
+        GST_INFO ("primary context %" GST_PTR_FORMAT " of device %u",
+            context, device_id);
+        g_weak_ref_set (ref, context);
+      }
+    }
+  }
+  g_mutex_unlock (&lock);
+
+  return context;
+}
+
+/* Whether @size bytes at @ptr lie in one allocation of @context's, which
+ * its kernels may read: the driver says which context an allocation
+ * belongs to and where it starts and ends. */
+gboolean
+gst_cuda_cache_device_owns_range (GstCudaContext * context, CUdeviceptr ptr,
+    gsize size)
+{
+  CUcontext owner = NULL;
+  CUdeviceptr start = 0;
+  size_t range = 0;
+
+  if (!gst_cuda_cache_driver_load ())
+    return FALSE;
+  if (driver.PointerGetAttribute (&owner, CU_POINTER_ATTRIBUTE_CONTEXT,
+          ptr) != CUDA_SUCCESS ||
+      driver.PointerGetAttribute (&start,
+          CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, ptr) != CUDA_SUCCESS ||
+      driver.PointerGetAttribute (&range, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+          ptr) != CUDA_SUCCESS) {
+    GST_DEBUG ("the driver does not know %p", (gpointer) ptr);
+    return FALSE;
+  }
+  GST_DEBUG ("%p: context %p, allocation %p + %" G_GSIZE_FORMAT,
+      (gpointer) ptr, owner, (gpointer) start, (gsize) range);
+
+  return owner != NULL && owner == gst_cuda_context_get_handle (context) &&
+      ptr >= start && size <= range - (ptr - start);
 }

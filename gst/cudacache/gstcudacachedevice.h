@@ -35,6 +35,9 @@ gboolean gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
 GST_CUDA_CACHE_API
 GstCudaContext *gst_cuda_cache_device_get_default_context (guint device_id);
 
+GST_CUDA_CACHE_API
+GstCudaContext *gst_cuda_cache_device_get_primary_context (guint device_id);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_DEVICE_H__ */

@@ -20,12 +20,22 @@
  *
  * System memory (`kDLCPU`, `kDLCUDAHost`) is wrapped without a copy: the
  * buffer's memory calls the tensor's `deleter` when it is freed, so the
- * producer's array stays alive as long as the buffer. CUDA memory
- * (`kDLCUDA`) is copied once, on the device, into a buffer of a
+ * producer's array stays alive as long as the buffer.
+ *
+ * CUDA memory (`kDLCUDA`) is wrapped without a copy, as a #GstCudaMemory
+ * that nvcodec's elements take, where three things hold: GStreamer is
+ * 1.24 or later (1.22's #GstCudaMemory cannot wrap memory allocated
+ * elsewhere), the memory belongs to the import's context (the driver is
+ * asked which context its allocation belongs to: memory of PyTorch, CuPy
+ * and Numba belongs to the device's primary context,
+ * gst_cuda_cache_device_get_primary_context ()), and the allocation holds
+ * every row at the tensor's stride. Wrapped memory is not the cache's and
+ * is not counted in it; the `deleter` runs at the memory's last unref.
+ * Elsewhere the tensor is copied once, on the device, into a buffer of a
  * #GstCudaCachePool (a block of the device's #GstCudaCache, counted
- * there): GStreamer 1.22's #GstCudaMemory cannot wrap memory allocated
- * elsewhere. The copy is finished, and the `deleter` called, before the
- * call returns.
+ * there); the copy is finished, and the `deleter` called, before the call
+ * returns. Either way the producer's work queued on the legacy default
+ * stream is finished first: the buffer carries no stream.
  *
  * Since: 0.1
  */
@@ -46,6 +56,7 @@
 #include "gstcudacachepool.h"
 #include "gstcudacachetensor.h"
 #include "gstcudacache-private.h"
+#include "gstcudacache-compat-private.h"
 #include "gstcudacacheconverter-private.h"
 
 GST_CUDA_CACHE_DEBUG_CATEGORY ("cudacachedlpack",
@@ -243,6 +254,66 @@ import_system (DLManagedTensor * managed, const ImportLayout * l)
   return buf;
 }
 
+#if GST_CUDA_CACHE_HAVE_STREAM
+/* CUDA memory of @context's, wrapped as a #GstCudaMemory: the memory's
+ * last unref calls the deleter. NULL where GstCudaMemory cannot describe
+ * it: the caller copies instead. */
+static GstBuffer *
+import_cuda_wrapped (DLManagedTensor * managed, const ImportLayout * l,
+    GstCudaContext * context)
+{
+  DLTensor *t = &managed->dl_tensor;
+  CUdeviceptr ptr = (CUdeviceptr) ((guint8 *) t->data + t->byte_offset);
+  GstVideoInfo info;
+  GstBuffer *buf;
+  gboolean ready = FALSE;
+
+  if (l->is_frame) {
+    /* GstCudaMemory's rows all span the stride, the last one too */
+    info = l->vinfo;
+    info.stride[0] = l->row_stride;
+    info.size = l->row_stride * GST_VIDEO_INFO_HEIGHT (&info);
+  } else {
+    /* one row of bytes, exactly the tensor's */
+    if (l->tinfo.size > G_MAXINT || !gst_video_info_set_format (&info,
+            GST_VIDEO_FORMAT_GRAY8, (guint) l->tinfo.size, 1))
+      return NULL;
+    info.stride[0] = l->tinfo.size;
+    info.size = l->tinfo.size;
+  }
+  if (info.size == 0 || !gst_cuda_cache_device_owns_range (context, ptr,
+          info.size))
+    return NULL;
+
+  /* what the producer queued on the legacy stream (Python hands it there:
+   * __dlpack__ (stream=1)) is done before the memory carries no stream */
+  if (gst_cuda_context_push (context)) {
+    ready = gst_cuda_result (CuStreamSynchronize (NULL));
+    gst_cuda_context_pop (NULL);
+  }
+  if (!ready)
+    return NULL;
+
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, gst_cuda_allocator_alloc_wrapped (NULL,
+          context, NULL, &info, ptr, managed, call_deleter));
+  if (l->is_frame) {
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+    gint stride[GST_VIDEO_MAX_PLANES] = { (gint) l->row_stride, };
+
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&l->vinfo), GST_VIDEO_INFO_WIDTH (&l->vinfo),
+        GST_VIDEO_INFO_HEIGHT (&l->vinfo), 1, offset, stride);
+  } else {
+    gst_buffer_add_cuda_cache_tensor_meta (buf, &l->tinfo);
+  }
+  GST_DEBUG ("wrapped %p of %" GST_PTR_FORMAT " without a copy",
+      (gpointer) ptr, context);
+
+  return buf;
+}
+#endif
+
 /* CUDA memory, copied on the device into a buffer of a pool over the
  * device's cache; the deleter is the caller's to call */
 static GstBuffer *
@@ -340,13 +411,16 @@ map_failed:
  *     `deleter` this call takes charge of, success or not
  * @context: (nullable): the #GstCudaContext of CUDA tensors (%NULL: the
  *     default context of the tensor's device, which the project's
- *     elements share, gst_cuda_cache_device_get_default_context())
+ *     elements share, gst_cuda_cache_device_get_default_context()). Give
+ *     gst_cuda_cache_device_get_primary_context () for PyTorch's and
+ *     CuPy's memory to be wrapped, and the pipeline the same context.
  * @caps: (out) (transfer full) (optional): where to put the buffer's caps
  * @error: (nullable): where to put why the tensor was refused
  *
  * Makes a buffer of a DLPack tensor (see the section's description): a
  * frame or an `other/tensors` tensor, system memory wrapped without a
- * copy, CUDA memory copied once into the device's cache.
+ * copy, CUDA memory wrapped where it belongs to @context (GStreamer 1.24
+ * and later), else copied once into the device's cache.
  *
  * Returns: (transfer full) (nullable): the buffer, or %NULL with @error set
  *
@@ -405,6 +479,13 @@ gst_cuda_cache_dlpack_import (gpointer managed_tensor,
       }
       gst_caps_set_features_simple (out_caps,
           gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+#if GST_CUDA_CACHE_HAVE_STREAM
+      buf = import_cuda_wrapped (managed, &l, context);
+      if (buf) {
+        managed = NULL;         /* the memory calls the deleter */
+        break;
+      }
+#endif
       buf = import_cuda (managed, &l, context, out_caps, error);
       if (!buf)
         goto refused;

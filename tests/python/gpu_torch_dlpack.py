@@ -200,14 +200,20 @@ def test_cuda_array_interface_and_versioned_dlpack():
           f"{dlpack_sum:.3f})")
 
 
-def _through_the_element(buf, caps):
+def _through_the_element(buf, caps, context=None):
     """@buf (caps @caps) through appsrc and cudacacheconvert into a uint8
-    NHWC CUDA tensor, back as torch"""
+    NHWC CUDA tensor, back as torch; the pipeline shares @context (a
+    GstCuda.Context) if given"""
     pl = Pipeline(
         f"appsrc name=src format=time ! cudacacheconvert ! "
         f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
         f"types=uint8,dimensions=3:{W}:{H}:1,layout=NHWC ! "
         f"appsink name=gpu sync=false")
+    if context is not None:
+        import gi
+        gi.require_version("GstCuda", "1.0")
+        from gi.repository import GstCuda
+        pl.pipeline.set_context(GstCuda.context_new_cuda_context(context))
     src = pl.pipeline.get_by_name("src")
     src.set_property("caps", caps)
     assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
@@ -245,6 +251,26 @@ def test_torch_frames_into_a_pipeline():
     assert "1 or 3 channels" in error, error
     print(f"a {H}x{W} torch CUDA frame through appsrc and cudacacheconvert "
           f"came back equal; refused: {error}")
+
+
+def test_primary_context_pipeline():
+    """docs/python.md's recipe: a torch frame imported with the device's
+    primary context (PyTorch's), through a pipeline sharing that context:
+    equal. From GStreamer 1.24 the frame is wrapped without a copy (the C
+    suite's libs/cudapool checks the pointer); here, on 1.22, copied."""
+    primary = GstCudaCache.CudaCache.device_get_primary_context(0)
+    assert primary is not None
+    g = torch.Generator(device="cuda").manual_seed(37)
+    frame = torch.randint(0, 256, (H, W, 3), dtype=torch.uint8,
+                          device="cuda", generator=g)
+    buf, caps = gstcudacache.to_buffer(frame, context=primary)
+    out, pl = _through_the_element(buf, caps, primary)
+    del buf
+    assert torch.equal(out[0], frame), "the frame came back changed"
+    del out
+    pl.stop()
+    print(f"a {H}x{W} torch frame imported with the primary context, "
+          f"through a pipeline sharing it, came back equal")
 
 
 class _InterfaceOnly:
@@ -285,5 +311,5 @@ def test_cuda_array_interface_into_a_pipeline():
 if __name__ == "__main__":
     run([test_torch_reads_cuda_tensors, test_cupy_reads_cuda_frames,
          test_cuda_array_interface_and_versioned_dlpack,
-         test_torch_frames_into_a_pipeline,
+         test_torch_frames_into_a_pipeline, test_primary_context_pipeline,
          test_cuda_array_interface_into_a_pipeline], __file__)

@@ -11,12 +11,14 @@
 #include <string.h>
 #include <gmodule.h>
 #include <gst/video/video.h>
+#include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
 #include "../cudacache-pool-race.h"
+#include "../cudacache-dlpack.h"
 
 static GstCudaCacheStats
 stats_of (GstCudaCache * cache)
@@ -831,6 +833,201 @@ done:
 
 GST_END_TEST;
 
+/* @size bytes of @host in new device memory of @ctx */
+static CUdeviceptr
+device_copy_of (GstCudaContext * ctx, const guint8 * host, gsize size)
+{
+  CUDA_MEMCPY2D copy = { 0, };
+  CUdeviceptr ptr = 0;
+
+  fail_unless (gst_cuda_context_push (ctx));
+  fail_unless (gst_cuda_result (CuMemAlloc (&ptr, size)));
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = host;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = ptr;
+  copy.srcPitch = copy.dstPitch = copy.WidthInBytes = size;
+  copy.Height = 1;
+  fail_unless (gst_cuda_result (CuMemcpy2D (&copy)));
+  gst_cuda_context_pop (NULL);
+  return ptr;
+}
+
+static GstBuffer *
+import_device_tensor (CUdeviceptr ptr, guint8 code, guint8 bits, gint ndim,
+    const int64_t * shape, const int64_t * strides, gint * deleted,
+    GstCudaContext * ctx, GstCaps ** caps)
+{
+  DLManagedTensor *managed = test_tensor_new ((gpointer) ptr, code, bits,
+      ndim, shape, strides, deleted);
+  GError *error = NULL;
+  GstBuffer *buf;
+
+  managed->dl_tensor.device.device_type = kDLCUDA;
+  managed->dl_tensor.device.device_id = 0;
+  buf = gst_cuda_cache_dlpack_import (managed, ctx, caps, &error);
+  fail_unless (buf != NULL, "%s", error ? error->message : "");
+  return buf;
+}
+
+/* The device pointer of @buf's only memory, which is CUDA memory of @ctx */
+static CUdeviceptr
+buffer_device_pointer (GstBuffer * buf, GstCudaContext * ctx)
+{
+  GstMemory *mem;
+  GstMapInfo map;
+  CUdeviceptr ptr;
+
+  fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
+  mem = gst_buffer_peek_memory (buf, 0);
+  fail_unless (gst_is_cuda_memory (mem));
+  fail_unless (GST_CUDA_MEMORY_CAST (mem)->context == ctx);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_CUDA));
+  ptr = (CUdeviceptr) map.data;
+  gst_memory_unmap (mem, &map);
+  return ptr;
+}
+
+/* The pixels of @buf (laid out by @info or its video meta) that differ
+ * from @host's RGBA rows, @host_stride bytes apart, in the channels @buf
+ * has */
+static gint
+count_wrong_pixels (GstBuffer * buf, const GstVideoInfo * info,
+    const guint8 * host, gsize host_stride)
+{
+  guint pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  GstVideoFrame frame;
+  gint x, y, c, wrong = 0;
+
+  fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+        0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+    for (x = 0; x < GST_VIDEO_INFO_WIDTH (info); x++)
+      for (c = 0; c < 3; c++)
+        wrong += row[x * pstride + c] != host[y * host_stride + x * 4 + c];
+  }
+  gst_video_frame_unmap (&frame);
+  return wrong;
+}
+
+static guint64
+cache_current_size (GstCudaContext * ctx)
+{
+  GstCudaCache *cache = gst_cuda_cache_device_get_cache (ctx);
+  guint64 size = 0;
+
+  g_object_get (cache, "current-size", &size, NULL);
+  gst_object_unref (cache);
+  return size;
+}
+
+/* Device memory of the primary context, where PyTorch and CuPy allocate,
+ * imported with that context: from 1.24 wrapped without a copy (the
+ * tensor's own pointer, its deleter at the buffer's last unref, nothing
+ * counted in the cache), on 1.22 copied into the cache. Either way
+ * cudacacheconvert, sharing the context through GstContext, reads every
+ * pixel of it. Given another context, the import copies. */
+GST_START_TEST (test_import_wraps_memory_of_its_context)
+{
+  /* RGBA rows 320 bytes apart, 256 of them pixels; a float NCHW tensor */
+  static const int64_t shape[] = { 48, 64, 4 };
+  static const int64_t strides[] = { 320, 4, 1 };
+  static const int64_t tshape[] = { 1, 3, 8, 10 };
+  GstCudaContext *primary = gst_cuda_cache_device_get_primary_context (0);
+  const gsize size = 48 * 320, tsize = 3 * 8 * 10 * sizeof (gfloat);
+  guint8 *host = g_malloc (size);
+  gfloat values[3 * 8 * 10];
+  CUdeviceptr ptr, tptr;
+  GstBuffer *buf, *tbuf, *out;
+  GstCaps *caps = NULL, *tcaps = NULL;
+  GstVideoInfo out_info;
+  GstHarness *h;
+  GstMapInfo map;
+  guint64 before;
+  gint deleted = 0, x;
+  gboolean wraps = GST_CUDA_CACHE_HAVE_STREAM;
+
+  fail_unless (primary != NULL);
+  fail_unless (primary != context);
+  for (x = 0; x < (gint) size; x++)
+    host[x] = (x * 7 + x / 320) & 0xff;
+  for (x = 0; x < (gint) G_N_ELEMENTS (values); x++)
+    values[x] = x * 0.25f - 3.0f;
+  ptr = device_copy_of (primary, host, size);
+  tptr = device_copy_of (primary, (const guint8 *) values, tsize);
+  before = cache_current_size (primary);
+
+  buf = import_device_tensor (ptr, kDLUInt, 8, 3, shape, strides, &deleted,
+      primary, &caps);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+  fail_unless_equals_int (gst_buffer_get_video_meta (buf)->stride[0], 320);
+  if (wraps) {
+    fail_unless (buffer_device_pointer (buf, primary) == ptr,
+        "the import copied memory it can wrap");
+    fail_unless_equals_int (deleted, 0);
+    fail_unless_equals_uint64 (cache_current_size (primary), before);
+  } else {
+    fail_unless (buffer_device_pointer (buf, primary) != ptr);
+    fail_unless_equals_int (deleted, 1);
+  }
+
+  /* the pipeline's elements read it in the shared context */
+  h = gst_harness_new_parse ("cudacacheconvert ! "
+      "video/x-raw(memory:CUDAMemory),format=RGB");
+  gst_element_set_context (h->element, gst_context_new_cuda_context (primary));
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (buf));
+  fail_unless (out != NULL);
+  fail_unless (gst_video_info_from_caps (&out_info,
+          gst_pad_get_current_caps (h->sinkpad)));
+  gst_caps_unref (gst_pad_get_current_caps (h->sinkpad));
+  fail_unless_equals_int (count_wrong_pixels (out, &out_info, host, 320), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_buffer_unref (buf);
+  fail_unless_equals_int (deleted, 1);
+
+  /* a tensor: wrapped as one row of its bytes */
+  tbuf = import_device_tensor (tptr, kDLFloat, 32, 4, tshape, NULL,
+      &deleted, primary, &tcaps);
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (tbuf) != NULL);
+  fail_unless_equals_uint64 (gst_buffer_get_size (tbuf), tsize);
+  fail_unless ((buffer_device_pointer (tbuf, primary) == tptr) == wraps);
+  fail_unless (gst_buffer_map (tbuf, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, values, tsize) == 0);
+  gst_buffer_unmap (tbuf, &map);
+  gst_buffer_unref (tbuf);
+  gst_caps_unref (tcaps);
+  fail_unless_equals_int (deleted, 2);
+
+  /* memory of another context than the import's: copied, on every
+   * version, into the import context's cache */
+  gst_caps_unref (caps);
+  buf = import_device_tensor (ptr, kDLUInt, 8, 3, shape, strides, &deleted,
+      context, &caps);
+  fail_unless (buffer_device_pointer (buf, context) != ptr);
+  fail_unless_equals_int (deleted, 3);
+  fail_unless (gst_video_info_from_caps (&out_info, caps));
+  fail_unless_equals_int (count_wrong_pixels (buf, &out_info, host, 320), 0);
+  gst_buffer_unref (buf);
+  g_print ("import: device memory of the primary context %s; of another "
+      "context, copied\n", wraps ? "wrapped without a copy" :
+      "copied (GStreamer 1.22 cannot wrap)");
+
+  fail_unless (gst_cuda_context_push (primary));
+  gst_cuda_result (CuMemFree (ptr));
+  gst_cuda_result (CuMemFree (tptr));
+  gst_cuda_context_pop (NULL);
+  gst_caps_unref (caps);
+  g_free (host);
+  gst_object_unref (primary);
+}
+
+GST_END_TEST;
+
 /* cudacache-pool-race.h, on device memory */
 GST_START_TEST (test_reconfigure_while_last_buffer_returns)
 {
@@ -867,6 +1064,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_blocks_keep_their_stream);
   tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
+  tcase_add_test (tc, test_import_wraps_memory_of_its_context);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
 
   return s;

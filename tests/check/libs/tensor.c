@@ -10,7 +10,7 @@
 #include "../cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
 #include <gst/video/video.h>
-#include <dlpack/dlpack.h>
+#include "../cudacache-dlpack.h"
 
 static gboolean
 info_from_string (GstCudaCacheTensorInfo * info, const gchar * caps_str)
@@ -192,50 +192,6 @@ GST_START_TEST (test_meta_follows_full_copies_only)
 }
 
 GST_END_TEST;
-
-/* A DLManagedTensor of @ndim dimensions over @data, whose deleter counts
- * its calls in *@deleted (the struct is freed by it) */
-typedef struct
-{
-  DLManagedTensor managed;
-  int64_t shape[4];
-  int64_t strides[4];
-  gint *deleted;
-} TestTensor;
-
-static void
-test_tensor_deleter (DLManagedTensor * managed)
-{
-  TestTensor *t = (TestTensor *) managed;
-
-  (*t->deleted)++;
-  g_free (t);
-}
-
-static DLManagedTensor *
-test_tensor_new (gpointer data, guint8 code, guint8 bits, gint ndim,
-    const int64_t * shape, const int64_t * strides, gint * deleted)
-{
-  TestTensor *t = g_new0 (TestTensor, 1);
-  gint i;
-
-  for (i = 0; i < ndim; i++) {
-    t->shape[i] = shape[i];
-    if (strides)
-      t->strides[i] = strides[i];
-  }
-  t->managed.dl_tensor.data = data;
-  t->managed.dl_tensor.device.device_type = kDLCPU;
-  t->managed.dl_tensor.ndim = ndim;
-  t->managed.dl_tensor.dtype.code = code;
-  t->managed.dl_tensor.dtype.bits = bits;
-  t->managed.dl_tensor.dtype.lanes = 1;
-  t->managed.dl_tensor.shape = t->shape;
-  t->managed.dl_tensor.strides = strides ? t->strides : NULL;
-  t->managed.deleter = test_tensor_deleter;
-  t->deleted = deleted;
-  return &t->managed;
-}
 
 /* System memory comes in without a copy and stays the producer's until
  * the buffer is freed; what cannot be described is refused, the deleter
