@@ -73,9 +73,18 @@ class Pipeline:
     a pipeline error fails the pull with the error's message rather than a
     wait for samples that never come."""
 
-    def __init__(self, description):
+    def __init__(self, description, context=None):
+        """@context: a GstCuda.Context its CUDA elements share, given to
+        the pipeline before it starts (elements keep the context they
+        found when they started)"""
         from gi.repository import Gst
         self.pipeline = Gst.parse_launch(description)
+        if context is not None:
+            import gi
+            gi.require_version("GstCuda", "1.0")
+            from gi.repository import GstCuda
+            self.pipeline.set_context(
+                GstCuda.context_new_cuda_context(context))
         self.pipeline.set_state(Gst.State.PLAYING)
 
     def pull(self, name):

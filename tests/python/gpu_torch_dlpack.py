@@ -208,12 +208,7 @@ def _through_the_element(buf, caps, context=None):
         f"appsrc name=src format=time ! cudacacheconvert ! "
         f"other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
         f"types=uint8,dimensions=3:{W}:{H}:1,layout=NHWC ! "
-        f"appsink name=gpu sync=false")
-    if context is not None:
-        import gi
-        gi.require_version("GstCuda", "1.0")
-        from gi.repository import GstCuda
-        pl.pipeline.set_context(GstCuda.context_new_cuda_context(context))
+        f"appsink name=gpu sync=false", context)
     src = pl.pipeline.get_by_name("src")
     src.set_property("caps", caps)
     assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
