@@ -15,6 +15,7 @@
 #include <gst/cudacache/gstcudacachepool.h>
 #include <gst/cudacache/gstcudacacheconverter.h>
 #include <gst/cudacache/gstcudacachepicturemeta.h>
+#include <gst/cudacache/gstcudacachebatchmeta.h>
 #include <gst/cudacache/gstcudacachedlpack.h>
 
 #endif /* __GST_CUDA_CACHE_ALL_H__ */

@@ -512,6 +512,38 @@ class DLPack(unittest.TestCase):
         del meta, buf
         p.stop()
 
+    def test_batch_meta_slots(self):
+        # a batch of two slots: one a letterboxed 1280x720 frame, one
+        # absent; each slot maps a box back to its own frame
+        frame, batch = Gst.Buffer.new(), Gst.Buffer.new()
+        picture = GstVideo.VideoRectangle()
+        picture.x, picture.y, picture.w, picture.h = 0, 140, 640, 360
+        source = GstVideo.VideoRectangle()
+        source.x, source.y, source.w, source.h = 0, 0, 1280, 720
+        pmeta = GstCudaCache.buffer_add_cuda_cache_picture_meta(
+            frame, picture, source, 1280, 720)
+        meta = GstCudaCache.buffer_add_cuda_cache_batch_meta(batch, 2)
+        self.assertEqual(meta.n_slots, 2)
+        self.assertTrue(meta.set_slot(0, "sink_0", "stream-a",
+                                      40 * Gst.MSECOND, 20 * Gst.MSECOND,
+                                      pmeta, -1))
+        self.assertFalse(meta.set_slot(2, "sink_2", None, 0, 0, pmeta, -1))
+        slot = GstCudaCache.buffer_get_cuda_cache_batch_meta(batch) \
+            .get_slot(0)
+        self.assertTrue(slot.present)
+        self.assertEqual((slot.pad_name, slot.stream_id),
+                         ("sink_0", "stream-a"))
+        self.assertEqual((slot.pts, slot.duration),
+                         (40 * Gst.MSECOND, 20 * Gst.MSECOND))
+        self.assertEqual(slot.roi_id, -1)
+        self.assertEqual(slot.box_to_source(100, 100, 300, 240),
+                         (True, 200.0, 0.0, 600.0, 200.0))
+        absent = meta.get_slot(1)
+        self.assertFalse(absent.present)
+        self.assertFalse(absent.box_to_source(0, 0, 640, 640)[0])
+        self.assertIsNone(meta.get_slot(2))
+        del slot, absent, meta, pmeta, frame, batch
+
     def test_picture_meta_follows_videoscale(self):
         # a downstream videoscale scales the picture's rectangle and scale,
         # the source stays

@@ -292,6 +292,88 @@ GST_START_TEST (test_dlpack_streams_system_memory)
 
 GST_END_TEST;
 
+/* A batch's slots: absent until filled, the map back of each present one
+ * the same as its frame's picture meta gives, the strings deep-copied
+ * with the buffer and freed with it, a region of the batch not the batch */
+GST_START_TEST (test_batch_meta_slots)
+{
+  /* a 1280x720 frame letterboxed into 640x640: picture 640x360 at y 140 */
+  GstVideoRectangle picture = { 0, 140, 640, 360 }, source = { 0, 0, 1280,
+    720
+  };
+  GstBuffer *frame = gst_buffer_new (), *batch = gst_buffer_new (), *copy;
+  GstCudaCachePictureMeta *pmeta;
+  GstCudaCacheBatchMeta *meta, *cmeta;
+  const GstCudaCacheBatchSlot *slot;
+  gdouble x0, y0, x1, y1, px0, py0, px1, py1;
+  guint i;
+
+  pmeta = gst_buffer_add_cuda_cache_picture_meta (frame, &picture, &source,
+      1280, 720);
+  fail_unless (pmeta != NULL);
+  fail_unless (gst_buffer_add_cuda_cache_batch_meta (batch, 0) == NULL);
+  meta = gst_buffer_add_cuda_cache_batch_meta (batch, 3);
+  fail_unless (meta != NULL && meta->n_slots == 3);
+  for (i = 0; i < 3; i++) {
+    slot = gst_cuda_cache_batch_meta_get_slot (meta, i);
+    fail_unless (!slot->present && slot->pad_name == NULL);
+    fail_unless_equals_int (slot->roi_id, -1);
+    fail_unless (!GST_CLOCK_TIME_IS_VALID (slot->pts));
+  }
+  fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 3) == NULL);
+
+  fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 0, "sink_0",
+          "stream-a", 40 * GST_MSECOND, 20 * GST_MSECOND, pmeta, -1));
+  fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 1, "sink_1",
+          "stream-b", 0, GST_CLOCK_TIME_NONE, pmeta, 7));
+  fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 1, NULL, NULL, 0, 0,
+          NULL, -1));
+  fail_if (gst_cuda_cache_batch_meta_set_slot (meta, 3, "sink_3", NULL, 0, 0,
+          pmeta, -1));
+  slot = gst_cuda_cache_batch_meta_get_slot (meta, 0);
+  fail_unless (slot->present);
+  fail_unless_equals_string (slot->pad_name, "sink_0");
+  fail_unless_equals_string (slot->stream_id, "stream-a");
+  fail_unless_equals_uint64 (slot->pts, 40 * GST_MSECOND);
+  fail_unless_equals_uint64 (slot->duration, 20 * GST_MSECOND);
+  fail_unless (!gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
+
+  /* the slot's map is its frame's */
+  fail_unless (gst_cuda_cache_batch_slot_box_to_source (slot, 100, 100, 300,
+          240, &x0, &y0, &x1, &y1));
+  fail_unless (gst_cuda_cache_picture_meta_box_to_source (pmeta, 100, 100,
+          300, 240, &px0, &py0, &px1, &py1));
+  fail_unless (x0 == px0 && y0 == py0 && x1 == px1 && y1 == py1);
+  fail_unless (x0 == 200.0 && y0 == 0.0 && x1 == 600.0 && y1 == 200.0);
+  /* on the bars, or an absent slot: nothing */
+  fail_if (gst_cuda_cache_batch_slot_box_to_source (slot, 10, 10, 50, 130,
+          &x0, &y0, &x1, &y1));
+  fail_if (gst_cuda_cache_batch_slot_box_to_source
+      (gst_cuda_cache_batch_meta_get_slot (meta, 2), 0, 0, 640, 640, &x0, &y0,
+          &x1, &y1));
+  fail_unless (x0 == 0.0 && y0 == 0.0 && x1 == 0.0 && y1 == 0.0);
+
+  copy = gst_buffer_copy (batch);
+  cmeta = gst_buffer_get_cuda_cache_batch_meta (copy);
+  fail_unless (cmeta != NULL && cmeta != meta && cmeta->n_slots == 3);
+  fail_unless (cmeta->slots[0].pad_name != meta->slots[0].pad_name);
+  fail_unless_equals_string (cmeta->slots[0].pad_name, "sink_0");
+  fail_unless_equals_int (cmeta->slots[0].picture.y, 140);
+  gst_buffer_unref (batch);
+  fail_unless_equals_string (cmeta->slots[0].stream_id, "stream-a");
+  gst_buffer_unref (copy);
+
+  batch = gst_buffer_new_allocate (NULL, 64, NULL);
+  gst_buffer_add_cuda_cache_batch_meta (batch, 2);
+  copy = gst_buffer_copy_region (batch, GST_BUFFER_COPY_ALL, 0, 32);
+  fail_unless (gst_buffer_get_cuda_cache_batch_meta (copy) == NULL);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (batch);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
 static Suite *
 tensor_suite (void)
 {
@@ -307,6 +389,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_strings);
   tcase_add_test (tc, test_meta_follows_full_copies_only);
   tcase_add_test (tc, test_dlpack_import_system_memory);
+  tcase_add_test (tc, test_batch_meta_slots);
   tcase_add_test (tc, test_dlpack_streams_system_memory);
 
   return s;

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/**
+ * SECTION:gstcudacachebatchmeta
+ * @title: GstCudaCacheBatchMeta
+ * @short_description: what each slot of a batch tensor holds, and the map
+ *   back to its stream's frame
+ *
+ * A batch tensor holds many frames, one per slot along its first
+ * dimension. #GstCudaCacheBatchMeta says, per slot, whether it holds a
+ * frame and which: the sink pad and stream-id it came through, its
+ * timestamps, the region of ROI it was cut from, and its picture's
+ * geometry, from which gst_cuda_cache_batch_slot_box_to_source () maps a
+ * model's box found in the slot back to that frame.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudacachebatchmeta.h"
+
+#include <string.h>
+
+GType
+gst_cuda_cache_batch_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstCudaCacheBatchMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+
+  return type;
+}
+
+static void
+slot_clear (GstCudaCacheBatchSlot * slot)
+{
+  g_free (slot->pad_name);
+  g_free (slot->stream_id);
+  memset (slot, 0, sizeof (*slot));
+  slot->pts = slot->duration = GST_CLOCK_TIME_NONE;
+  slot->scale_x = slot->scale_y = 1.0;
+  slot->roi_id = -1;
+}
+
+static gboolean
+gst_cuda_cache_batch_meta_init (GstMeta * meta, gpointer params,
+    GstBuffer * buffer)
+{
+  GstCudaCacheBatchMeta *bmeta = (GstCudaCacheBatchMeta *) meta;
+
+  bmeta->n_slots = 0;
+  bmeta->slots = NULL;
+  return TRUE;
+}
+
+static void
+gst_cuda_cache_batch_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstCudaCacheBatchMeta *bmeta = (GstCudaCacheBatchMeta *) meta;
+  guint i;
+
+  for (i = 0; i < bmeta->n_slots; i++)
+    slot_clear (&bmeta->slots[i]);
+  g_free (bmeta->slots);
+  bmeta->slots = NULL;
+  bmeta->n_slots = 0;
+}
+
+/* A whole copy keeps the slots; a region of the buffer is not the batch */
+static gboolean
+gst_cuda_cache_batch_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data)
+{
+  GstCudaCacheBatchMeta *bmeta = (GstCudaCacheBatchMeta *) meta;
+  GstCudaCacheBatchMeta *copy;
+  guint i;
+
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  if (((GstMetaTransformCopy *) data)->region)
+    return TRUE;
+
+  copy = gst_buffer_add_cuda_cache_batch_meta (dest, bmeta->n_slots);
+  if (!copy)
+    return FALSE;
+  for (i = 0; i < bmeta->n_slots; i++) {
+    copy->slots[i] = bmeta->slots[i];
+    copy->slots[i].pad_name = g_strdup (bmeta->slots[i].pad_name);
+    copy->slots[i].stream_id = g_strdup (bmeta->slots[i].stream_id);
+  }
+  return TRUE;
+}
+
+const GstMetaInfo *
+gst_cuda_cache_batch_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi =
+        gst_meta_register (GST_CUDA_CACHE_BATCH_META_API_TYPE,
+        "GstCudaCacheBatchMeta", sizeof (GstCudaCacheBatchMeta),
+        gst_cuda_cache_batch_meta_init, gst_cuda_cache_batch_meta_free,
+        gst_cuda_cache_batch_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+
+  return info;
+}
+
+/**
+ * gst_buffer_add_cuda_cache_batch_meta:
+ * @buffer: a writable buffer
+ * @n_slots: the batch's slots, at least 1
+ *
+ * Adds the meta with @n_slots absent slots (gst_cuda_cache_batch_meta_set_slot ()
+ * fills them).
+ *
+ * Returns: (transfer none) (nullable): the new meta on @buffer, or %NULL
+ *   where @n_slots is 0
+ *
+ * Since: 0.1
+ */
+GstCudaCacheBatchMeta *
+gst_buffer_add_cuda_cache_batch_meta (GstBuffer * buffer, guint n_slots)
+{
+  GstCudaCacheBatchMeta *meta;
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  if (n_slots == 0)
+    return NULL;
+
+  meta = (GstCudaCacheBatchMeta *) gst_buffer_add_meta (buffer,
+      GST_CUDA_CACHE_BATCH_META_INFO, NULL);
+  if (!meta)
+    return NULL;
+  meta->slots = g_new0 (GstCudaCacheBatchSlot, n_slots);
+  meta->n_slots = n_slots;
+  for (i = 0; i < n_slots; i++)
+    slot_clear (&meta->slots[i]);
+
+  return meta;
+}
+
+/**
+ * gst_buffer_get_cuda_cache_batch_meta:
+ * @buffer: a buffer
+ *
+ * Returns: (transfer none) (nullable): @buffer's batch meta, or %NULL
+ *
+ * Since: 0.1
+ */
+GstCudaCacheBatchMeta *
+gst_buffer_get_cuda_cache_batch_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GstCudaCacheBatchMeta *) gst_buffer_get_meta (buffer,
+      GST_CUDA_CACHE_BATCH_META_API_TYPE);
+}
+
+/**
+ * gst_cuda_cache_batch_meta_set_slot:
+ * @meta: a #GstCudaCacheBatchMeta
+ * @index: the slot
+ * @pad_name: (nullable): the sink pad its frame came through
+ * @stream_id: (nullable): that pad's stream-id
+ * @pts: the frame's presentation timestamp
+ * @duration: the frame's duration
+ * @picture: (nullable): the frame's geometry in the slot, as the converter
+ *   made it; %NULL marks the slot absent and clears it
+ * @roi_id: the id of the region of interest the slot was cut from, or -1
+ *
+ * Fills slot @index of @meta.
+ *
+ * Returns: %TRUE, or %FALSE where @index is not a slot of @meta
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
+    guint index, const gchar * pad_name, const gchar * stream_id,
+    GstClockTime pts, GstClockTime duration,
+    const GstCudaCachePictureMeta * picture, gint roi_id)
+{
+  GstCudaCacheBatchSlot *slot;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (index >= meta->n_slots)
+    return FALSE;
+
+  slot = &meta->slots[index];
+  slot_clear (slot);
+  if (!picture)
+    return TRUE;
+
+  slot->present = TRUE;
+  slot->pad_name = g_strdup (pad_name);
+  slot->stream_id = g_strdup (stream_id);
+  slot->pts = pts;
+  slot->duration = duration;
+  slot->picture = picture->picture;
+  slot->source = picture->source;
+  slot->source_width = picture->source_width;
+  slot->source_height = picture->source_height;
+  slot->scale_x = picture->scale_x;
+  slot->scale_y = picture->scale_y;
+  slot->roi_id = roi_id;
+
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_batch_meta_get_slot:
+ * @meta: a #GstCudaCacheBatchMeta
+ * @index: the slot
+ *
+ * Returns: (transfer none) (nullable): slot @index, or %NULL where @meta
+ *   has no such slot
+ *
+ * Since: 0.1
+ */
+const GstCudaCacheBatchSlot *
+gst_cuda_cache_batch_meta_get_slot (const GstCudaCacheBatchMeta * meta,
+    guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  return index < meta->n_slots ? &meta->slots[index] : NULL;
+}
+
+/**
+ * gst_cuda_cache_batch_slot_box_to_source:
+ * @slot: a #GstCudaCacheBatchSlot
+ * @x0: the box's left edge in the slot
+ * @y0: its top edge
+ * @x1: its right edge
+ * @y1: its bottom edge
+ * @source_x0: (out): the box's left edge in the slot's source frame
+ * @source_y0: (out): its top edge
+ * @source_x1: (out): its right edge
+ * @source_y1: (out): its bottom edge
+ *
+ * Maps a box found in the slot to the frame it was made from, as
+ * gst_cuda_cache_picture_meta_box_to_source () does for one converted
+ * frame: clipped to the region the picture shows.
+ *
+ * Returns: %TRUE where some of the box lies on the picture; %FALSE where
+ *   it lies on the bars alone or the slot is absent (the outputs are then
+ *   an empty box)
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_batch_slot_box_to_source (const GstCudaCacheBatchSlot * slot,
+    gdouble x0, gdouble y0, gdouble x1, gdouble y1, gdouble * source_x0,
+    gdouble * source_y0, gdouble * source_x1, gdouble * source_y1)
+{
+  GstCudaCachePictureMeta geometry;
+
+  g_return_val_if_fail (slot != NULL, FALSE);
+  g_return_val_if_fail (source_x0 && source_y0 && source_x1 && source_y1,
+      FALSE);
+
+  if (!slot->present) {
+    *source_x0 = *source_y0 = *source_x1 = *source_y1 = 0.0;
+    return FALSE;
+  }
+
+  /* the one map of a picture's geometry, on the slot's */
+  memset (&geometry, 0, sizeof (geometry));
+  geometry.picture = slot->picture;
+  geometry.source = slot->source;
+  geometry.source_width = slot->source_width;
+  geometry.source_height = slot->source_height;
+  geometry.scale_x = slot->scale_x;
+  geometry.scale_y = slot->scale_y;
+
+  return gst_cuda_cache_picture_meta_box_to_source (&geometry, x0, y0, x1,
+      y1, source_x0, source_y0, source_x1, source_y1);
+}
