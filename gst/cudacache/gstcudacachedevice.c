@@ -367,6 +367,101 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
   return ret;
 }
 
+/* One context per device, while anyone holds it */
+typedef struct
+{
+  GMutex lock;
+  GHashTable *contexts;         /* device id -> GWeakRef to GstCudaContext */
+} SharedContexts;
+
+typedef GstCudaContext *(*ContextNewFunc) (guint device_id);
+
+static GstCudaContext *
+shared_context_get (SharedContexts * shared, guint device_id,
+    ContextNewFunc context_new)
+{
+  GstCudaContext *context;
+  GWeakRef *ref;
+
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  g_mutex_lock (&shared->lock);
+  if (!shared->contexts)
+    shared->contexts = g_hash_table_new (NULL, NULL);
+  ref = g_hash_table_lookup (shared->contexts, GUINT_TO_POINTER (device_id));
+  if (!ref) {
+    ref = g_new0 (GWeakRef, 1);
+    g_weak_ref_init (ref, NULL);
+    g_hash_table_insert (shared->contexts, GUINT_TO_POINTER (device_id), ref);
+  }
+  context = g_weak_ref_get (ref);
+  if (!context) {
+    context = context_new (device_id);
+    if (context)
+      g_weak_ref_set (ref, context);
+  }
+  g_mutex_unlock (&shared->lock);
+
+  return context;
+}
+
+static GstCudaContext *
+default_context_new (guint device_id)
+{
+  GstCudaContext *context = gst_cuda_context_new (device_id);
+
+  if (context)
+    GST_INFO ("new default context %" GST_PTR_FORMAT " on device %u",
+        context, device_id);
+  return context;
+}
+
+typedef struct
+{
+  CUdevice device;
+} PrimaryHold;
+
+static void
+primary_release (gpointer data)
+{
+  PrimaryHold *hold = data;
+
+  driver.DevicePrimaryCtxRelease (hold->device);
+  g_free (hold);
+}
+
+/* A GstCudaContext of the device's primary context, retained until the
+ * object's last reference goes */
+static GstCudaContext *
+primary_context_new (guint device_id)
+{
+  PrimaryHold *hold = g_new0 (PrimaryHold, 1);
+  GstCudaContext *context;
+  CUcontext handle = NULL;
+
+  if (driver.DeviceGet (&hold->device, device_id) != CUDA_SUCCESS ||
+      !gst_cuda_result (driver.DevicePrimaryCtxRetain (&handle,
+              hold->device))) {
+    GST_WARNING ("device %u's primary context could not be retained",
+        device_id);
+    g_free (hold);
+    return NULL;
+  }
+  context = gst_cuda_context_new_wrapped (handle, hold->device);
+  if (!context) {
+    primary_release (hold);
+    return NULL;
+  }
+  g_object_set_data_full (G_OBJECT (context), "gst-cuda-cache-primary-hold",
+      hold, primary_release);
+  GST_INFO ("primary context %" GST_PTR_FORMAT " of device %u", context,
+      device_id);
+  return context;
+}
+
 /**
  * gst_cuda_cache_device_get_default_context:
  * @device_id: a CUDA device ordinal
@@ -385,37 +480,9 @@ gst_cuda_cache_device_get_memory_info (GstCudaContext * context,
 GstCudaContext *
 gst_cuda_cache_device_get_default_context (guint device_id)
 {
-  static GMutex lock;
-  static GHashTable *contexts;  /* device id -> GWeakRef to GstCudaContext */
-  GstCudaContext *context;
-  GWeakRef *ref;
+  static SharedContexts shared;
 
-  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
-    GST_INFO ("no CUDA device %u", device_id);
-    return NULL;
-  }
-
-  g_mutex_lock (&lock);
-  if (!contexts)
-    contexts = g_hash_table_new (NULL, NULL);
-  ref = g_hash_table_lookup (contexts, GUINT_TO_POINTER (device_id));
-  if (!ref) {
-    ref = g_new0 (GWeakRef, 1);
-    g_weak_ref_init (ref, NULL);
-    g_hash_table_insert (contexts, GUINT_TO_POINTER (device_id), ref);
-  }
-  context = g_weak_ref_get (ref);
-  if (!context) {
-    context = gst_cuda_context_new (device_id);
-    if (context) {
-      GST_INFO ("new default context %" GST_PTR_FORMAT " on device %u",
-          context, device_id);
-      g_weak_ref_set (ref, context);
-    }
-  }
-  g_mutex_unlock (&lock);
-
-  return context;
+  return shared_context_get (&shared, device_id, default_context_new);
 }
 
 /* Waits for every stream of @context: what the kernels do before their
@@ -460,20 +527,6 @@ gst_cuda_cache_device_stream_wait (GstCudaContext * context,
   return ret;
 }
 
-typedef struct
-{
-  CUdevice device;
-} PrimaryHold;
-
-static void
-primary_release (gpointer data)
-{
-  PrimaryHold *hold = data;
-
-  driver.DevicePrimaryCtxRelease (hold->device);
-  g_free (hold);
-}
-
 /**
  * gst_cuda_cache_device_get_primary_context:
  * @device_id: a CUDA device ordinal
@@ -495,53 +548,9 @@ primary_release (gpointer data)
 GstCudaContext *
 gst_cuda_cache_device_get_primary_context (guint device_id)
 {
-  static GMutex lock;
-  static GHashTable *contexts;  /* device id -> GWeakRef to GstCudaContext */
-  GstCudaContext *context;
-  GWeakRef *ref;
+  static SharedContexts shared;
 
-  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
-    GST_INFO ("no CUDA device %u", device_id);
-    return NULL;
-  }
-
-  g_mutex_lock (&lock);
-  if (!contexts)
-    contexts = g_hash_table_new (NULL, NULL);
-  ref = g_hash_table_lookup (contexts, GUINT_TO_POINTER (device_id));
-  if (!ref) {
-    ref = g_new0 (GWeakRef, 1);
-    g_weak_ref_init (ref, NULL);
-    g_hash_table_insert (contexts, GUINT_TO_POINTER (device_id), ref);
-  }
-  context = g_weak_ref_get (ref);
-  if (!context) {
-    PrimaryHold *hold = g_new0 (PrimaryHold, 1);
-    CUcontext handle = NULL;
-
-    if (driver.DeviceGet (&hold->device, device_id) != CUDA_SUCCESS ||
-        !gst_cuda_result (driver.DevicePrimaryCtxRetain (&handle,
-                hold->device))) {
-      GST_WARNING ("device %u's primary context could not be retained",
-          device_id);
-      g_free (hold);
-    } else {
-      context = gst_cuda_context_new_wrapped (handle, hold->device);
-      if (!context) {
-        primary_release (hold);
-      } else {
-        /* released with the last reference */
-        g_object_set_data_full (G_OBJECT (context),
-            "gst-cuda-cache-primary-hold", hold, primary_release);
-        GST_INFO ("primary context %" GST_PTR_FORMAT " of device %u",
-            context, device_id);
-        g_weak_ref_set (ref, context);
-      }
-    }
-  }
-  g_mutex_unlock (&lock);
-
-  return context;
+  return shared_context_get (&shared, device_id, primary_context_new);
 }
 
 /* Whether @size bytes at @ptr lie in one allocation of @context's, which

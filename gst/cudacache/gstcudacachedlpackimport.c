@@ -229,6 +229,23 @@ layout_caps (const ImportLayout * l)
   return gst_cuda_cache_tensor_info_to_caps (&l->tinfo);
 }
 
+/* The meta that gives @buf's layout: a frame's rows at the tensor's
+ * stride, or the tensor's info */
+static void
+add_layout_meta (GstBuffer * buf, const ImportLayout * l)
+{
+  if (l->is_frame) {
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+    gint stride[GST_VIDEO_MAX_PLANES] = { (gint) l->row_stride, };
+
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&l->vinfo), GST_VIDEO_INFO_WIDTH (&l->vinfo),
+        GST_VIDEO_INFO_HEIGHT (&l->vinfo), 1, offset, stride);
+  } else {
+    gst_buffer_add_cuda_cache_tensor_meta (buf, &l->tinfo);
+  }
+}
+
 /* System memory, wrapped: the memory's last unref calls the deleter */
 static GstBuffer *
 import_system (DLManagedTensor * managed, const ImportLayout * l)
@@ -240,16 +257,7 @@ import_system (DLManagedTensor * managed, const ImportLayout * l)
   gst_buffer_append_memory (buf,
       gst_memory_new_wrapped (GST_MEMORY_FLAG_READONLY, data, l->extent, 0,
           l->extent, managed, call_deleter));
-  if (l->is_frame) {
-    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
-    gint stride[GST_VIDEO_MAX_PLANES] = { (gint) l->row_stride, };
-
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&l->vinfo), GST_VIDEO_INFO_WIDTH (&l->vinfo),
-        GST_VIDEO_INFO_HEIGHT (&l->vinfo), 1, offset, stride);
-  } else {
-    gst_buffer_add_cuda_cache_tensor_meta (buf, &l->tinfo);
-  }
+  add_layout_meta (buf, l);
 
   return buf;
 }
@@ -297,16 +305,7 @@ import_cuda_wrapped (DLManagedTensor * managed, const ImportLayout * l,
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, gst_cuda_allocator_alloc_wrapped (NULL,
           context, NULL, &info, ptr, managed, call_deleter));
-  if (l->is_frame) {
-    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
-    gint stride[GST_VIDEO_MAX_PLANES] = { (gint) l->row_stride, };
-
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&l->vinfo), GST_VIDEO_INFO_WIDTH (&l->vinfo),
-        GST_VIDEO_INFO_HEIGHT (&l->vinfo), 1, offset, stride);
-  } else {
-    gst_buffer_add_cuda_cache_tensor_meta (buf, &l->tinfo);
-  }
+  add_layout_meta (buf, l);
   GST_DEBUG ("wrapped %p of %" GST_PTR_FORMAT " without a copy",
       (gpointer) ptr, context);
 
