@@ -888,12 +888,12 @@ buffer_device_pointer (GstBuffer * buf, GstCudaContext * ctx)
   return ptr;
 }
 
-/* The pixels of @buf (laid out by @info or its video meta) that differ
- * from @host's RGBA rows, @host_stride bytes apart, in the channels @buf
- * has */
+/* The pixels of @buf (laid out by @info or its video meta) whose red,
+ * green or blue differ from @host's, whose rows are @host_stride bytes
+ * apart and pixels @host_pstride */
 static gint
 count_wrong_pixels (GstBuffer * buf, const GstVideoInfo * info,
-    const guint8 * host, gsize host_stride)
+    const guint8 * host, gsize host_stride, guint host_pstride)
 {
   guint pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
   GstVideoFrame frame;
@@ -906,7 +906,9 @@ count_wrong_pixels (GstBuffer * buf, const GstVideoInfo * info,
 
     for (x = 0; x < GST_VIDEO_INFO_WIDTH (info); x++)
       for (c = 0; c < 3; c++)
-        wrong += row[x * pstride + c] != host[y * host_stride + x * 4 + c];
+        wrong +=
+            row[x * pstride + c] !=
+            host[y * host_stride + x * host_pstride + c];
   }
   gst_video_frame_unmap (&frame);
   return wrong;
@@ -993,11 +995,52 @@ GST_START_TEST (test_import_wraps_memory_of_its_context)
   fail_unless (gst_video_info_from_caps (&out_info,
           gst_pad_get_current_caps (h->sinkpad)));
   gst_caps_unref (gst_pad_get_current_caps (h->sinkpad));
-  fail_unless_equals_int (count_wrong_pixels (out, &out_info, host, 320), 0);
+  fail_unless_equals_int (count_wrong_pixels (out, &out_info, host, 320, 4), 0);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   gst_buffer_unref (buf);
   fail_unless_equals_int (deleted, 1);
+
+  /* an odd view whose last row ends where its allocation does: rows at
+   * the view's stride would run past it, so it is copied, not wrapped */
+  {
+    static const int64_t odd_shape[] = { 23, 37, 3 };
+    static const int64_t odd_strides[] = { 320, 3, 1 };
+    const gsize extent = 22 * 320 + 37 * 3;
+    CUdeviceptr odd = device_copy_of (primary, host, extent);
+    GstCaps *odd_caps = NULL;
+    GstVideoInfo odd_info;
+    gint odd_deleted = 0;
+
+    buf = import_device_tensor (odd, kDLUInt, 8, 3, odd_shape, odd_strides,
+        &odd_deleted, primary, &odd_caps);
+    fail_unless (buffer_device_pointer (buf, primary) != odd);
+    fail_unless_equals_int (odd_deleted, 1);
+    fail_unless (gst_video_info_from_caps (&odd_info, odd_caps));
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&odd_info), 37);
+    fail_unless_equals_int (count_wrong_pixels (buf, &odd_info, host, 320,
+            3), 0);
+    gst_buffer_unref (buf);
+    gst_caps_unref (odd_caps);
+
+    /* an odd RGBA view inside a larger allocation: wrapped */
+    {
+      static const int64_t view_shape[] = { 23, 37, 4 };
+
+      buf = import_device_tensor (ptr, kDLUInt, 8, 3, view_shape, strides,
+          &odd_deleted, primary, &odd_caps);
+      fail_unless ((buffer_device_pointer (buf, primary) == ptr) == wraps);
+      fail_unless (gst_video_info_from_caps (&odd_info, odd_caps));
+      fail_unless_equals_int (count_wrong_pixels (buf, &odd_info, host, 320,
+              4), 0);
+      gst_buffer_unref (buf);
+      gst_caps_unref (odd_caps);
+      fail_unless_equals_int (odd_deleted, 2);
+    }
+    fail_unless (gst_cuda_context_push (primary));
+    gst_cuda_result (CuMemFree (odd));
+    gst_cuda_context_pop (NULL);
+  }
 
   /* a tensor: wrapped as one row of its bytes */
   tbuf = import_device_tensor (tptr, kDLFloat, 32, 4, tshape, NULL,
@@ -1020,7 +1063,7 @@ GST_START_TEST (test_import_wraps_memory_of_its_context)
   fail_unless (buffer_device_pointer (buf, context) != ptr);
   fail_unless_equals_int (deleted, 3);
   fail_unless (gst_video_info_from_caps (&out_info, caps));
-  fail_unless_equals_int (count_wrong_pixels (buf, &out_info, host, 320), 0);
+  fail_unless_equals_int (count_wrong_pixels (buf, &out_info, host, 320, 4), 0);
   gst_buffer_unref (buf);
   g_print ("import: device memory of the primary context %s; of another "
       "context, copied\n", wraps ? "wrapped without a copy" :
