@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "gstcudacacheconvert.h"
+#include "gstcudacacheconvertoptions.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_convert_debug
@@ -59,23 +60,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 enum
 {
   PROP_0,
-  PROP_METHOD,
-  PROP_LETTERBOX,
-  PROP_LETTERBOX_POSITION,
-  PROP_FILL_VALUE,
-  PROP_FILL_RGB,
-  PROP_CHANNEL_ORDER,
-  PROP_SCALE,
-  PROP_MEAN,
-  PROP_STD,
+  PROP_FIRST_OPTION,
 };
-
-#define DEFAULT_LETTERBOX GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX
-#define DEFAULT_FILL_VALUE GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE
-#define DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER
-#define DEFAULT_SCALE GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE
-#define DEFAULT_MEAN GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN
-#define DEFAULT_STD GST_CUDA_CACHE_CONVERTER_DEFAULT_STD
 
 #define CONVERT_CUDA_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, " \
   "BGR }"
@@ -126,18 +112,7 @@ struct _GstCudaCacheConvert
   GstCudaCacheBaseTransform parent;
 
   /* properties, under the object lock */
-  GstCudaCacheResizeMethod method;
-  gboolean letterbox;
-  GstCudaCacheLetterboxPosition position;
-  guint fill[3];                /* red, green, blue */
-  GstCudaCacheChannelOrder channel_order;
-  gdouble scale;
-  gdouble mean[3];
-  gdouble std[3];
-  gboolean config_changed;      /* since the converter last took them */
-  /* a property value refused before the element had a bus: posted as a
-   * warning once it has one (set_bus) */
-  gchar *refusal;
+  GstCudaCacheConvertOptions options;
 
   /* streaming thread only */
   GstCudaCacheConverter *converter;
@@ -184,17 +159,6 @@ static GstFlowReturn gst_cuda_cache_convert_generate_output (GstBaseTransform
 static GstFlowReturn gst_cuda_cache_convert_transform (GstBaseTransform *
     trans, GstBuffer * inbuf, GstBuffer * outbuf);
 
-/* No element spec: GObject would replace each value not of its type by
- * the default and refuse the array with a GLib warning, and Python's
- * Gst.ValueArray([1, 2, 3]) holds ints. get_triple () takes any number and
- * checks the range. */
-static GParamSpec *
-triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb)
-{
-  return gst_param_spec_array (name, nick, blurb, NULL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-}
-
 static void
 gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
 {
@@ -203,62 +167,12 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCudaCacheBaseTransformClass *base_class =
       GST_CUDA_CACHE_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cuda_cache_convert_set_property;
   gobject_class->get_property = gst_cuda_cache_convert_get_property;
   gobject_class->finalize = gst_cuda_cache_convert_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method",
-          "How the picture is resampled: linear (GStreamer's, antialiased), "
-          "or the preset of the library the model was trained with: nearest, "
-          "bilinear and area (OpenCV's cv2.resize INTER_NEAREST, "
-          "INTER_LINEAR, INTER_AREA), antialias (Pillow's BILINEAR), "
-          "on system and CUDA memory alike",
-          GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
-          GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD, rw));
-  g_object_class_install_property (gobject_class, PROP_LETTERBOX,
-      g_param_spec_boolean ("letterbox", "Letterbox",
-          "Keep the picture's display aspect ratio (pixel-aspect-ratio "
-          "counted) at letterbox-position, and fill the rest of the output "
-          "with fill-value", DEFAULT_LETTERBOX, rw));
-  g_object_class_install_property (gobject_class, PROP_LETTERBOX_POSITION,
-      g_param_spec_enum ("letterbox-position", "Letterbox position",
-          "Where a letterboxed picture lies: center (Ultralytics' "
-          "LetterBox) or top-left (the bars right and below, DeepStream's "
-          "default)", GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION,
-          GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION, rw));
-  g_object_class_install_property (gobject_class, PROP_FILL_VALUE,
-      g_param_spec_uint ("fill-value", "Fill value",
-          "Red, green and blue of the letterbox padding, one value for all "
-          "three (before normalisation; sets fill-rgb, and reads its red)",
-          0, 255, DEFAULT_FILL_VALUE, rw));
-  g_object_class_install_property (gobject_class, PROP_FILL_RGB,
-      triple_param_spec ("fill-rgb", "Fill RGB",
-          "Red, green and blue of the letterbox padding, three whole numbers "
-          "from 0 to 255 (before normalisation), e.g. \"<124, 116, 104>\" "
-          "(default <0, 0, 0>; fill-value sets all three)"));
-  g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
-      g_param_spec_enum ("channel-order", "Channel order",
-          "Order of a tensor's colour channels",
-          GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, DEFAULT_CHANNEL_ORDER, rw));
-  g_object_class_install_property (gobject_class, PROP_SCALE,
-      g_param_spec_double ("scale", "Scale",
-          "Tensors: factor applied to pixel values (0..255) before mean and "
-          "std, e.g. 0.00392156862745098 for 0..1", -G_MAXFLOAT, G_MAXFLOAT,
-          DEFAULT_SCALE, rw));
-  g_object_class_install_property (gobject_class, PROP_MEAN,
-      triple_param_spec ("mean", "Mean",
-          "Tensors: per-channel value subtracted after scaling, in the "
-          "tensor's channel order: three numbers, e.g. "
-          "\"<0.485, 0.456, 0.406>\" (default <0, 0, 0>)"));
-  g_object_class_install_property (gobject_class, PROP_STD,
-      triple_param_spec ("std", "Standard deviation",
-          "Tensors: per-channel divisor applied after the mean, in the "
-          "tensor's channel order: three numbers above 0, e.g. "
-          "\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)"));
+  gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_change_state);
@@ -300,40 +214,7 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
 static void
 gst_cuda_cache_convert_init (GstCudaCacheConvert * self)
 {
-  guint i;
-
-  self->letterbox = DEFAULT_LETTERBOX;
-  self->method = GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD;
-  self->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
-  self->fill[0] = self->fill[1] = self->fill[2] = DEFAULT_FILL_VALUE;
-  self->channel_order = DEFAULT_CHANNEL_ORDER;
-  self->scale = DEFAULT_SCALE;
-  for (i = 0; i < 3; i++) {
-    self->mean[i] = DEFAULT_MEAN;
-    self->std[i] = DEFAULT_STD;
-  }
-}
-
-/* A property value refused, as GObject refuses one out of range, but as a
- * warning on the bus rather than a GLib warning (which
- * G_DEBUG=fatal-warnings turns into an abort). Without a bus yet
- * (gst_parse_launch () sets properties before it adds elements to the
- * pipeline) it is kept and posted when the element leaves NULL: posting
- * from set_bus would deadlock on the bin's lock, which adding holds.
- * Takes @text. */
-static void
-refuse_property (GstCudaCacheConvert * self, gchar * text)
-{
-  GST_WARNING_OBJECT (self, "%s", text);
-  if (GST_ELEMENT_BUS (self)) {
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", text), (NULL));
-    g_free (text);
-    return;
-  }
-  GST_OBJECT_LOCK (self);
-  g_free (self->refusal);
-  self->refusal = text;
-  GST_OBJECT_UNLOCK (self);
+  gst_cuda_cache_convert_options_init (&self->options);
 }
 
 static GstStateChangeReturn
@@ -341,111 +222,11 @@ gst_cuda_cache_convert_change_state (GstElement * element,
     GstStateChange transition)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (element);
-  gchar *text = NULL;
 
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
-    GST_OBJECT_LOCK (self);
-    text = g_steal_pointer (&self->refusal);
-    GST_OBJECT_UNLOCK (self);
-  }
-  if (text) {
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", text), (NULL));
-    g_free (text);
-  }
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    gst_cuda_cache_convert_options_post_refusal (&self->options, element);
 
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
-}
-
-static gboolean
-get_triple (GstCudaCacheConvert * self, const GValue * value,
-    const gchar * name, gdouble min, gdouble out[3])
-{
-  gdouble triple[3];
-  guint i;
-
-  if (gst_value_array_get_size (value) != 3)
-    goto wrong_size;
-  /* numbers of any type: "<1, 2, 3>" parses as integers, and Python's
-   * Gst.ValueArray of ints holds ints */
-  for (i = 0; i < 3; i++) {
-    const GValue *v = gst_value_array_get_value (value, i);
-    GValue d = G_VALUE_INIT;
-
-    g_value_init (&d, G_TYPE_DOUBLE);
-    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) ||
-        !g_value_transform (v, &d)) {
-      g_value_unset (&d);
-      goto not_numbers;
-    }
-    triple[i] = g_value_get_double (&d);
-    g_value_unset (&d);
-    if (!(triple[i] >= min && triple[i] <= G_MAXFLOAT))
-      goto out_of_range;
-  }
-  for (i = 0; i < 3; i++)
-    out[i] = triple[i];
-
-  return TRUE;
-
-  /* ERRORS */
-wrong_size:
-  {
-    refuse_property (self, g_strdup_printf ("%s takes three values, one per "
-            "channel, such as \"<0.5, 0.5, 0.5>\"; %u given: keeping the "
-            "previous ones", name, gst_value_array_get_size (value)));
-    return FALSE;
-  }
-not_numbers:
-  {
-    refuse_property (self, g_strdup_printf ("%s takes three numbers, such "
-            "as \"<0.5, 0.5, 0.5>\"; a value of type %s given: keeping the "
-            "previous ones", name,
-            G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
-    return FALSE;
-  }
-out_of_range:
-  {
-    refuse_property (self, g_strdup_printf ("%s takes three numbers%s up to "
-            "%g; value %u is %g: keeping the previous ones", name, min > 0 ?
-            " above 0" : " from -3.4e38", G_MAXFLOAT, i, triple[i]));
-    return FALSE;
-  }
-}
-
-/* fill-rgb: three whole numbers from 0 to 255 */
-static gboolean
-get_fill_rgb (GstCudaCacheConvert * self, const GValue * value, gdouble out[3])
-{
-  gdouble triple[3];
-  guint i;
-
-  if (!get_triple (self, value, "fill-rgb", 0, triple))
-    return FALSE;
-  for (i = 0; i < 3; i++) {
-    if (triple[i] > 255 || triple[i] != floor (triple[i])) {
-      refuse_property (self, g_strdup_printf ("fill-rgb takes three whole "
-              "numbers from 0 to 255, such as \"<114, 114, 114>\"; value %u "
-              "is %g: keeping the previous ones", i, triple[i]));
-      return FALSE;
-    }
-    out[i] = triple[i];
-  }
-
-  return TRUE;
-}
-
-static void
-set_triple (GValue * value, const gdouble in[3])
-{
-  guint i;
-
-  for (i = 0; i < 3; i++) {
-    GValue v = G_VALUE_INIT;
-
-    g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, in[i]);
-    gst_value_array_append_and_take_value (value, &v);
-  }
 }
 
 static void
@@ -453,59 +234,13 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
-  gdouble triple[3];
-  gboolean valid = TRUE;
 
-  /* parsed before the lock: a refusal is posted, which takes it */
-  if (prop_id == PROP_MEAN || prop_id == PROP_STD)
-    valid = prop_id == PROP_MEAN ?
-        get_triple (self, value, "mean", -G_MAXFLOAT, triple) :
-        get_triple (self, value, "std", 1e-12, triple);
-  if (prop_id == PROP_FILL_RGB)
-    valid = get_fill_rgb (self, value, triple);
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LETTERBOX:
-      self->letterbox = g_value_get_boolean (value);
-      break;
-    case PROP_METHOD:
-      self->method = g_value_get_enum (value);
-      break;
-    case PROP_LETTERBOX_POSITION:
-      self->position = g_value_get_enum (value);
-      break;
-    case PROP_FILL_VALUE:
-      self->fill[0] = self->fill[1] = self->fill[2] = g_value_get_uint (value);
-      break;
-    case PROP_FILL_RGB:
-      if (valid) {
-        guint i;
-
-        for (i = 0; i < 3; i++)
-          self->fill[i] = (guint) triple[i];
-      }
-      break;
-    case PROP_CHANNEL_ORDER:
-      self->channel_order = g_value_get_enum (value);
-      break;
-    case PROP_SCALE:
-      self->scale = g_value_get_double (value);
-      break;
-    case PROP_MEAN:
-      if (valid)
-        memcpy (self->mean, triple, sizeof (triple));
-      break;
-    case PROP_STD:
-      if (valid)
-        memcpy (self->std, triple, sizeof (triple));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  self->config_changed = TRUE;
-  GST_OBJECT_UNLOCK (self);
+  if (prop_id >= PROP_FIRST_OPTION &&
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
+    gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
+        prop_id - PROP_FIRST_OPTION, value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -514,49 +249,12 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_LETTERBOX:
-      g_value_set_boolean (value, self->letterbox);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, self->method);
-      break;
-    case PROP_LETTERBOX_POSITION:
-      g_value_set_enum (value, self->position);
-      break;
-    case PROP_FILL_VALUE:
-      g_value_set_uint (value, self->fill[0]);
-      break;
-    case PROP_FILL_RGB:{
-      guint i;
-
-      for (i = 0; i < 3; i++) {
-        GValue v = G_VALUE_INIT;
-
-        g_value_init (&v, G_TYPE_UINT);
-        g_value_set_uint (&v, self->fill[i]);
-        gst_value_array_append_and_take_value (value, &v);
-      }
-      break;
-    }
-    case PROP_CHANNEL_ORDER:
-      g_value_set_enum (value, self->channel_order);
-      break;
-    case PROP_SCALE:
-      g_value_set_double (value, self->scale);
-      break;
-    case PROP_MEAN:
-      set_triple (value, self->mean);
-      break;
-    case PROP_STD:
-      set_triple (value, self->std);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (prop_id >= PROP_FIRST_OPTION &&
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
+    gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
+        prop_id - PROP_FIRST_OPTION, value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static gboolean
@@ -565,7 +263,7 @@ gst_cuda_cache_convert_stop (GstBaseTransform * trans)
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
 
   gst_clear_object (&self->converter);
-  g_free (self->refusal);
+  gst_cuda_cache_convert_options_clear (&self->options);
   gst_clear_caps (&self->failed_in);
   gst_clear_caps (&self->failed_out);
 
@@ -847,7 +545,7 @@ gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
     gboolean letterbox;
 
     GST_OBJECT_LOCK (self);
-    letterbox = self->letterbox;
+    letterbox = self->options.letterbox;
     GST_OBJECT_UNLOCK (self);
     fixate_video_size (in, out, letterbox);
     format = gst_structure_get_string (in, "format");
@@ -883,25 +581,12 @@ gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* The converter's config from the properties; clears config_changed. */
+/* The converter's config from the properties; clears options.changed. */
 static GstStructure *
 gst_cuda_cache_convert_take_config (GstCudaCacheConvert * self)
 {
-  GstStructure *config;
-
-  GST_OBJECT_LOCK (self);
-  config = gst_cuda_cache_converter_build_config (self->letterbox,
-      self->fill[0], self->channel_order, self->scale, self->mean, self->std);
-  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
-      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, self->position,
-      GST_CUDA_CACHE_CONVERTER_OPT_METHOD, GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
-      self->method, NULL);
-  gst_cuda_cache_converter_config_set_fill (config, self->fill[0],
-      self->fill[1], self->fill[2]);
-  self->config_changed = FALSE;
-  GST_OBJECT_UNLOCK (self);
-
-  return config;
+  return gst_cuda_cache_convert_options_take_config (&self->options,
+      GST_ELEMENT (self));
 }
 
 /* Posts the converter's refusal of caps once per pair of caps: base
@@ -1049,7 +734,7 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gboolean changed;
 
   GST_OBJECT_LOCK (self);
-  changed = self->config_changed;
+  changed = self->options.changed;
   GST_OBJECT_UNLOCK (self);
 
   /* properties changed while playing take effect from this buffer on */
