@@ -63,37 +63,6 @@ enum
   PROP_FIRST_OPTION,
 };
 
-#define CONVERT_CUDA_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, " \
-  "BGR }"
-/* GRAY8 in system memory only: GStreamer 1.22's CUDA allocator has no
- * layout for it */
-#define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
-  "GRAY8 }"
-#define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
-  "GRAY8, P010_10LE, P016_LE, YUY2, UYVY }"
-#define CONVERT_TYPES "{ float32, float16, uint8 }"
-#define CONVERT_LAYOUTS "{ NCHW, NHWC }"
-
-#define VIDEO_CAPS(formats) \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      formats) "; " \
-  GST_VIDEO_CAPS_MAKE (formats)
-
-#define CONVERT_CUDA_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, " \
-  "RGB, BGR, P010_10LE, P016_LE, YUY2, UYVY }"
-
-#define SINK_CAPS \
-  GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      CONVERT_CUDA_IN_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (CONVERT_IN_FORMATS)
-
-/* the fields a tensor's caps may name; dimensions, a string, is checked by
- * the converter */
-#define TENSOR_FIELDS ", format = (string) static, num_tensors = (int) 1, " \
-  "types = (string) " CONVERT_TYPES ", layout = (string) " CONVERT_LAYOUTS
-#define TENSOR_CAPS(features) \
-  GST_CUDA_CACHE_TENSOR_CAPS_NAME features TENSOR_FIELDS
-
 #define SRC_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
       CONVERT_CUDA_FORMATS) "; " \

@@ -18,6 +18,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcudacachebatch.h"
 #include "gstcudacacheconvert.h"
 #include "gstcudacacheidentity.h"
 
@@ -28,6 +29,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudacacheidentity, plugin);
   ret |= GST_ELEMENT_REGISTER (cudacacheconvert, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudacachebatch, plugin);
 
   return ret;
 }

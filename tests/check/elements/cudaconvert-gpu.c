@@ -22,6 +22,7 @@
 #include "../cudacache-pipeline.h"
 #include "../cudacache-picture.h"
 #include "../cudacache-definition.h"
+#include "../cudacache-batch.h"
 
 #define IN_W 320
 #define IN_H 240
@@ -1488,6 +1489,34 @@ GST_START_TEST (test_threads_wait_for_their_own_frames)
 
 GST_END_TEST;
 
+/* cudacachebatch on CUDA memory: every slot of each batch the frame
+ * converted alone by cudacacheconvert, sources of odd sizes and four
+ * formats; a pad whose memory is not the batch's refused, naming it. */
+GST_START_TEST (test_batch_slots_are_solo_conversions)
+{
+  gchar *error;
+
+  fail_unless_equals_int (batch_check_slots (batch_sources, batch_frames, 4,
+          "cudaupload !", "letterbox=true fill-value=114 "
+          "scale=0.00392156862745098 mean=\"<0.485, 0.456, 0.406>\" "
+          "std=\"<0.229, 0.224, 0.225>\"",
+          FLOAT_NCHW ("(memory:CUDAMemory)", 4),
+          FLOAT_NCHW ("(memory:CUDAMemory)", 1)), 4);
+  fail_unless_equals_int (batch_check_slots (batch_sources, batch_frames, 4,
+          "cudaupload !", "method=area",
+          U8_NHWC ("(memory:CUDAMemory)", 4),
+          U8_NHWC ("(memory:CUDAMemory)", 1)), 4);
+
+  error = batch_run_error ("cudacachebatch name=b ! " U8_NHWC ("", 2)
+      " ! fakesink videotestsrc num-buffers=2 ! b.sink_0 "
+      "videotestsrc num-buffers=2 ! cudaupload ! b.sink_1");
+  fail_unless (error && strstr (error, "sink_1") &&
+      strstr (error, "CUDA memory"), "%s", error ? error : "no error");
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -1509,6 +1538,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_cuda_pipeline_renegotiation);
   tcase_add_test (tc, test_presets_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);
+  tcase_add_test (tc, test_batch_slots_are_solo_conversions);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);

@@ -1,0 +1,648 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/**
+ * SECTION:element-cudacachebatch
+ * @title: cudacachebatch
+ *
+ * Batches frames of many streams into one `other/tensors` tensor, one
+ * slot per sink pad along its first dimension. Each sink pad takes what
+ * `cudacacheconvert` takes (CUDA or system memory, any size, changing
+ * mid-stream independently of the other pads); every slot is the frame
+ * converted as `cudacacheconvert` with the same options converts it alone
+ * (method, letterbox, fill, scale, mean, std, channel order; the type,
+ * layout and size come from the source pad's caps). Each batch carries a
+ * #GstCudaCacheBatchMeta: per slot the pad and stream-id, timestamps and
+ * the map back to the frame.
+ *
+ * A batch holds one frame of every pad. A pad at the end of its stream
+ * leaves its slot absent (zeros, marked absent in the meta); the last
+ * pad's end of stream ends the batches. `batch-size` 0 makes the batch as
+ * large as the number of sink pads; a larger value leaves the slots of no
+ * pad absent.
+ *
+ * Batch tensors are buffers of the device's cache (or of system memory's),
+ * so a batch layout seen once allocates nothing again. Each slot is
+ * converted on its own and copied into its place.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 cudacachebatch name=b ! \
+ *     'other/tensors,format=static,num_tensors=1,types=float32,\
+ *     dimensions=640:640:3:2,layout=NCHW' ! fakesink \
+ *   videotestsrc num-buffers=30 ! video/x-raw,width=1280,height=720 ! b. \
+ *   videotestsrc num-buffers=30 ! video/x-raw,width=640,height=480 ! b.
+ * ]| Two streams of different sizes into float32 batches of 2x3x640x640.
+ *
+ * Since: 0.1
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include <gst/video/video.h>
+#include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "gstcudacachebatch.h"
+#include "gstcudacacheconvertoptions.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_batch_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_batch_debug
+
+enum
+{
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_FIRST_OPTION,
+};
+
+#define DEFAULT_BATCH_SIZE 0
+
+#define BATCH_SRC_CAPS \
+  TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
+  TENSOR_CAPS ("")
+
+static GstStaticPadTemplate sink_template =
+GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
+    GST_STATIC_CAPS (SINK_CAPS));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (BATCH_SRC_CAPS));
+
+struct _GstCudaCacheBatchPad
+{
+  GstAggregatorPad parent;
+
+  /* the aggregator's thread */
+  GstCaps *caps;
+  GstCudaCacheConverter *converter;
+};
+
+G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
+    GST_TYPE_AGGREGATOR_PAD);
+
+static void
+gst_cuda_cache_batch_pad_finalize (GObject * object)
+{
+  GstCudaCacheBatchPad *pad = GST_CUDA_CACHE_BATCH_PAD (object);
+
+  gst_clear_caps (&pad->caps);
+  gst_clear_object (&pad->converter);
+  G_OBJECT_CLASS (gst_cuda_cache_batch_pad_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_cache_batch_pad_class_init (GstCudaCacheBatchPadClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_cuda_cache_batch_pad_finalize;
+}
+
+static void
+gst_cuda_cache_batch_pad_init (GstCudaCacheBatchPad * pad)
+{
+}
+
+struct _GstCudaCacheBatch
+{
+  GstAggregator parent;
+
+  /* properties, under the object lock */
+  guint batch_size;
+  GstCudaCacheConvertOptions options;
+
+  /* the aggregator's thread */
+  GstCudaCacheTensorInfo out_info;      /* the batch */
+  GstCaps *slot_caps;           /* one slot: the batch's, of 1 */
+  gboolean cuda;                /* batches of CUDA memory */
+  GstCudaContext *context;      /* the inputs' (CUDA memory) */
+  GstBufferPool *batch_pool;
+  GstBufferPool *slot_pool;
+  guint8 *zeros;                /* a slot of zeros, for absent slots */
+};
+
+#define gst_cuda_cache_batch_parent_class parent_class
+G_DEFINE_TYPE (GstCudaCacheBatch, gst_cuda_cache_batch, GST_TYPE_AGGREGATOR);
+GST_ELEMENT_REGISTER_DEFINE (cudacachebatch, "cudacachebatch",
+    GST_RANK_NONE, GST_TYPE_CUDA_CACHE_BATCH);
+
+static void
+gst_cuda_cache_batch_reset (GstCudaCacheBatch * self)
+{
+  if (self->batch_pool)
+    gst_buffer_pool_set_active (self->batch_pool, FALSE);
+  if (self->slot_pool)
+    gst_buffer_pool_set_active (self->slot_pool, FALSE);
+  gst_clear_object (&self->batch_pool);
+  gst_clear_object (&self->slot_pool);
+  gst_clear_caps (&self->slot_caps);
+  g_clear_pointer (&self->zeros, g_free);
+}
+
+static void
+gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (object);
+
+  if (prop_id == PROP_BATCH_SIZE) {
+    GST_OBJECT_LOCK (self);
+    self->batch_size = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id >= PROP_FIRST_OPTION &&
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
+    gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
+        prop_id - PROP_FIRST_OPTION, value);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
+gst_cuda_cache_batch_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (object);
+
+  if (prop_id == PROP_BATCH_SIZE) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint (value, self->batch_size);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id >= PROP_FIRST_OPTION &&
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
+    gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
+        prop_id - PROP_FIRST_OPTION, value);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
+gst_cuda_cache_batch_finalize (GObject * object)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (object);
+
+  gst_cuda_cache_batch_reset (self);
+  gst_clear_object (&self->context);
+  gst_cuda_cache_convert_options_clear (&self->options);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static GstStateChangeReturn
+gst_cuda_cache_batch_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    gst_cuda_cache_convert_options_post_refusal (&self->options, element);
+
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
+/* The slots of a batch: batch-size, or the sink pads there are */
+static guint
+gst_cuda_cache_batch_n_slots (GstCudaCacheBatch * self)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->batch_size ? self->batch_size :
+      (guint) GST_ELEMENT (self)->numsinkpads;
+  GST_OBJECT_UNLOCK (self);
+  return MAX (n, 1);
+}
+
+static GstFlowReturn
+gst_cuda_cache_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
+    GstCaps ** ret)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
+  guint n = gst_cuda_cache_batch_n_slots (self);
+  GstCudaCacheTensorInfo info;
+  GstCaps *fixed, *out;
+  guint downstream_n;
+
+  fixed = gst_caps_fixate (gst_caps_ref (caps));
+  if (!gst_cuda_cache_tensor_info_from_caps (&info, fixed)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("downstream takes no "
+            "batch tensor the element can make: %" GST_PTR_FORMAT " (give "
+            "the tensor's type, layout and dimensions in caps after it)",
+            caps), (NULL));
+    gst_caps_unref (fixed);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  downstream_n = gst_cuda_cache_tensor_info_get_batch (&info);
+  if (downstream_n != n) {
+    if (!gst_cuda_cache_tensor_info_init (&info, info.dtype, info.layout, n,
+            gst_cuda_cache_tensor_info_get_channels (&info),
+            gst_cuda_cache_tensor_info_get_height (&info),
+            gst_cuda_cache_tensor_info_get_width (&info)))
+      goto wrong_batch;
+  }
+  out = gst_cuda_cache_tensor_info_to_caps (&info);
+  gst_caps_set_features_simple (out, gst_caps_features_copy
+      (gst_caps_get_features (fixed, 0)));
+  if (!gst_caps_can_intersect (out, caps)) {
+    gst_caps_unref (out);
+    goto wrong_batch;
+  }
+  gst_caps_unref (fixed);
+  *ret = out;
+  return GST_FLOW_OK;
+
+wrong_batch:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("downstream takes batches "
+          "of %u, the element makes batches of %u (batch-size, or the "
+          "number of sink pads)", downstream_n, n), ("downstream: %"
+          GST_PTR_FORMAT, caps));
+  gst_caps_unref (fixed);
+  return GST_FLOW_NOT_NEGOTIATED;
+}
+
+static gboolean
+gst_cuda_cache_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
+  GstCudaCacheTensorInfo slot;
+  GList *l;
+
+  if (!gst_cuda_cache_tensor_info_from_caps (&self->out_info, caps))
+    return FALSE;
+  gst_cuda_cache_batch_reset (self);
+  self->cuda = gst_caps_features_contains (gst_caps_get_features (caps, 0),
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  if (!gst_cuda_cache_tensor_info_init (&slot, self->out_info.dtype,
+          self->out_info.layout, 1,
+          gst_cuda_cache_tensor_info_get_channels (&self->out_info),
+          gst_cuda_cache_tensor_info_get_height (&self->out_info),
+          gst_cuda_cache_tensor_info_get_width (&self->out_info)))
+    return FALSE;
+  self->slot_caps = gst_cuda_cache_tensor_info_to_caps (&slot);
+  gst_caps_set_features_simple (self->slot_caps, gst_caps_features_copy
+      (gst_caps_get_features (caps, 0)));
+  self->zeros = g_malloc0 (slot.size);
+
+  /* every pad's converter makes the new slots */
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    gst_clear_object (&GST_CUDA_CACHE_BATCH_PAD (l->data)->converter);
+  GST_OBJECT_UNLOCK (self);
+
+  return GST_AGGREGATOR_CLASS (parent_class)->negotiated_src_caps (agg, caps);
+}
+
+static gboolean
+gst_cuda_cache_batch_sink_event (GstAggregator * agg,
+    GstAggregatorPad * aggpad, GstEvent * event)
+{
+  GstCudaCacheBatchPad *pad = GST_CUDA_CACHE_BATCH_PAD (aggpad);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+
+    gst_event_parse_caps (event, &caps);
+    gst_caps_replace (&pad->caps, caps);
+    gst_clear_object (&pad->converter);
+  }
+
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
+}
+
+/* A pool of @caps, in the output's kind of memory, active */
+static GstBufferPool *
+gst_cuda_cache_batch_pool_new (GstCudaCacheBatch * self, GstCaps * caps,
+    gsize size)
+{
+  GstBufferPool *pool = self->cuda ? gst_cuda_cache_pool_new (self->context) :
+      gst_cuda_cache_system_pool_new (NULL);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* The context of @buf's CUDA memory, which every input shares */
+static gboolean
+gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
+    GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  gboolean cuda = gst_is_cuda_memory (mem);
+  GstCudaContext *context;
+
+  if (cuda != self->cuda) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: frames in %s memory, "
+            "batches in %s memory: put cudaupload or cudadownload before "
+            "the pad", GST_PAD_NAME (pad), cuda ? "CUDA" : "system",
+            self->cuda ? "CUDA" : "system"), (NULL));
+    return FALSE;
+  }
+  if (!cuda)
+    return TRUE;
+
+  context = GST_CUDA_MEMORY_CAST (mem)->context;
+  if (!self->context) {
+    self->context = gst_object_ref (context);
+  } else if (context != self->context) {
+    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s: the frame's CUDA "
+            "memory belongs to another CUDA context (%" GST_PTR_FORMAT ") "
+            "than the other pads' (%" GST_PTR_FORMAT "): let the pipeline's "
+            "elements share one context (GstContext)", GST_PAD_NAME (pad),
+            context, self->context), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* @size bytes of @src (device or host memory) to @dst, device memory where
+ * the batch is CUDA memory */
+static gboolean
+gst_cuda_cache_batch_copy (GstCudaCacheBatch * self, guint8 * dst,
+    const guint8 * src, gboolean src_host, gsize size)
+{
+  CUDA_MEMCPY2D copy = { 0, };
+  gboolean ok;
+
+  if (!self->cuda) {
+    memcpy (dst, src, size);
+    return TRUE;
+  }
+  copy.srcMemoryType = src_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+  if (src_host)
+    copy.srcHost = src;
+  else
+    copy.srcDevice = (CUdeviceptr) src;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = (CUdeviceptr) dst;
+  copy.srcPitch = copy.dstPitch = copy.WidthInBytes = size;
+  copy.Height = 1;
+  if (!gst_cuda_context_push (self->context))
+    return FALSE;
+  ok = gst_cuda_result (CuMemcpy2D (&copy));
+  gst_cuda_context_pop (NULL);
+  return ok;
+}
+
+/* Converts @buf of @pad into slot @index of the batch at @dst (mapped),
+ * and fills the slot's entry of @meta */
+static gboolean
+gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf, guint index, guint8 * dst,
+    GstCudaCacheBatchMeta * meta)
+{
+  GstBuffer *slot = NULL;
+  GstCudaCachePictureMeta *pmeta;
+  GError *error = NULL;
+  GstMapInfo map;
+  gchar *stream_id;
+  gboolean ok;
+
+  if (!pad->caps) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame before caps",
+            GST_PAD_NAME (pad)), (NULL));
+    return FALSE;
+  }
+  if (!pad->converter) {
+    GstStructure *config = gst_cuda_cache_convert_options_take_config
+        (&self->options, GST_ELEMENT (self));
+
+    pad->converter = gst_cuda_cache_converter_new (pad->caps,
+        self->slot_caps, self->cuda ? self->context : NULL, config, &error);
+    if (!pad->converter) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
+              GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
+          ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
+              self->slot_caps));
+      g_clear_error (&error);
+      return FALSE;
+    }
+  }
+
+  if (!self->slot_pool) {
+    self->slot_pool = gst_cuda_cache_batch_pool_new (self, self->slot_caps,
+        self->out_info.size / gst_cuda_cache_tensor_info_get_batch
+        (&self->out_info));
+    if (!self->slot_pool)
+      goto no_memory;
+  }
+  if (gst_buffer_pool_acquire_buffer (self->slot_pool, &slot, NULL) !=
+      GST_FLOW_OK)
+    goto no_memory;
+
+  if (!gst_cuda_cache_converter_convert_buffer (pad->converter, buf, slot,
+          NULL, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", GST_PAD_NAME (pad),
+            error ? error->message : "the conversion failed"), (NULL));
+    g_clear_error (&error);
+    gst_buffer_unref (slot);
+    return FALSE;
+  }
+  pmeta = gst_cuda_cache_converter_add_picture_meta (pad->converter, slot);
+  stream_id = gst_pad_get_stream_id (GST_PAD (pad));
+  gst_cuda_cache_batch_meta_set_slot (meta, index, GST_PAD_NAME (pad),
+      stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta, -1);
+  g_free (stream_id);
+
+  ok = gst_buffer_map (slot, &map, GST_MAP_READ |
+      (self->cuda ? GST_MAP_CUDA : 0));
+  if (ok) {
+    ok = gst_cuda_cache_batch_copy (self, dst + index * map.size, map.data,
+        FALSE, map.size);
+    gst_buffer_unmap (slot, &map);
+  }
+  gst_buffer_unref (slot);
+  if (!ok)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: the slot could not be "
+            "copied into the batch", GST_PAD_NAME (pad)), (NULL));
+  return ok;
+
+no_memory:
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a slot "
+          "of %" GST_PTR_FORMAT, self->slot_caps), (NULL));
+  return FALSE;
+}
+
+static GstFlowReturn
+gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
+  guint n = gst_cuda_cache_tensor_info_get_batch (&self->out_info);
+  gsize slot_size = self->out_info.size / n;
+  GstCudaCacheBatchPad **pads;
+  GstBuffer **bufs;
+  GstBuffer *outbuf = NULL;
+  GstCudaCacheBatchMeta *meta;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
+  GstMapInfo map;
+  guint n_pads = 0, i, n_bufs = 0;
+  gboolean all_eos = TRUE;
+  GList *l;
+
+  GST_OBJECT_LOCK (self);
+  pads = g_new0 (GstCudaCacheBatchPad *, GST_ELEMENT (self)->numsinkpads);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    pads[n_pads++] = gst_object_ref (l->data);
+  GST_OBJECT_UNLOCK (self);
+  bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
+
+  if (n_pads > n) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u sink pads, batches "
+            "of %u slots (batch-size)", n_pads, n), (NULL));
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+
+  for (i = 0; i < n_pads; i++) {
+    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
+
+    bufs[i] = gst_aggregator_pad_pop_buffer (aggpad);
+    if (bufs[i]) {
+      GstClockTime t = GST_BUFFER_PTS (bufs[i]);
+
+      n_bufs++;
+      if (!gst_cuda_cache_batch_check_memory (self, GST_PAD (aggpad), bufs[i])) {
+        ret = GST_FLOW_ERROR;
+        goto done;
+      }
+      if (GST_CLOCK_TIME_IS_VALID (t)) {
+        if (!GST_CLOCK_TIME_IS_VALID (pts) || t < pts)
+          pts = t;
+        if (GST_BUFFER_DURATION_IS_VALID (bufs[i]) &&
+            (!GST_CLOCK_TIME_IS_VALID (end) ||
+                t + GST_BUFFER_DURATION (bufs[i]) > end))
+          end = t + GST_BUFFER_DURATION (bufs[i]);
+      }
+    }
+    if (!gst_aggregator_pad_is_eos (aggpad) || bufs[i])
+      all_eos = FALSE;
+  }
+  if (n_bufs == 0) {
+    ret = all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+    goto done;
+  }
+
+  if (!self->batch_pool) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+
+    if (caps) {
+      self->batch_pool = gst_cuda_cache_batch_pool_new (self, caps,
+          self->out_info.size);
+      gst_caps_unref (caps);
+    }
+  }
+  if (!self->batch_pool ||
+      gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
+      GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a "
+            "batch of %" G_GSIZE_FORMAT " bytes", self->out_info.size), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  meta = gst_buffer_add_cuda_cache_batch_meta (outbuf, n);
+  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE |
+          (self->cuda ? GST_MAP_CUDA : 0))) {
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  for (i = 0; i < n && ret == GST_FLOW_OK; i++) {
+    if (i < n_pads && bufs[i]) {
+      if (!gst_cuda_cache_batch_convert_slot (self, pads[i], bufs[i], i,
+              map.data, meta))
+        ret = GST_FLOW_ERROR;
+    } else if (!gst_cuda_cache_batch_copy (self, map.data + i * slot_size,
+            self->zeros, TRUE, slot_size)) {
+      ret = GST_FLOW_ERROR;
+    }
+  }
+  gst_buffer_unmap (outbuf, &map);
+  if (ret != GST_FLOW_OK)
+    goto done;
+
+  GST_BUFFER_PTS (outbuf) = pts;
+  GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) ?
+      end - pts : GST_CLOCK_TIME_NONE;
+  ret = gst_aggregator_finish_buffer (agg, g_steal_pointer (&outbuf));
+
+done:
+  gst_clear_buffer (&outbuf);
+  for (i = 0; i < n_pads; i++) {
+    gst_clear_buffer (&bufs[i]);
+    gst_object_unref (pads[i]);
+  }
+  g_free (bufs);
+  g_free (pads);
+  return ret;
+}
+
+static gboolean
+gst_cuda_cache_batch_stop (GstAggregator * agg)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
+
+  gst_cuda_cache_batch_reset (self);
+  gst_clear_object (&self->context);
+  return TRUE;
+}
+
+static void
+gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_cache_batch_set_property;
+  gobject_class->get_property = gst_cuda_cache_batch_get_property;
+  gobject_class->finalize = gst_cuda_cache_batch_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Slots of a batch, its tensor's first dimension (0: one per sink "
+          "pad); slots of no pad are absent", 0, 4096, DEFAULT_BATCH_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
+
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_change_state);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &sink_template, GST_TYPE_CUDA_CACHE_BATCH_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA cache batcher", "Filter/Converter/Video/Scaler/Hardware",
+      "Batches frames of many streams into one tensor, each slot converted "
+      "as cudacacheconvert converts one frame, in the device's cache",
+      "the gst-cuda-cache authors");
+
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_aggregate);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_update_src_caps);
+  agg_class->negotiated_src_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_batch_debug, "cudacachebatch", 0,
+      "CUDA cache batcher");
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_BATCH_PAD, 0);
+}
+
+static void
+gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
+{
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  gst_cuda_cache_convert_options_init (&self->options);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* cudacachebatch against cudacacheconvert: each slot of a batch is the
+ * frame converted alone, byte for byte. Shared by the CPU suite and the
+ * GPU one (@upload: "" for system memory, "cudaupload !" for CUDA). */
+
+#ifndef __CUDACACHE_BATCH_H__
+#define __CUDACACHE_BATCH_H__
+
+#include <string.h>
+#include <gst/app/gstappsink.h>
+#include <gst/cudacache/cudacache.h>
+#include "cudacache-check.h"
+
+/* batch tensors of 40x40 float32 NCHW and 33x21 uint8 NHWC, of @n slots,
+ * in memory of caps features @features ("" or "(memory:CUDAMemory)") */
+#define FLOAT_NCHW(features, n) "other/tensors" features ",format=static,num_tensors=1," \
+  "types=float32,layout=NCHW,dimensions=40:40:3:" #n
+#define U8_NHWC(features, n) "other/tensors" features ",format=static,num_tensors=1," \
+  "types=uint8,layout=NHWC,dimensions=3:33:21:" #n
+
+/* sources: sizes and formats of each kind the converter reads, one pad each */
+static const gchar *const batch_sources[] = {
+  "videotestsrc num-buffers=4 ! video/x-raw,format=I420,width=128,height=72",
+  "videotestsrc num-buffers=3 pattern=ball ! "
+      "video/x-raw,format=NV12,width=37,height=23",
+  "videotestsrc num-buffers=4 pattern=colors ! "
+      "video/x-raw,format=RGBA,width=40,height=40",
+  "videotestsrc num-buffers=2 pattern=zone-plate ! "
+      "video/x-raw,format=YUY2,width=300,height=200",
+};
+
+static const guint batch_frames[] = { 4, 3, 4, 2 };
+
+
+/* The buffers appsink "out" of @desc received until the end of stream
+ * (host copies of their bytes, as GBytes), and the first one's batch meta
+ * slots' presence in *@present (a row of n_slots per buffer) if wanted. */
+static GPtrArray *
+batch_run (const gchar * desc, GArray * present, GPtrArray * pad_names)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  GstSample *sample;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message : "");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    GstBuffer *buf;
+    GstCudaCacheBatchMeta *meta;
+    GstMapInfo map;
+    guint i;
+
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+    if (!sample) {
+      if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
+        break;
+      msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+          GST_MESSAGE_ERROR);
+      if (msg) {
+        GError *err = NULL;
+
+        gst_message_parse_error (msg, &err, NULL);
+        fail ("%s: %s", desc, err->message);
+      }
+      continue;
+    }
+    buf = gst_sample_get_buffer (sample);
+    meta = gst_buffer_get_cuda_cache_batch_meta (buf);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
+    gst_buffer_unmap (buf, &map);
+    if (present) {
+      fail_unless (meta != NULL, "a batch without its meta");
+      for (i = 0; i < meta->n_slots; i++) {
+        const GstCudaCacheBatchSlot *slot =
+            gst_cuda_cache_batch_meta_get_slot (meta, i);
+        gboolean p = slot->present;
+
+        g_array_append_val (present, p);
+        if (pad_names)
+          g_ptr_array_add (pad_names, g_strdup (slot->pad_name));
+      }
+    }
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return out;
+}
+
+/* The first error @desc posts, or NULL where it runs to its end */
+static gchar *
+batch_run_error (const gchar * desc)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+  gchar *text = NULL;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+  }
+  gst_clear_message (&msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+/* Every slot of the batches of @n_sources sources (@sources[i] a
+ * source's description up to its caps, @frames[i] its frames) through
+ * cudacachebatch with @options into @tensor caps (the batch's, of
+ * n_sources slots; @slot_caps the same of 1), equal to the source's frame
+ * converted alone by cudacacheconvert with @options; slots after a
+ * source's end absent and zero. Returns the batches compared. */
+static guint
+batch_check_slots (const gchar * const *sources, const guint * frames,
+    guint n_sources, const gchar * upload, const gchar * options,
+    const gchar * tensor, const gchar * slot_caps)
+{
+  GString *desc = g_string_new (NULL);
+  GArray *present = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *batches, *solo[8];
+  guint i, b, n_batches = 0;
+  gsize slot_size = 0;
+
+  fail_unless (n_sources <= G_N_ELEMENTS (solo));
+  for (i = 0; i < n_sources; i++) {
+    gchar *d = g_strdup_printf ("%s ! %s cudacacheconvert %s ! %s ! "
+        "appsink name=out sync=false", sources[i], upload, options, slot_caps);
+
+    solo[i] = batch_run (d, NULL, NULL);
+    fail_unless_equals_int (solo[i]->len, frames[i]);
+    slot_size = g_bytes_get_size (g_ptr_array_index (solo[i], 0));
+    n_batches = MAX (n_batches, frames[i]);
+    g_free (d);
+  }
+
+  g_string_printf (desc, "cudacachebatch name=b %s ! %s ! appsink name=out "
+      "sync=false", options, tensor);
+  for (i = 0; i < n_sources; i++)
+    g_string_append_printf (desc, " %s ! %s b.sink_%u", sources[i], upload, i);
+  batches = batch_run (desc->str, present, names);
+  fail_unless_equals_int (batches->len, n_batches);
+
+  for (b = 0; b < n_batches; b++) {
+    gsize size;
+    const guint8 *batch = g_bytes_get_data (g_ptr_array_index (batches, b),
+        &size);
+
+    fail_unless_equals_uint64 (size, slot_size * n_sources);
+    for (i = 0; i < n_sources; i++) {
+      const guint8 *slot = batch + i * slot_size;
+      gboolean p = g_array_index (present, gboolean, b * n_sources + i);
+
+      if (b < frames[i]) {
+        gchar *name = g_strdup_printf ("sink_%u", i);
+
+        fail_unless (p, "batch %u slot %u absent", b, i);
+        fail_unless_equals_string (g_ptr_array_index (names,
+                b * n_sources + i), name);
+        fail_unless (memcmp (slot, g_bytes_get_data (g_ptr_array_index
+                    (solo[i], b), NULL), slot_size) == 0,
+            "batch %u slot %u differs from the frame converted alone", b, i);
+        g_free (name);
+      } else {
+        gsize k;
+
+        fail_if (p, "batch %u slot %u present after its end", b, i);
+        for (k = 0; k < slot_size; k++)
+          fail_unless (slot[k] == 0, "absent slot %u of batch %u not zero",
+              i, b);
+      }
+    }
+  }
+
+  for (i = 0; i < n_sources; i++)
+    g_ptr_array_unref (solo[i]);
+  g_ptr_array_unref (batches);
+  g_ptr_array_unref (names);
+  g_array_unref (present);
+  g_string_free (desc, TRUE);
+  return n_batches;
+}
+
+#endif /* __CUDACACHE_BATCH_H__ */

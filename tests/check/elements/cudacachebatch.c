@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* cudacachebatch on system memory: every slot the frame converted alone,
+ * sources of different sizes and formats, a caps change on one pad, the
+ * end of one stream, the batch size, and refusals that say why. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "../cudacache-batch.h"
+
+GST_START_TEST (test_slots_are_solo_conversions)
+{
+  fail_unless_equals_int (batch_check_slots (batch_sources, batch_frames, 4, "",
+          "letterbox=true fill-value=114 scale=0.00392156862745098 "
+          "mean=\"<0.485, 0.456, 0.406>\" std=\"<0.229, 0.224, 0.225>\"",
+          FLOAT_NCHW ("", 4), FLOAT_NCHW ("", 1)), 4);
+  fail_unless_equals_int (batch_check_slots (batch_sources, batch_frames, 4, "",
+          "method=bilinear channel-order=bgr", U8_NHWC ("", 4), U8_NHWC ("",
+              1)), 4);
+}
+
+GST_END_TEST;
+
+/* one pad's frames change size and format mid-stream: each slot still
+ * its frame converted alone */
+GST_START_TEST (test_caps_change_on_one_pad)
+{
+  static const gchar *const changing[] = {
+    "videotestsrc num-buffers=3 ! video/x-raw,width=64,height=48 ! "
+        "concat name=c videotestsrc num-buffers=3 pattern=ball ! "
+        "video/x-raw,format=NV12,width=50,height=30 ! c. c.",
+    "videotestsrc num-buffers=6 pattern=colors ! "
+        "video/x-raw,format=RGBx,width=32,height=32",
+  };
+  static const guint six[] = { 6, 6 };
+
+  fail_unless_equals_int (batch_check_slots (changing, six, 2, "",
+          "letterbox=true", U8_NHWC ("", 2), U8_NHWC ("", 1)), 6);
+}
+
+GST_END_TEST;
+
+/* batch-size above the pads: the slots of no pad absent */
+GST_START_TEST (test_batch_size_leaves_slots_absent)
+{
+  GArray *present = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  GPtrArray *batches = batch_run ("cudacachebatch name=b batch-size=3 ! "
+      U8_NHWC ("", 3) " ! appsink name=out sync=false "
+      "videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! b.",
+      present, NULL);
+
+  fail_unless_equals_int (batches->len, 2);
+  fail_unless_equals_int (present->len, 6);
+  fail_unless (g_array_index (present, gboolean, 0));
+  fail_if (g_array_index (present, gboolean, 1));
+  fail_if (g_array_index (present, gboolean, 2));
+  g_ptr_array_unref (batches);
+  g_array_unref (present);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_refusals_say_why)
+{
+  gchar *error;
+
+  /* downstream's batch is not the element's */
+  error = batch_run_error ("cudacachebatch name=b ! " U8_NHWC ("", 3)
+      " ! fakesink videotestsrc num-buffers=2 ! b. "
+      "videotestsrc num-buffers=2 ! b.");
+  fail_unless (error && strstr (error, "batches of 3") &&
+      strstr (error, "batches of 2"), "%s", error ? error : "no error");
+  g_free (error);
+
+  /* more pads than batch-size */
+  error = batch_run_error ("cudacachebatch name=b batch-size=1 ! "
+      U8_NHWC ("", 1) " ! fakesink videotestsrc num-buffers=2 ! b. "
+      "videotestsrc num-buffers=2 ! b.");
+  fail_unless (error && strstr (error, "2 sink pads"), "%s",
+      error ? error : "no error");
+  g_free (error);
+
+  /* no tensor downstream */
+  error = batch_run_error ("cudacachebatch name=b ! video/x-raw ! fakesink "
+      "videotestsrc num-buffers=2 ! b.");
+  fail_unless (error != NULL);
+  g_free (error);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudacachebatch_suite (void)
+{
+  Suite *s = suite_create ("cudacachebatch");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_slots_are_solo_conversions);
+  tcase_add_test (tc, test_caps_change_on_one_pad);
+  tcase_add_test (tc, test_batch_size_leaves_slots_absent);
+  tcase_add_test (tc, test_refusals_say_why);
+
+  return s;
+}
+
+GST_CHECK_MAIN (cudacachebatch);
