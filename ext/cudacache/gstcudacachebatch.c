@@ -352,9 +352,11 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
     return TRUE;
 
   context = GST_CUDA_MEMORY_CAST (mem)->context;
-  if (!self->context) {
+  GST_OBJECT_LOCK (self);
+  if (!self->context)
     self->context = gst_object_ref (context);
-  } else if (context != self->context) {
+  GST_OBJECT_UNLOCK (self);
+  if (context != self->context) {
     GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s: the frame's CUDA "
             "memory belongs to another CUDA context (%" GST_PTR_FORMAT ") "
             "than the other pads' (%" GST_PTR_FORMAT "): let the pipeline's "
@@ -404,6 +406,8 @@ gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
   GstBuffer *slot = NULL;
   GstCudaCachePictureMeta *pmeta;
   GError *error = NULL;
+  gsize slot_size = self->out_info.size /
+      gst_cuda_cache_tensor_info_get_batch (&self->out_info);
   GstMapInfo map;
   gchar *stream_id;
   gboolean ok;
@@ -431,8 +435,7 @@ gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
 
   if (!self->slot_pool) {
     self->slot_pool = gst_cuda_cache_batch_pool_new (self, self->slot_caps,
-        self->out_info.size / gst_cuda_cache_tensor_info_get_batch
-        (&self->out_info));
+        slot_size);
     if (!self->slot_pool)
       goto no_memory;
   }
@@ -454,11 +457,13 @@ gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
       stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta, -1);
   g_free (stream_id);
 
+  /* the tensor's bytes: a CUDA memory's size counts its allocation's
+   * padding too */
   ok = gst_buffer_map (slot, &map, GST_MAP_READ |
       (self->cuda ? GST_MAP_CUDA : 0));
   if (ok) {
-    ok = gst_cuda_cache_batch_copy (self, dst + index * map.size, map.data,
-        FALSE, map.size);
+    ok = map.size >= slot_size && gst_cuda_cache_batch_copy (self,
+        dst + index * slot_size, map.data, FALSE, slot_size);
     gst_buffer_unmap (slot, &map);
   }
   gst_buffer_unref (slot);
@@ -586,13 +591,121 @@ done:
   return ret;
 }
 
+/* The pipeline's CUDA context, as nvcodec's elements share it: given by
+ * the bin (set_context) or a neighbour (query), else the first CUDA
+ * frame's. Frames of another context are refused. */
+static void
+gst_cuda_cache_batch_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
+  GstCudaContext *cuda = NULL;
+
+  /* not under the object lock: gst-cuda logs with the element's path */
+  if (gst_cuda_handle_set_context (element, context, -1, &cuda) && cuda) {
+    GST_OBJECT_LOCK (self);
+    if (!self->context)
+      self->context = g_steal_pointer (&cuda);
+    GST_OBJECT_UNLOCK (self);
+  }
+  gst_clear_object (&cuda);
+
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_cache_batch_answer_context (GstCudaCacheBatch * self, GstQuery * query)
+{
+  GstCudaContext *context;
+  gboolean ret;
+
+  GST_OBJECT_LOCK (self);
+  context = self->context ? gst_object_ref (self->context) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  ret = context && gst_cuda_handle_context_query (GST_ELEMENT (self), query,
+      context);
+  gst_clear_object (&context);
+  return ret;
+}
+
+static gboolean
+gst_cuda_cache_batch_src_query (GstAggregator * agg, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_cache_batch_answer_context (GST_CUDA_CACHE_BATCH (agg), query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+/* A sink pad's caps: its template's, in the kinds of memory downstream
+ * takes batches in (so that cudaupload before it uploads where batches
+ * are CUDA memory, and passes system memory through where they are not) */
+static GstCaps *
+gst_cuda_cache_batch_sink_caps (GstAggregator * agg, GstPad * pad,
+    GstCaps * filter)
+{
+  GstCaps *templ = gst_pad_get_pad_template_caps (pad);
+  GstCaps *peer = gst_pad_peer_query_caps (GST_AGGREGATOR_SRC_PAD (agg), NULL);
+  GstCaps *caps = gst_caps_new_empty ();
+  gboolean cuda = FALSE, system = FALSE;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (peer); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (peer, i);
+
+    if (gst_caps_features_is_any (f))
+      cuda = system = TRUE;
+    else if (gst_caps_features_contains (f,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      cuda = TRUE;
+    else
+      system = TRUE;
+  }
+  for (i = 0; i < gst_caps_get_size (templ); i++) {
+    gboolean is_cuda = gst_caps_features_contains (gst_caps_get_features
+        (templ, i), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+
+    if (is_cuda ? cuda : system)
+      caps = gst_caps_merge_structure_full (caps,
+          gst_structure_copy (gst_caps_get_structure (templ, i)),
+          gst_caps_features_copy (gst_caps_get_features (templ, i)));
+  }
+  gst_caps_unref (peer);
+  gst_caps_unref (templ);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static gboolean
+gst_cuda_cache_batch_sink_query (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_cache_batch_answer_context (GST_CUDA_CACHE_BATCH (agg), query))
+    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter, *caps;
+
+    gst_query_parse_caps (query, &filter);
+    caps = gst_cuda_cache_batch_sink_caps (agg, GST_PAD (pad), filter);
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+    return TRUE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
+}
+
 static gboolean
 gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
 
   gst_cuda_cache_batch_reset (self);
-  gst_clear_object (&self->context);
   return TRUE;
 }
 
@@ -617,6 +730,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_change_state);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_set_context);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &sink_template, GST_TYPE_CUDA_CACHE_BATCH_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -634,6 +749,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_query);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_query);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_batch_debug, "cudacachebatch", 0,
       "CUDA cache batcher");

@@ -46,7 +46,7 @@ batch_run (const gchar * desc, GArray * present, GPtrArray * pad_names)
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
   GstSample *sample;
-  GstMessage *msg;
+  GstMessage *msg = NULL;
 
   fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message : "");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
@@ -65,18 +65,17 @@ batch_run (const gchar * desc, GArray * present, GPtrArray * pad_names)
         break;
       msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
           GST_MESSAGE_ERROR);
-      if (msg) {
-        GError *err = NULL;
-
-        gst_message_parse_error (msg, &err, NULL);
-        fail ("%s: %s", desc, err->message);
-      }
+      if (msg)
+        break;
       continue;
     }
     buf = gst_sample_get_buffer (sample);
     meta = gst_buffer_get_cuda_cache_batch_meta (buf);
+    /* the tensor's bytes: CUDA memory's size counts its padding too */
+    fail_unless (gst_buffer_get_cuda_cache_tensor_meta (buf) != NULL);
     fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-    g_ptr_array_add (out, g_bytes_new (map.data, map.size));
+    g_ptr_array_add (out, g_bytes_new (map.data,
+            gst_buffer_get_cuda_cache_tensor_meta (buf)->info.size));
     gst_buffer_unmap (buf, &map);
     if (present) {
       fail_unless (meta != NULL, "a batch without its meta");
@@ -92,9 +91,20 @@ batch_run (const gchar * desc, GArray * present, GPtrArray * pad_names)
     }
     gst_sample_unref (sample);
   }
+  /* an error ends the stream too: it is what went wrong; the pipeline
+   * stopped before the case fails */
+  if (!msg)
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        GST_MESSAGE_ERROR);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", desc, err->message);
+  }
   return out;
 }
 
