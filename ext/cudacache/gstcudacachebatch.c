@@ -19,7 +19,8 @@
  * leaves its slot absent (zeros, marked absent in the meta); the last
  * pad's end of stream ends the batches. `batch-size` 0 makes the batch as
  * large as the number of sink pads; a larger value leaves the slots of no
- * pad absent.
+ * pad absent. Live, a batch goes out at its deadline (`latency`): a pad
+ * without a frame by then leaves its slot absent.
  *
  * Batch tensors are buffers of the device's cache (or of system memory's),
  * so a batch layout seen once allocates nothing again. Each slot is
@@ -749,6 +750,9 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
+  /* live: a batch goes out at its deadline, the slots of pads without a
+   * frame by then absent */
+  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_query);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_query);
 

@@ -63,6 +63,42 @@ GST_START_TEST (test_batch_size_leaves_slots_absent)
 
 GST_END_TEST;
 
+/* live: a source that stalls leaves its slot absent in every batch, and
+ * batches still go out at their deadline */
+GST_START_TEST (test_live_stalled_source)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b "
+      "latency=50000000 ! " U8_NHWC ("", 2) " ! appsink name=out "
+      "videotestsrc is-live=true num-buffers=5 ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! queue ! b.sink_0 "
+      "appsrc is-live=true format=time "
+      "caps=video/x-raw,format=RGBA,width=32,height=32,framerate=30/1 ! "
+      "queue ! b.sink_1", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  guint i;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 5; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        10 * GST_SECOND);
+    GstCudaCacheBatchMeta *meta;
+
+    fail_unless (sample != NULL, "batch %u did not come", i);
+    meta = gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer
+        (sample));
+    fail_unless (meta != NULL && meta->n_slots == 2);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+    fail_if (gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -103,6 +139,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_slots_are_solo_conversions);
   tcase_add_test (tc, test_caps_change_on_one_pad);
   tcase_add_test (tc, test_batch_size_leaves_slots_absent);
+  tcase_add_test (tc, test_live_stalled_source);
   tcase_add_test (tc, test_refusals_say_why);
 
   return s;
