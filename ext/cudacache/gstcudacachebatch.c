@@ -701,6 +701,39 @@ gst_cuda_cache_batch_sink_query (GstAggregator * agg,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
+/* With batch-size 0 a pad more or less is a batch of another size: the
+ * source pad negotiates again before the next batch */
+static GstPad *
+gst_cuda_cache_batch_request_new_pad (GstElement * element,
+    GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
+  GstPad *pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element,
+      templ, name, caps);
+  gboolean follows_pads;
+
+  GST_OBJECT_LOCK (self);
+  follows_pads = self->batch_size == 0;
+  GST_OBJECT_UNLOCK (self);
+  if (pad && follows_pads)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
+  return pad;
+}
+
+static void
+gst_cuda_cache_batch_release_pad (GstElement * element, GstPad * pad)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
+  gboolean follows_pads;
+
+  GST_OBJECT_LOCK (self);
+  follows_pads = self->batch_size == 0;
+  GST_OBJECT_UNLOCK (self);
+  GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
+  if (follows_pads)
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
+}
+
 static gboolean
 gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
@@ -733,6 +766,10 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_change_state);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_set_context);
+  element_class->request_new_pad =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_request_new_pad);
+  element_class->release_pad =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_release_pad);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &sink_template, GST_TYPE_CUDA_CACHE_BATCH_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,

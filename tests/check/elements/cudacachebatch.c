@@ -99,6 +99,75 @@ GST_START_TEST (test_live_stalled_source)
 
 GST_END_TEST;
 
+/* A source added while PLAYING fills its slot from its first frame, each
+ * of its frames batched once; released after its end, its slot goes
+ * absent again */
+GST_START_TEST (test_pad_added_and_released_while_playing)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b "
+      "batch-size=2 ! " U8_NHWC ("", 2) " ! appsink name=out sync=false "
+      "max-buffers=1 videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=64,height=48 ! b.sink_0", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstElement *batch = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstElement *late = NULL;
+  GstPad *pad = NULL, *src;
+  GstSample *sample;
+  guint n = 0, with_late = 0, after_release = 0;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstCudaCacheBatchMeta *meta =
+        gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer (sample));
+    const GstCudaCacheBatchSlot *slot;
+
+    fail_unless (meta != NULL && meta->n_slots == 2);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+    slot = gst_cuda_cache_batch_meta_get_slot (meta, 1);
+    if (slot->present) {
+      fail_unless (late != NULL, "a slot of no pad present");
+      fail_unless_equals_string (slot->pad_name, GST_PAD_NAME (pad));
+      with_late++;
+    } else if (pad && !late) {
+      after_release++;
+    }
+    gst_sample_unref (sample);
+    n++;
+
+    if (n == 5) {
+      /* a second source, 5 frames, into a pad requested now */
+      late = gst_parse_bin_from_description ("videotestsrc num-buffers=5 "
+          "pattern=ball ! video/x-raw,format=NV12,width=40,height=30", TRUE,
+          NULL);
+      fail_unless (late != NULL);
+      gst_bin_add (GST_BIN (pipeline), late);
+      pad = gst_element_request_pad_simple (batch, "sink_%u");
+      src = gst_element_get_static_pad (late, "src");
+      fail_unless_equals_int (gst_pad_link (src, pad), GST_PAD_LINK_OK);
+      gst_object_unref (src);
+      fail_unless (gst_element_sync_state_with_parent (late));
+    } else if (late && with_late == 5) {
+      /* its end reached: released while the other pad goes on */
+      gst_element_set_state (late, GST_STATE_NULL);
+      gst_bin_remove (GST_BIN (pipeline), late);
+      late = NULL;
+      gst_element_release_request_pad (batch, pad);
+    }
+  }
+  fail_unless_equals_int (with_late, 5);
+  fail_unless_equals_int (n, 30);
+  fail_unless (after_release > 0);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_clear_object (&pad);
+  gst_object_unref (batch);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -140,6 +209,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_caps_change_on_one_pad);
   tcase_add_test (tc, test_batch_size_leaves_slots_absent);
   tcase_add_test (tc, test_live_stalled_source);
+  tcase_add_test (tc, test_pad_added_and_released_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
 
   return s;
