@@ -493,15 +493,21 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
   GstMapInfo map;
   guint n_pads = 0, i, n_bufs = 0;
-  gboolean all_eos = TRUE;
+  gboolean all_eos = TRUE, options_changed;
   GList *l;
 
   GST_OBJECT_LOCK (self);
   pads = g_new0 (GstCudaCacheBatchPad *, GST_ELEMENT (self)->numsinkpads);
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     pads[n_pads++] = gst_object_ref (l->data);
+  options_changed = self->options.changed;
   GST_OBJECT_UNLOCK (self);
   bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
+
+  /* the options are mutable while PLAYING: a change makes every pad's
+   * converter again, from the new config */
+  for (i = 0; options_changed && i < n_pads; i++)
+    gst_clear_object (&pads[i]->converter);
 
   if (n_pads > n) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u sink pads, batches "

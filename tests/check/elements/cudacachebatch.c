@@ -168,6 +168,57 @@ GST_START_TEST (test_pad_added_and_released_while_playing)
 
 GST_END_TEST;
 
+/* An option changed while PLAYING applies to the batches after it: scale
+ * 1 to 0.5 halves every value of a still picture's float32 slots */
+GST_START_TEST (test_option_changed_while_playing)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      FLOAT_NCHW ("", 1) " ! appsink name=out sync=false max-buffers=1 "
+      "videotestsrc num-buffers=12 pattern=colors ! "
+      "video/x-raw,width=64,height=48 ! b.",
+      NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstElement *batch = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GBytes *first = NULL, *last = NULL;
+  GstSample *sample;
+  const gfloat *a, *b;
+  gsize size, k;
+  guint n = 0;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstMapInfo map;
+
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+            GST_MAP_READ));
+    if (last)
+      g_bytes_unref (last);
+    last = g_bytes_new (map.data, map.size);
+    if (!first)
+      first = g_bytes_ref (last);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+    if (++n == 2)
+      g_object_set (batch, "scale", 0.5, NULL);
+  }
+  fail_unless_equals_int (n, 12);
+  a = g_bytes_get_data (first, &size);
+  b = g_bytes_get_data (last, NULL);
+  for (k = 0; k < size / sizeof (gfloat); k++)
+    fail_unless (b[k] == a[k] * 0.5f, "value %" G_GSIZE_FORMAT ": %g, not "
+        "half of %g", k, b[k], a[k]);
+
+  g_bytes_unref (first);
+  g_bytes_unref (last);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (batch);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -210,6 +261,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_batch_size_leaves_slots_absent);
   tcase_add_test (tc, test_live_stalled_source);
   tcase_add_test (tc, test_pad_added_and_released_while_playing);
+  tcase_add_test (tc, test_option_changed_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
 
   return s;
