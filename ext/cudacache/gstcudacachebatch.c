@@ -23,8 +23,11 @@
  * without a frame by then leaves its slot absent.
  *
  * Batch tensors are buffers of the device's cache (or of system memory's),
- * so a batch layout seen once allocates nothing again. Each slot is
- * converted on its own and copied into its place.
+ * so a batch layout seen once allocates nothing again. The slots are
+ * converted in place, in CUDA memory by one kernel launch per kind of
+ * conversion the batch holds (one where the frames share a format and a
+ * size), each slot what `cudacacheconvert` makes of its frame alone
+ * (gst_cuda_cache_converter_convert_batch()).
  *
  * ## Example launch line
  * |[
@@ -123,8 +126,6 @@ struct _GstCudaCacheBatch
   gboolean cuda;                /* batches of CUDA memory */
   GstCudaContext *context;      /* the inputs' (CUDA memory) */
   GstBufferPool *batch_pool;
-  GstBufferPool *slot_pool;
-  guint8 *zeros;                /* a slot of zeros, for absent slots */
 };
 
 #define gst_cuda_cache_batch_parent_class parent_class
@@ -137,12 +138,8 @@ gst_cuda_cache_batch_reset (GstCudaCacheBatch * self)
 {
   if (self->batch_pool)
     gst_buffer_pool_set_active (self->batch_pool, FALSE);
-  if (self->slot_pool)
-    gst_buffer_pool_set_active (self->slot_pool, FALSE);
   gst_clear_object (&self->batch_pool);
-  gst_clear_object (&self->slot_pool);
   gst_clear_caps (&self->slot_caps);
-  g_clear_pointer (&self->zeros, g_free);
 }
 
 static void
@@ -287,7 +284,6 @@ gst_cuda_cache_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   self->slot_caps = gst_cuda_cache_tensor_info_to_caps (&slot);
   gst_caps_set_features_simple (self->slot_caps, gst_caps_features_copy
       (gst_caps_get_features (caps, 0)));
-  self->zeros = g_malloc0 (slot.size);
 
   /* every pad's converter makes the new slots */
   GST_OBJECT_LOCK (self);
@@ -368,55 +364,18 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
   return TRUE;
 }
 
-/* @size bytes of @src (device or host memory) to @dst, device memory where
- * the batch is CUDA memory */
-static gboolean
-gst_cuda_cache_batch_copy (GstCudaCacheBatch * self, guint8 * dst,
-    const guint8 * src, gboolean src_host, gsize size)
+/* @pad's converter, made from its caps for the batch's slots at its
+ * first frame */
+static GstCudaCacheConverter *
+gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad)
 {
-  CUDA_MEMCPY2D copy = { 0, };
-  gboolean ok;
-
-  if (!self->cuda) {
-    memcpy (dst, src, size);
-    return TRUE;
-  }
-  copy.srcMemoryType = src_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
-  if (src_host)
-    copy.srcHost = src;
-  else
-    copy.srcDevice = (CUdeviceptr) src;
-  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = (CUdeviceptr) dst;
-  copy.srcPitch = copy.dstPitch = copy.WidthInBytes = size;
-  copy.Height = 1;
-  if (!gst_cuda_context_push (self->context))
-    return FALSE;
-  ok = gst_cuda_result (CuMemcpy2D (&copy));
-  gst_cuda_context_pop (NULL);
-  return ok;
-}
-
-/* Converts @buf of @pad into slot @index of the batch at @dst (mapped),
- * and fills the slot's entry of @meta */
-static gboolean
-gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
-    GstCudaCacheBatchPad * pad, GstBuffer * buf, guint index, guint8 * dst,
-    GstCudaCacheBatchMeta * meta)
-{
-  GstBuffer *slot = NULL;
-  GstCudaCachePictureMeta *pmeta;
   GError *error = NULL;
-  gsize slot_size = self->out_info.size /
-      gst_cuda_cache_tensor_info_get_batch (&self->out_info);
-  GstMapInfo map;
-  gchar *stream_id;
-  gboolean ok;
 
   if (!pad->caps) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame before caps",
             GST_PAD_NAME (pad)), (NULL));
-    return FALSE;
+    return NULL;
   }
   if (!pad->converter) {
     GstStructure *config = gst_cuda_cache_convert_options_take_config
@@ -430,53 +389,28 @@ gst_cuda_cache_batch_convert_slot (GstCudaCacheBatch * self,
           ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
               self->slot_caps));
       g_clear_error (&error);
-      return FALSE;
+      return NULL;
     }
   }
+  return pad->converter;
+}
 
-  if (!self->slot_pool) {
-    self->slot_pool = gst_cuda_cache_batch_pool_new (self, self->slot_caps,
-        slot_size);
-    if (!self->slot_pool)
-      goto no_memory;
-  }
-  if (gst_buffer_pool_acquire_buffer (self->slot_pool, &slot, NULL) !=
-      GST_FLOW_OK)
-    goto no_memory;
+/* Slot @index of @meta: @buf's, converted by @pad's converter */
+static void
+gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf, guint index,
+    GstCudaCacheBatchMeta * meta)
+{
+  /* the converter's picture meta, on a buffer of no memory */
+  GstBuffer *holder = gst_buffer_new ();
+  GstCudaCachePictureMeta *pmeta =
+      gst_cuda_cache_converter_add_picture_meta (pad->converter, holder);
+  gchar *stream_id = gst_pad_get_stream_id (GST_PAD (pad));
 
-  if (!gst_cuda_cache_converter_convert_buffer (pad->converter, buf, slot,
-          NULL, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s", GST_PAD_NAME (pad),
-            error ? error->message : "the conversion failed"), (NULL));
-    g_clear_error (&error);
-    gst_buffer_unref (slot);
-    return FALSE;
-  }
-  pmeta = gst_cuda_cache_converter_add_picture_meta (pad->converter, slot);
-  stream_id = gst_pad_get_stream_id (GST_PAD (pad));
   gst_cuda_cache_batch_meta_set_slot (meta, index, GST_PAD_NAME (pad),
       stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta, -1);
   g_free (stream_id);
-
-  /* the tensor's bytes: a CUDA memory's size counts its allocation's
-   * padding too */
-  ok = gst_buffer_map (slot, &map, GST_MAP_READ |
-      (self->cuda ? GST_MAP_CUDA : 0));
-  if (ok) {
-    ok = map.size >= slot_size && gst_cuda_cache_batch_copy (self,
-        dst + index * slot_size, map.data, FALSE, slot_size);
-    gst_buffer_unmap (slot, &map);
-  }
-  gst_buffer_unref (slot);
-  if (!ok)
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: the slot could not be "
-            "copied into the batch", GST_PAD_NAME (pad)), (NULL));
-  return ok;
-
-no_memory:
-  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a slot "
-          "of %" GST_PTR_FORMAT, self->slot_caps), (NULL));
-  return FALSE;
+  gst_buffer_unref (holder);
 }
 
 static GstFlowReturn
@@ -484,15 +418,15 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
   guint n = gst_cuda_cache_tensor_info_get_batch (&self->out_info);
-  gsize slot_size = self->out_info.size / n;
   GstCudaCacheBatchPad **pads;
-  GstBuffer **bufs;
+  GstBuffer **bufs, **slot_bufs = NULL;
+  GstCudaCacheConverter **converters = NULL;
   GstBuffer *outbuf = NULL;
   GstCudaCacheBatchMeta *meta;
   GstFlowReturn ret = GST_FLOW_OK;
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
-  GstMapInfo map;
-  guint n_pads = 0, i, n_bufs = 0;
+  GError *error = NULL;
+  guint n_pads = 0, i, n_bufs = 0, launches = 0;
   gboolean all_eos = TRUE, options_changed;
   GList *l;
 
@@ -563,24 +497,32 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
   meta = gst_buffer_add_cuda_cache_batch_meta (outbuf, n);
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE |
-          (self->cuda ? GST_MAP_CUDA : 0))) {
+  converters = g_new0 (GstCudaCacheConverter *, n);
+  for (i = 0; i < n_pads; i++) {
+    if (!bufs[i])
+      continue;
+    converters[i] = gst_cuda_cache_batch_pad_converter (self, pads[i]);
+    if (!converters[i]) {
+      ret = GST_FLOW_NOT_NEGOTIATED;
+      goto done;
+    }
+  }
+  slot_bufs = g_new0 (GstBuffer *, n);
+  memcpy (slot_bufs, bufs, n_pads * sizeof (GstBuffer *));
+  if (!gst_cuda_cache_converter_convert_batch (converters, slot_bufs, n,
+          outbuf, NULL, &launches, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
+            "the batch's conversion failed"), (NULL));
+    g_clear_error (&error);
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  for (i = 0; i < n && ret == GST_FLOW_OK; i++) {
-    if (i < n_pads && bufs[i]) {
-      if (!gst_cuda_cache_batch_convert_slot (self, pads[i], bufs[i], i,
-              map.data, meta))
-        ret = GST_FLOW_ERROR;
-    } else if (!gst_cuda_cache_batch_copy (self, map.data + i * slot_size,
-            self->zeros, TRUE, slot_size)) {
-      ret = GST_FLOW_ERROR;
-    }
+  GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches", n,
+      n_bufs, launches);
+  for (i = 0; i < n_pads; i++) {
+    if (bufs[i])
+      gst_cuda_cache_batch_set_slot (self, pads[i], bufs[i], i, meta);
   }
-  gst_buffer_unmap (outbuf, &map);
-  if (ret != GST_FLOW_OK)
-    goto done;
 
   GST_BUFFER_PTS (outbuf) = pts;
   GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) ?
@@ -595,6 +537,8 @@ done:
   }
   g_free (bufs);
   g_free (pads);
+  g_free (converters);
+  g_free (slot_bufs);
   return ret;
 }
 

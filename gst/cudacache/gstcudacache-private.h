@@ -150,6 +150,12 @@ G_GNUC_INTERNAL
 gboolean gst_cuda_cache_device_stream_wait (GstCudaContext * context,
     CUstream consumer, CUstream producer);
 
+/* Sets @size bytes at @dst to @value on @stream, in @context. FALSE,
+ * logged, where the driver refused. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_memset_async (GstCudaContext * context,
+    CUdeviceptr dst, guint8 value, gsize size, CUstream stream);
+
 /* Whether @size bytes at @ptr lie within one allocation that belongs to
  * @context's CUDA context (the driver's pointer attributes). */
 G_GNUC_INTERNAL

@@ -1182,3 +1182,178 @@ gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
   return gst_cuda_cache_converter_cpu_convert (converter->cpu, inbuf, outbuf,
       error);
 }
+
+/* The converter of a present slot, and the tensor it makes: NULL where
+ * the slot is absent */
+static GstCudaCacheConverter *
+batch_slot (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint i)
+{
+  return converters[i] && inbufs[i] ? converters[i] : NULL;
+}
+
+/**
+ * gst_cuda_cache_converter_convert_batch:
+ * @converters: (array length=n_slots) (nullable): per slot, the converter
+ *     of its frame, or %NULL where the slot is absent
+ * @inbufs: (array length=n_slots) (nullable): per slot, its frame, or
+ *     %NULL where the slot is absent
+ * @n_slots: the slots of the batch
+ * @outbuf: a writable tensor of @n_slots slots along its first dimension,
+ *     each slot the tensor every present slot's converter makes (the
+ *     converters' output caps: a tensor of batch 1), in the kind of memory
+ *     of the frames
+ * @stream: (type gpointer) (nullable): a `CUstream` of the converters'
+ *     context to launch on; %NULL for the first present slot's
+ *     converter's own
+ * @n_launches: (out) (optional): the kernel launches the batch took
+ *     (CUDA memory; 0 for system memory)
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * Converts frames of many streams into the slots of one tensor: slot i is
+ * what gst_cuda_cache_converter_convert_buffer() makes of @inbufs[i] with
+ * @converters[i], to the bit, and an absent slot is zeros. The converters
+ * may convert different formats, sizes and source rectangles; their
+ * outputs must all be the same tensor, and their frames of one kind of
+ * memory (and, for CUDA memory, of one context).
+ *
+ * CUDA memory is converted in one kernel launch per kernel the slots
+ * need: one where the frames share a format and are scaled alike (for
+ * example, frames of one size), a few for a mix of formats and factors.
+ * Each launch reads its slots' parameters from a table the first present
+ * slot's converter keeps in the device's cache. The call waits as
+ * gst_cuda_cache_converter_convert_buffer() does. System memory is
+ * converted on the CPU, a slot at a time, in place.
+ *
+ * Like a single conversion, a batch is one thread's at a time: the
+ * converters of a batch are not converting elsewhere meanwhile.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter ** converters,
+    GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
+    guint * n_launches, GError ** error)
+{
+  GstCudaCacheConverter *first = NULL;
+  gsize slot_size = 0;
+  gboolean cuda, ok = TRUE;
+  GstMapInfo map;
+  guint i;
+
+  g_return_val_if_fail (converters != NULL && inbufs != NULL, FALSE);
+  g_return_val_if_fail (n_slots > 0, FALSE);
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
+
+  if (n_launches)
+    *n_launches = 0;
+  if (gst_buffer_n_memory (outbuf) == 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "a batch buffer without memory");
+    return FALSE;
+  }
+  cuda = gst_is_cuda_memory (gst_buffer_peek_memory (outbuf, 0));
+
+  for (i = 0; i < n_slots; i++) {
+    GstCudaCacheConverter *conv = batch_slot (converters, inbufs, i);
+
+    if (!conv)
+      continue;
+    g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (conv), FALSE);
+    g_return_val_if_fail (GST_IS_BUFFER (inbufs[i]), FALSE);
+    if (!conv->info.tensor_out) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "slot %u: its converter makes video, not a tensor", i);
+      return FALSE;
+    }
+    if (!first) {
+      first = conv;
+      slot_size = conv->info.tensor.size;
+    } else if (!gst_cuda_cache_tensor_info_is_equal (&conv->info.tensor,
+            &first->info.tensor)) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "slot %u: its converter makes another tensor than the other "
+          "slots'", i);
+      return FALSE;
+    }
+    if (gst_buffer_n_memory (inbufs[i]) == 0 ||
+        gst_is_cuda_memory (gst_buffer_peek_memory (inbufs[i], 0)) != cuda) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
+          "slot %u: its frame is not in %s memory, as the batch is", i,
+          cuda ? "CUDA" : "system");
+      return FALSE;
+    }
+    if (cuda && !conv->cuda) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "slot %u: its converter was made without a CUDA context: it "
+          "converts system memory only", i);
+      return FALSE;
+    }
+    if (!converter_follow_crop (conv, inbufs[i], error)) {
+      g_prefix_error (error, "slot %u: ", i);
+      return FALSE;
+    }
+  }
+  if (!first) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "a batch without a frame: nothing to convert");
+    return FALSE;
+  }
+
+  if (cuda) {
+    GstCudaCacheConverterCuda **slots =
+        g_newa (GstCudaCacheConverterCuda *, n_slots);
+
+    for (i = 0; i < n_slots; i++) {
+      GstCudaCacheConverter *conv = batch_slot (converters, inbufs, i);
+
+      slots[i] = conv ? conv->cuda : NULL;
+    }
+    return gst_cuda_cache_converter_cuda_convert_batch (slots, inbufs,
+        n_slots, outbuf, slot_size, stream, n_launches, error);
+  }
+
+  /* system memory: each slot converted in place, through a buffer that
+   * wraps its bytes */
+  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not map the batch for the conversion");
+    return FALSE;
+  }
+  if (map.size < n_slots * slot_size) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "the batch holds %" G_GSIZE_FORMAT " bytes, less than its %u slots "
+        "of %" G_GSIZE_FORMAT, map.size, n_slots, slot_size);
+    gst_buffer_unmap (outbuf, &map);
+    return FALSE;
+  }
+  for (i = 0; i < n_slots && ok; i++) {
+    GstCudaCacheConverter *conv = batch_slot (converters, inbufs, i);
+    guint8 *data = map.data + i * slot_size;
+    GstBuffer *slot;
+
+    if (!conv) {
+      memset (data, 0, slot_size);
+      continue;
+    }
+    if (!conv->cpu) {
+      conv->cpu = gst_cuda_cache_converter_cpu_new (&conv->info,
+          &conv->params, NULL, error);
+      if (!conv->cpu) {
+        ok = FALSE;
+        break;
+      }
+    }
+    slot = gst_buffer_new_wrapped_full (0, data, slot_size, 0, slot_size,
+        NULL, NULL);
+    ok = gst_cuda_cache_converter_cpu_convert (conv->cpu, inbufs[i], slot,
+        error);
+    gst_buffer_unref (slot);
+    if (!ok)
+      g_prefix_error (error, "slot %u: ", i);
+  }
+  gst_buffer_unmap (outbuf, &map);
+
+  return ok;
+}

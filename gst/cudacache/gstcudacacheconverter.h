@@ -266,6 +266,11 @@ gboolean gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter *
     GError ** error);
 
 GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter **
+    converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,
+    CUstream stream, guint * n_launches, GError ** error);
+
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter *
     converter, GstVideoRectangle * rect);
 

@@ -36,6 +36,17 @@ gboolean gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda *
     cuda, GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream,
     GError ** error);
 
+/* Converts a batch on @stream (NULL: the first present slot's own): slot
+ * i of @outbuf (@slot_size bytes at i * @slot_size) from @inbufs[i] by
+ * @slots[i], each a tensor of @slot_size bytes, or zeros where @slots[i]
+ * is NULL; at least one is not. The slots' conversions share their
+ * launches (gst_cuda_cache_kernel_batch_launch ()): *@n_launches says
+ * how many. Waited for as a single conversion is. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda
+    ** slots, GstBuffer ** inbufs, guint n, GstBuffer * outbuf,
+    gsize slot_size, CUstream stream, guint * n_launches, GError ** error);
+
 G_GNUC_INTERNAL
 void gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda);
 

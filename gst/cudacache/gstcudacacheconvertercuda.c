@@ -42,12 +42,15 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacacheconvertercuda-private.h"
 #include "gstcudacacheconvertparams-private.h"
 #include "gstcudacache-compat-private.h"
+#include "gstcudacache-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
 
@@ -74,6 +77,9 @@ struct _GstCudaCacheConverterCuda
   /* the resampling presets' pass, where the method is not LINEAR: the
    * plan then converts its RGBx frame */
   GstCudaCachePreset *preset;
+  /* the table of the batches this back end launches (the first present
+   * slot's), made at the first */
+  GstCudaCacheKernelBatch *batch;
 };
 
 GstCudaCacheConverterCuda *
@@ -251,18 +257,118 @@ buffer_set_need_sync (GstBuffer * buf, gboolean need_sync)
             i), need_sync);
 }
 
+/* The stream a conversion launches on: @stream, or else @cuda's own,
+ * made at the first; NULL where it cannot be made. */
+static CUstream
+cuda_stream (GstCudaCacheConverterCuda * cuda, CUstream stream, GError ** error)
+{
+  if (stream)
+    return stream;
+  if (!cuda->stream)
+    cuda->stream = gst_cuda_cache_compat_stream_new (cuda->context);
+  if (!cuda->stream) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "could not create a CUDA stream");
+    return NULL;
+  }
+  return gst_cuda_cache_compat_stream_handle (cuda->stream);
+}
+
+/* Whether @cuda's conversions go through a frame of its own (a stand-in
+ * or the presets' RGBx frame), which the next conversion rewrites: they
+ * are waited for before the call returns. */
+static gboolean
+cuda_uses_frames (GstCudaCacheConverterCuda * cuda)
+{
+  return cuda->params.in_format !=
+      GST_VIDEO_INFO_FORMAT (&cuda->info.in_info) || cuda->preset != NULL;
+}
+
+/* One frame's input, mapped, and the planes the plan reads: the source
+ * rectangle's, or its stand-in's or presets' frame, launched on
+ * @stream. */
+typedef struct
+{
+  GstVideoFrame frame;
+  gboolean mapped;
+  guintptr data[3];
+  gint stride[3];
+} CudaInput;
+
+static gboolean
+cuda_input_prepare (GstCudaCacheConverterCuda * cuda, GstBuffer * inbuf,
+    CUstream stream, CudaInput * in, GError ** error)
+{
+  const GstCudaCacheConverterInfo *info = &cuda->info;
+  const GstCudaCacheConvertParams *p = &cuda->params;
+  GstVideoInfo source;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gboolean ok = TRUE;
+  guint i;
+
+  memset (in, 0, sizeof (*in));
+  if (!gst_cuda_cache_converter_frame_map (&in->frame, &info->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA, "input", error))
+    return FALSE;
+  in->mapped = TRUE;
+  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in->frame); i++) {
+    in->data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in->frame, i);
+    in->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in->frame, i);
+  }
+
+  /* the source rectangle; its stand-in, where there is one, is what the
+   * plan converts */
+  gst_cuda_cache_convert_params_source_offsets (p,
+      GST_VIDEO_INFO_FORMAT (&info->in_info), in->stride, offset);
+  for (i = 0; i < 3; i++)
+    in->data[i] += offset[i];
+  source = info->in_info;
+  GST_VIDEO_INFO_WIDTH (&source) = p->in_width;
+  GST_VIDEO_INFO_HEIGHT (&source) = p->in_height;
+  if (p->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info))
+    ok = gst_cuda_cache_stand_in_launch (cuda->stand_in, &source,
+        p->yuv_to_rgb, p->in_chroma_site, stream, in->data, in->stride);
+  if (ok && cuda->preset)
+    ok = gst_cuda_cache_preset_launch (cuda->preset, stream, in->data,
+        in->stride);
+  if (!ok)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "CUDA conversion of %dx%d %s failed before its kernel (its %s)",
+        p->in_width, p->in_height, GST_VIDEO_INFO_NAME (&info->in_info),
+        cuda->preset ? "resampling preset's pass" : "stand-in frame");
+  return ok;
+}
+
+static void
+cuda_input_clear (CudaInput * in)
+{
+  if (in->mapped)
+    gst_video_frame_unmap (&in->frame);
+  in->mapped = FALSE;
+}
+
+/* The completion signal of the conversions waited for here, made at the
+ * first; NULL: waited for by their stream */
+static GstCudaCacheKernelDone *
+cuda_done (GstCudaCacheConverterCuda * cuda)
+{
+  if (!cuda->done_made) {
+    cuda->done = gst_cuda_cache_kernel_done_new (cuda->kernels);
+    cuda->done_made = TRUE;
+  }
+  return cuda->done;
+}
+
 gboolean
 gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
     GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream, GError ** error)
 {
   const GstCudaCacheConverterInfo *info = &cuda->info;
   const GstCudaCacheConvertParams *p = &cuda->params;
-  gboolean stand_in = p->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info);
-  guintptr in_data[3] = { 0, }, out_data[3] = { 0, };
-  gint in_stride[3] = { 0, }, out_stride[3] = { 0, };
-  GstVideoFrame in_frame, out_frame;
-  GstVideoInfo source;
-  gsize offset[GST_VIDEO_MAX_PLANES];
+  guintptr out_data[3] = { 0, };
+  gint out_stride[3] = { 0, };
+  GstVideoFrame out_frame;
+  CudaInput in;
   GstMapInfo map;
   GstCudaCacheKernelDone *done;
   gboolean wait, ok;
@@ -272,20 +378,12 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
       !buffer_in_context (outbuf, cuda->context, "output", error))
     return FALSE;
 
-  if (!stream) {
-    if (!cuda->stream)
-      cuda->stream = gst_cuda_cache_compat_stream_new (cuda->context);
-    if (!cuda->stream)
-      goto stream_failed;
-    stream = gst_cuda_cache_compat_stream_handle (cuda->stream);
-  }
+  stream = cuda_stream (cuda, stream, error);
+  if (!stream)
+    return FALSE;
   /* see the top of this file */
-  wait = stand_in || cuda->preset || !buffer_on_stream (outbuf, stream);
-  if (wait && !cuda->done_made) {
-    cuda->done = gst_cuda_cache_kernel_done_new (cuda->kernels);
-    cuda->done_made = TRUE;
-  }
-  done = wait ? cuda->done : NULL;
+  wait = cuda_uses_frames (cuda) || !buffer_on_stream (outbuf, stream);
+  done = wait ? cuda_done (cuda) : NULL;
   GST_LOG ("converting on stream %p, %s", stream, wait ? "waiting for it" :
       "left to the output's readers to wait for");
 
@@ -293,65 +391,50 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   buffer_sync_other_streams (inbuf, stream);
   buffer_sync_other_streams (outbuf, stream);
 
-  if (!gst_cuda_cache_converter_frame_map (&in_frame, &info->in_info, inbuf,
-          GST_MAP_READ | GST_MAP_CUDA, "input", error))
-    return FALSE;
-  for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&in_frame); i++) {
-    in_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
-    in_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
-  }
-
   if (info->tensor_out) {
-    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-      gst_video_frame_unmap (&in_frame);
+    if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA))
       goto map_failed;
-    }
     if (!gst_cuda_cache_converter_tensor_fits (info, map.size, error)) {
       gst_buffer_unmap (outbuf, &map);
-      gst_video_frame_unmap (&in_frame);
       return FALSE;
     }
     out_data[0] = (guintptr) map.data;
   } else {
     if (!gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
-            outbuf, GST_MAP_WRITE | GST_MAP_CUDA, "output", error)) {
-      gst_video_frame_unmap (&in_frame);
+            outbuf, GST_MAP_WRITE | GST_MAP_CUDA, "output", error))
       return FALSE;
-    }
     for (i = 0; i < GST_VIDEO_FRAME_N_PLANES (&out_frame); i++) {
       out_data[i] = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i);
       out_stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i);
     }
   }
 
-  /* the source rectangle; its stand-in, where there is one, is what the
-   * plan converts */
-  gst_cuda_cache_convert_params_source_offsets (p,
-      GST_VIDEO_INFO_FORMAT (&info->in_info), in_stride, offset);
-  for (i = 0; i < 3; i++)
-    in_data[i] += offset[i];
-  source = info->in_info;
-  GST_VIDEO_INFO_WIDTH (&source) = p->in_width;
-  GST_VIDEO_INFO_HEIGHT (&source) = p->in_height;
-  ok = !stand_in || gst_cuda_cache_stand_in_launch (cuda->stand_in, &source,
-      p->yuv_to_rgb, p->in_chroma_site, stream, in_data, in_stride);
-  if (ok && cuda->preset)
-    ok = gst_cuda_cache_preset_launch (cuda->preset, stream, in_data,
-        in_stride);
-  if (ok)
-    ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in_data, in_stride,
+  ok = cuda_input_prepare (cuda, inbuf, stream, &in, error);
+  if (ok) {
+    ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in.data, in.stride,
         out_data, out_stride, stream, done);
-  if (ok && wait)
-    ok = gst_cuda_cache_kernels_wait (cuda->kernels, stream, done);
+    if (ok && wait)
+      ok = gst_cuda_cache_kernels_wait (cuda->kernels, stream, done);
+    if (!ok)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+          "CUDA conversion of %dx%d %s to %dx%d %s failed", p->in_width,
+          p->in_height, GST_VIDEO_INFO_NAME (&info->in_info), p->out_width,
+          p->out_height, info->tensor_out ? "tensor" :
+          GST_VIDEO_INFO_NAME (&info->out_info));
+  } else if (wait) {
+    /* what was launched reads the input and the frames: done before the
+     * input is unmapped */
+    gst_cuda_cache_kernels_wait (cuda->kernels, stream, NULL);
+  }
 
   if (info->tensor_out)
     gst_buffer_unmap (outbuf, &map);
   else
     gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
+  cuda_input_clear (&in);
 
   if (!ok)
-    goto launch_failed;
+    return FALSE;
 
   /* written now, or once the output's stream is waited for */
   buffer_set_need_sync (outbuf, !wait);
@@ -359,23 +442,137 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   return TRUE;
 
   /* ERRORS */
-stream_failed:
-  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-      "could not create a CUDA stream");
-  return FALSE;
-
 map_failed:
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
       "could not map CUDA memory for the conversion");
   return FALSE;
+}
 
-launch_failed:
-  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-      "CUDA conversion of %dx%d %s to %dx%d %s failed", p->in_width,
-      p->in_height, GST_VIDEO_INFO_NAME (&info->in_info), p->out_width,
-      p->out_height, info->tensor_out ? "tensor" :
-      GST_VIDEO_INFO_NAME (&info->out_info));
-  return FALSE;
+gboolean
+gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
+    slots, GstBuffer ** inbufs, guint n, GstBuffer * outbuf, gsize slot_size,
+    CUstream stream, guint * n_launches, GError ** error)
+{
+  GstCudaCacheConverterCuda *first = NULL;
+  GstCudaCacheKernelBatchSlot *launch;
+  CudaInput *in;
+  GstCudaCacheKernelDone *done;
+  GstMapInfo map;
+  guint i, n_launch = 0;
+  gboolean wait, ok = TRUE;
+
+  for (i = 0; i < n && !first; i++)
+    first = slots[i];
+  g_return_val_if_fail (first != NULL, FALSE);
+
+  if (!buffer_in_context (outbuf, first->context, "output", error))
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    if (!slots[i])
+      continue;
+    if (slots[i]->context != first->context) {
+      gst_cuda_cache_converter_set_error (error, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_WRONG_TYPE, "slot %u's converter belongs to "
+          "another CUDA context (%" GST_PTR_FORMAT ") than slot %u's (%"
+          GST_PTR_FORMAT ")", i, slots[i]->context, 0, first->context);
+      return FALSE;
+    }
+    if (!buffer_in_context (inbufs[i], first->context, "input", error)) {
+      g_prefix_error (error, "slot %u: ", i);
+      return FALSE;
+    }
+  }
+
+  stream = cuda_stream (first, stream, error);
+  if (!stream)
+    return FALSE;
+  wait = !buffer_on_stream (outbuf, stream);
+  for (i = 0; i < n; i++)
+    wait |= slots[i] && cuda_uses_frames (slots[i]);
+  done = wait ? cuda_done (first) : NULL;
+  if (!first->batch)
+    first->batch = gst_cuda_cache_kernel_batch_new (first->kernels);
+
+  for (i = 0; i < n; i++) {
+    if (inbufs[i])
+      buffer_sync_other_streams (inbufs[i], stream);
+  }
+  buffer_sync_other_streams (outbuf, stream);
+
+  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not map CUDA memory for the batch");
+    return FALSE;
+  }
+  if (map.size < n * slot_size) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "the batch holds %" G_GSIZE_FORMAT " bytes, less than its %u slots "
+        "of %" G_GSIZE_FORMAT, map.size, n, slot_size);
+    gst_buffer_unmap (outbuf, &map);
+    return FALSE;
+  }
+
+  in = g_new0 (CudaInput, n);
+  launch = g_new0 (GstCudaCacheKernelBatchSlot, n);
+  for (i = 0; i < n && ok; i++) {
+    guintptr slot = (guintptr) map.data + i * slot_size;
+
+    if (!slots[i]) {
+      ok = gst_cuda_cache_device_memset_async (first->context, slot, 0,
+          slot_size, stream);
+      if (!ok)
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+            "could not clear slot %u of the batch", i);
+      continue;
+    }
+    if (!slots[i]->info.tensor_out || slots[i]->info.tensor.size != slot_size) {
+      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+          "slot %u's converter does not make a tensor of the batch's slots "
+          "(%" G_GSIZE_FORMAT " bytes)", i, slot_size);
+      ok = FALSE;
+      break;
+    }
+    ok = cuda_input_prepare (slots[i], inbufs[i], stream, &in[i], error);
+    if (!ok) {
+      g_prefix_error (error, "slot %u: ", i);
+      break;
+    }
+    launch[n_launch].plan = slots[i]->plan;
+    memcpy (launch[n_launch].in_data, in[i].data, sizeof (in[i].data));
+    memcpy (launch[n_launch].in_stride, in[i].stride, sizeof (in[i].stride));
+    launch[n_launch].out_data = slot;
+    n_launch++;
+  }
+
+  if (ok && n_launch > 0) {
+    ok = gst_cuda_cache_kernel_batch_launch (first->batch, launch, n_launch,
+        stream, done, n_launches);
+    if (!ok)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+          "the CUDA conversion of a batch of %u failed", n);
+  } else if (n_launches) {
+    *n_launches = 0;
+  }
+  /* what was launched reads the inputs and the frames: done before they
+   * are unmapped; a batch of absent slots has no signal */
+  if (ok && wait)
+    ok = gst_cuda_cache_kernels_wait (first->kernels, stream,
+        n_launch > 0 ? done : NULL);
+  else if (!ok)
+    gst_cuda_cache_kernels_wait (first->kernels, stream, NULL);
+  if (!ok && error && !*error)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "the CUDA conversion of a batch of %u failed", n);
+
+  gst_buffer_unmap (outbuf, &map);
+  for (i = 0; i < n; i++)
+    cuda_input_clear (&in[i]);
+  g_free (in);
+  g_free (launch);
+
+  if (ok)
+    buffer_set_need_sync (outbuf, !wait);
+  return ok;
 }
 
 void
@@ -387,6 +584,7 @@ gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda)
   /* what borrows the kernels first */
   g_clear_pointer (&cuda->plan, gst_cuda_cache_kernel_plan_free);
   g_clear_pointer (&cuda->preset, gst_cuda_cache_preset_free);
+  g_clear_pointer (&cuda->batch, gst_cuda_cache_kernel_batch_free);
   g_clear_pointer (&cuda->done, gst_cuda_cache_kernel_done_free);
   g_clear_pointer (&cuda->stand_in, gst_cuda_cache_stand_in_free);
   g_clear_pointer (&cuda->kernels, gst_cuda_cache_kernels_free);

@@ -60,6 +60,9 @@ typedef struct
   CUresult (CUDAAPI * DevicePrimaryCtxRetain) (CUcontext * ctx,
       CUdevice device);
   CUresult (CUDAAPI * DevicePrimaryCtxRelease) (CUdevice device);
+  /* the absent slots of a batch */
+  CUresult (CUDAAPI * MemsetD8Async) (CUdeviceptr dst, unsigned char value,
+      size_t n, CUstream stream);
   guint device_count;
 } GstCudaCacheDriver;
 
@@ -111,7 +114,9 @@ gst_cuda_cache_driver_load (void)
         !g_module_symbol (module, "cuDevicePrimaryCtxRetain",
             (gpointer *) & driver.DevicePrimaryCtxRetain) ||
         !g_module_symbol (module, "cuDevicePrimaryCtxRelease_v2",
-            (gpointer *) & driver.DevicePrimaryCtxRelease)) {
+            (gpointer *) & driver.DevicePrimaryCtxRelease) ||
+        !g_module_symbol (module, "cuMemsetD8Async",
+            (gpointer *) & driver.MemsetD8Async)) {
       GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
       goto done;
     }
@@ -522,6 +527,22 @@ gst_cuda_cache_device_stream_wait (GstCudaContext * context,
     /* the wait already queued keeps what it needs of the event */
     driver.EventDestroy (event);
   }
+  gst_cuda_context_pop (NULL);
+
+  return ret;
+}
+
+gboolean
+gst_cuda_cache_device_memset_async (GstCudaContext * context,
+    CUdeviceptr dst, guint8 value, gsize size, CUstream stream)
+{
+  gboolean ret;
+
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
+
+  if (!driver_enter (context))
+    return FALSE;
+  ret = gst_cuda_result (driver.MemsetD8Async (dst, value, size, stream));
   gst_cuda_context_pop (NULL);
 
   return ret;

@@ -203,6 +203,43 @@ gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 
+/* Batches (cudacachebatch): many planned conversions to tensors, each
+ * into its slot of one batch tensor, in one launch per kernel the slots
+ * need (one where every slot takes the same kernel: frames of a format
+ * scaled alike). Each slot is what plan_launch makes of it alone: the
+ * batch twin of its kernel (ConvertBatch, kernels/convert-params.h) reads
+ * the slot's parameters from a table in device memory. The table is a
+ * block of the device's cache, kept for the next batch. Launch every
+ * batch of one GstCudaCacheKernelBatch on one stream, or wait for the
+ * last before the next. */
+typedef struct
+{
+  GstCudaCacheKernelPlan *plan;         /* of a tensor */
+  guintptr in_data[3];
+  gint in_stride[3];
+  guintptr out_data;                    /* the slot's tensor */
+} GstCudaCacheKernelBatchSlot;
+
+typedef struct _GstCudaCacheKernelBatch GstCudaCacheKernelBatch;
+
+G_GNUC_INTERNAL
+GstCudaCacheKernelBatch *gst_cuda_cache_kernel_batch_new (GstCudaCacheKernels *
+    kernels);
+
+/* Launches the conversion of @n slots (plans of @batch's kernels'
+ * context) on @stream and returns without waiting, as plan_launch does;
+ * @done signals once every slot is written. *@n_launches: the launches
+ * it took. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
+    const GstCudaCacheKernelBatchSlot * slots, guint n, CUstream stream,
+    GstCudaCacheKernelDone * done, guint * n_launches);
+
+/* Waits for the context first where a batch table goes back to the
+ * cache. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernel_batch_free (GstCudaCacheKernelBatch * batch);
+
 /* The stand-in frame of input the kernels do not read themselves (7.
  * above). 16-bit 4:2:0 (P010_10LE, P016_LE: NV12's planes, each sample's
  * bits at the top of 16) narrows to 8-bit NV12: each sample's bits

@@ -65,6 +65,26 @@ gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
   g_return_if_fail (plan == NULL);
 }
 
+GstCudaCacheKernelBatch *
+gst_cuda_cache_kernel_batch_new (GstCudaCacheKernels * kernels)
+{
+  g_return_val_if_reached (NULL);
+}
+
+gboolean
+gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
+    const GstCudaCacheKernelBatchSlot * slots, guint n, CUstream stream,
+    GstCudaCacheKernelDone * done, guint * n_launches)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+void
+gst_cuda_cache_kernel_batch_free (GstCudaCacheKernelBatch * batch)
+{
+  g_return_if_fail (batch == NULL);
+}
+
 GstCudaCacheKernelDone *
 gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
 {

@@ -433,6 +433,68 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   return plan;
 }
 
+/* What one launch of a plan runs: the kernel and its grid */
+typedef struct
+{
+  GstCudaCacheKernelId kernel;
+  guint grid_w;
+  guint grid_h;
+  guint block_w;
+  guint block_h;
+  guint shared_bytes;
+} PlanLaunch;
+
+/* @plan's parameters for one frame's planes in *p, and in *launch the
+ * kernel that converts them and its grid: the direct kernel where the
+ * plan has one and the input's rows allow it */
+static void
+plan_prepare (const GstCudaCacheKernelPlan * plan, const guintptr in_data[3],
+    const gint in_stride[3], const guintptr out_data[3],
+    const gint out_stride[3], ConvertParams * p, PlanLaunch * launch)
+{
+  const GstCudaCachePlan *pl = &plan->plan;
+  gboolean words = TRUE;
+  gint i;
+
+  *p = pl->params;
+  for (i = 0; i < 3; i++) {
+    p->in_data[i] = in_data[i];
+    p->in_stride[i] = in_stride[i];
+    p->out_data[i] = out_data[i];
+    p->out_stride[i] = out_stride[i];
+  }
+  /* 16-byte loads and whole-pixel stores where the rows allow them */
+  p->in_aligned = TRUE;
+  for (i = 0; i < pl->n_planes; i++) {
+    if (in_data[i] % 16 != 0 || in_stride[i] % 16 != 0)
+      p->in_aligned = FALSE;
+    if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
+      words = FALSE;
+  }
+  if (p->out_pixel_bytes == 4)
+    p->out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+
+  /* the direct kernel reads whole words of the input's rows */
+  if (pl->direct != GST_CUDA_CACHE_KERNEL_NONE && words) {
+    launch->kernel = pl->direct;
+    launch->grid_w = pl->direct_grid_w;
+    launch->grid_h = pl->direct_grid_h;
+    launch->block_w = pl->direct_block_w;
+    launch->block_h = pl->direct_block_h;
+    launch->shared_bytes = 0;
+  } else {
+    launch->kernel = pl->kernel;
+    launch->grid_w = pl->grid_w;
+    launch->grid_h = pl->grid_h;
+    launch->block_w = pl->block_w;
+    launch->block_h = pl->block_h;
+    launch->shared_bytes = pl->shared_bytes;
+  }
+  GST_LOG ("%s%s", gst_cuda_cache_kernel_info[launch->kernel].name,
+      pl->direct != GST_CUDA_CACHE_KERNEL_NONE && !words ?
+      " (input rows not 4-byte aligned)" : "");
+}
+
 gboolean
 gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
@@ -440,35 +502,17 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     GstCudaCacheKernelDone * done)
 {
   GstCudaCacheKernels *kernels;
-  const GstCudaCachePlan *pl;
+  PlanLaunch launch;
   ConvertParams p;
   void *args[] = { &p };
-  gboolean ok, words = TRUE, direct;
-  gint i;
+  gboolean ok;
 
   g_return_val_if_fail (plan != NULL, FALSE);
   g_return_val_if_fail (in_data != NULL && in_data[0] != 0, FALSE);
   g_return_val_if_fail (out_data != NULL && out_data[0] != 0, FALSE);
 
   kernels = plan->kernels;
-  pl = &plan->plan;
-  p = pl->params;
-  for (i = 0; i < 3; i++) {
-    p.in_data[i] = in_data[i];
-    p.in_stride[i] = in_stride[i];
-    p.out_data[i] = out_data[i];
-    p.out_stride[i] = out_stride[i];
-  }
-  /* 16-byte loads and whole-pixel stores where the rows allow them */
-  p.in_aligned = TRUE;
-  for (i = 0; i < pl->n_planes; i++) {
-    if (in_data[i] % 16 != 0 || in_stride[i] % 16 != 0)
-      p.in_aligned = FALSE;
-    if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
-      words = FALSE;
-  }
-  if (p.out_pixel_bytes == 4)
-    p.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+  plan_prepare (plan, in_data, in_stride, out_data, out_stride, &p, &launch);
   if (done) {
     p.done_counter = done->counter;
     p.done_flag = (guintptr) done->flag;
@@ -479,23 +523,9 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
     return FALSE;
   }
-
-  /* the direct kernel reads whole words of the input's rows */
-  direct = pl->direct != GST_CUDA_CACHE_KERNEL_NONE && words;
-  GST_LOG ("launching %s%s", gst_cuda_cache_kernel_info[direct ?
-          pl->direct : pl->kernel].name,
-      pl->direct != GST_CUDA_CACHE_KERNEL_NONE && !words ?
-      " (input rows not 4-byte aligned)" : "");
-  if (direct) {
-    ok = gst_cuda_result (CuLaunchKernel (kernels->functions[pl->direct],
-            pl->direct_grid_w, pl->direct_grid_h, 1, pl->direct_block_w,
-            pl->direct_block_h, 1, 0, stream, args, NULL));
-  } else {
-    ok = gst_cuda_result (CuLaunchKernel (kernels->functions[pl->kernel],
-            pl->grid_w, pl->grid_h, 1, pl->block_w, pl->block_h, 1,
-            pl->shared_bytes, stream, args, NULL));
-  }
-
+  ok = gst_cuda_result (CuLaunchKernel (kernels->functions[launch.kernel],
+          launch.grid_w, launch.grid_h, 1, launch.block_w, launch.block_h, 1,
+          launch.shared_bytes, stream, args, NULL));
   gst_cuda_context_pop (NULL);
 
   return ok;
@@ -512,6 +542,218 @@ gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan)
   gst_cuda_cache_scratch_release_table (plan->kernels->scratch, plan->arena);
   gst_cuda_cache_plan_clear (&plan->plan);
   g_free (plan);
+}
+
+/* ---- batches ------------------------------------------------------------ */
+
+struct _GstCudaCacheKernelBatch
+{
+  GstCudaCacheKernels *kernels;
+  /* the slots' table in device memory, a block of the device's cache;
+   * its room in slots */
+  GstMemory *block;
+  CUdeviceptr table;
+  guint room;
+  /* the host's copy of the table, rewritten per batch: the copy to the
+   * device stages it before returning (pageable memory) */
+  ConvertBatchSlot *host;
+  PlanLaunch *launches;         /* per slot of host */
+  /* each slot, in the batch's order, before it is placed in host; and
+   * the first slot of its kernel's */
+  ConvertBatchSlot *prepared;
+  PlanLaunch *prepared_launches;
+  guint *group;
+  guint host_room;
+};
+
+static gboolean
+same_launch (const PlanLaunch * a, const PlanLaunch * b)
+{
+  return a->kernel == b->kernel && a->block_w == b->block_w &&
+      a->block_h == b->block_h;
+}
+
+GstCudaCacheKernelBatch *
+gst_cuda_cache_kernel_batch_new (GstCudaCacheKernels * kernels)
+{
+  GstCudaCacheKernelBatch *batch;
+
+  g_return_val_if_fail (kernels != NULL, NULL);
+
+  batch = g_new0 (GstCudaCacheKernelBatch, 1);
+  batch->kernels = kernels;
+  return batch;
+}
+
+/* Room for @n slots in the device's table. A smaller table may still be
+ * read by a batch whose output nobody has waited for yet (1.24 and
+ * later): the context's work is waited for before it goes back. */
+static gboolean
+batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
+{
+  gsize pitch;
+
+  if (n > batch->host_room) {
+    batch->host = g_renew (ConvertBatchSlot, batch->host, n);
+    batch->launches = g_renew (PlanLaunch, batch->launches, n);
+    batch->prepared = g_renew (ConvertBatchSlot, batch->prepared, n);
+    batch->prepared_launches = g_renew (PlanLaunch, batch->prepared_launches,
+        n);
+    batch->group = g_renew (guint, batch->group, n);
+    batch->host_room = n;
+  }
+  if (n <= batch->room)
+    return TRUE;
+
+  if (batch->block) {
+    if (!gst_cuda_cache_device_synchronize (batch->kernels->context))
+      GST_WARNING_OBJECT (batch->kernels->context, "could not wait for the "
+          "context before returning a batch table to the cache");
+    g_clear_pointer (&batch->block, gst_memory_unref);
+    batch->room = 0;
+  }
+  batch->block = gst_cuda_cache_kernels_acquire (batch->kernels,
+      (gsize) n * sizeof (ConvertBatchSlot), 1, &batch->table, &pitch);
+  if (!batch->block)
+    return FALSE;
+  batch->room = n;
+  return TRUE;
+}
+
+gboolean
+gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
+    const GstCudaCacheKernelBatchSlot * slots, guint n, CUstream stream,
+    GstCudaCacheKernelDone * done, guint * n_launches)
+{
+  GstCudaCacheKernels *kernels;
+  CUDA_MEMCPY2D copy = { 0, };
+  guint i, j, placed = 0, launches = 0;
+  gboolean ok;
+
+  g_return_val_if_fail (batch != NULL, FALSE);
+  g_return_val_if_fail (slots != NULL && n > 0, FALSE);
+
+  kernels = batch->kernels;
+  if (!batch_reserve (batch, n)) {
+    GST_ERROR_OBJECT (kernels->context, "no device memory for the table of "
+        "a batch of %u", n);
+    return FALSE;
+  }
+
+  /* each slot's params and kernel, its batch twin */
+  for (i = 0; i < n; i++) {
+    const GstCudaCacheKernelBatchSlot *s = &slots[i];
+    guintptr out_data[3] = { s->out_data, 0, 0 };
+    gint out_stride[3] = { 0, };
+    PlanLaunch *l = &batch->prepared_launches[i];
+
+    g_return_val_if_fail (s->plan != NULL && s->plan->kernels->context ==
+        kernels->context, FALSE);
+    plan_prepare (s->plan, s->in_data, s->in_stride, out_data, out_stride,
+        &batch->prepared[i].params, l);
+    l->kernel = gst_cuda_cache_kernel_batch_twin (l->kernel);
+    g_return_val_if_fail (l->kernel != GST_CUDA_CACHE_KERNEL_NONE, FALSE);
+    batch->prepared[i].grid_w = l->grid_w;
+    batch->prepared[i].grid_h = l->grid_h;
+  }
+
+  /* the slots of one kernel (and block) next to each other in the table,
+   * each group in the order of its first slot, the slots in theirs: a
+   * launch per group */
+  for (i = 0; i < n; i++) {
+    batch->group[i] = i;
+    for (j = 0; j < i; j++) {
+      if (same_launch (&batch->prepared_launches[j],
+              &batch->prepared_launches[i])) {
+        batch->group[i] = batch->group[j];
+        break;
+      }
+    }
+  }
+  for (i = 0; i < n; i++) {
+    if (batch->group[i] != i)
+      continue;
+    for (j = i; j < n; j++) {
+      if (batch->group[j] == i) {
+        batch->host[placed] = batch->prepared[j];
+        batch->launches[placed++] = batch->prepared_launches[j];
+      }
+    }
+  }
+  placed = 0;
+
+  if (!gst_cuda_context_push (kernels->context)) {
+    GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
+    return FALSE;
+  }
+
+  /* on the batch's stream, so that the launches read this batch's table
+   * and the next batch's copy waits for them */
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = batch->host;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = batch->table;
+  copy.srcPitch = copy.dstPitch = copy.WidthInBytes =
+      n * sizeof (ConvertBatchSlot);
+  copy.Height = 1;
+  ok = gst_cuda_result (CuMemcpy2DAsync (&copy, stream));
+
+  for (i = 0; ok && i < n; i = placed) {
+    const PlanLaunch *first = &batch->launches[i];
+    guint grid_w = 0, grid_h = 0, shared = 0;
+    ConvertBatch b = { 0, };
+    void *args[] = { &b };
+
+    for (placed = i; placed < n; placed++) {
+      const PlanLaunch *l = &batch->launches[placed];
+
+      if (!same_launch (l, first))
+        break;
+      grid_w = MAX (grid_w, l->grid_w);
+      grid_h = MAX (grid_h, l->grid_h);
+      shared = MAX (shared, l->shared_bytes);
+    }
+    b.slots = batch->table + i * sizeof (ConvertBatchSlot);
+    /* the last launch signals: the stream orders the others before it */
+    if (done && placed == n) {
+      b.done_counter = done->counter;
+      b.done_flag = (guintptr) done->flag;
+      b.done_seq = ++done->seq;
+    }
+    GST_LOG ("launching %s for %u slots, %ux%u blocks of %ux%u",
+        gst_cuda_cache_kernel_info[first->kernel].name, placed - i, grid_w,
+        grid_h, first->block_w, first->block_h);
+    ok = gst_cuda_result (CuLaunchKernel (kernels->functions[first->kernel],
+            grid_w, grid_h, placed - i, first->block_w, first->block_h, 1,
+            shared, stream, args, NULL));
+    launches++;
+  }
+  gst_cuda_context_pop (NULL);
+
+  if (n_launches)
+    *n_launches = launches;
+  return ok;
+}
+
+void
+gst_cuda_cache_kernel_batch_free (GstCudaCacheKernelBatch * batch)
+{
+  if (!batch)
+    return;
+
+  /* a batch nobody waited for (1.24 and later) may still read the table */
+  if (batch->block) {
+    if (!gst_cuda_cache_device_synchronize (batch->kernels->context))
+      GST_WARNING_OBJECT (batch->kernels->context, "could not wait for the "
+          "context before returning a batch table to the cache");
+    gst_memory_unref (batch->block);
+  }
+  g_free (batch->host);
+  g_free (batch->launches);
+  g_free (batch->prepared);
+  g_free (batch->prepared_launches);
+  g_free (batch->group);
+  g_free (batch);
 }
 
 /* ---- the completion signal --------------------------------------------- */

@@ -74,8 +74,9 @@ extern const GstCudaCacheKernelFatbin
     gst_cuda_cache_kernel_fatbins[GST_CUDA_CACHE_N_KERNEL_FAMILIES];
 
 /* One kernel of the list: its entry point's name, its family, the kinds
- * it converts (CONVERT_IN_*, CONVERT_OUT_*, -1 for none) and the taps of
- * its windows (direct kernels, else 0). */
+ * it converts (CONVERT_IN_*, CONVERT_OUT_*, -1 for none), the taps of
+ * its windows (direct kernels, else 0), and whether it is a batch twin
+ * (ConvertBatch: a slot per z index). */
 typedef struct
 {
   const gchar *name;
@@ -83,6 +84,7 @@ typedef struct
   gint in;
   gint out;
   gint taps;
+  gboolean batch;
 } GstCudaCacheKernelInfo;
 
 /* indexed by GstCudaCacheKernelId */
@@ -90,11 +92,18 @@ G_GNUC_INTERNAL
 extern const GstCudaCacheKernelInfo
     gst_cuda_cache_kernel_info[GST_CUDA_CACHE_N_KERNELS];
 
-/* The kernel of @family for @in and @out kinds (and @taps), or
- * GST_CUDA_CACHE_KERNEL_NONE where the list has none. */
+/* The kernel (not a batch twin) of @family for @in and @out kinds (and
+ * @taps), or GST_CUDA_CACHE_KERNEL_NONE where the list has none. */
 G_GNUC_INTERNAL
 GstCudaCacheKernelId gst_cuda_cache_kernel_find (GstCudaCacheKernelFamily
     family, gint in, gint out, gint taps);
+
+/* The batch twin of @kernel (the same kinds and taps, a slot per z
+ * index), or GST_CUDA_CACHE_KERNEL_NONE where it has none (kernels of
+ * video output, the stand-in and presets' passes). */
+G_GNUC_INTERNAL
+GstCudaCacheKernelId gst_cuda_cache_kernel_batch_twin (GstCudaCacheKernelId
+    kernel);
 
 /* One conversion's launch, as planned: the kernels' parameters but for
  * the planes' and the table's addresses; the taps' table to upload; the

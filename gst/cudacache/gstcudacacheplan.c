@@ -31,6 +31,8 @@ GST_DEBUG_CATEGORY (gst_cuda_cache_kernels_debug);
 #define MIN_TILED_BLOCKS 264
 
 G_STATIC_ASSERT (sizeof (ConvertParams) == CONVERT_PARAMS_SIZE);
+G_STATIC_ASSERT (sizeof (ConvertBatchSlot) == CONVERT_BATCH_SLOT_SIZE);
+G_STATIC_ASSERT (sizeof (ConvertBatch) == CONVERT_BATCH_SIZE);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) ==
     CONVERT_PARAMS_IN_FORMAT_OFFSET);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, x_fx) ==
@@ -38,9 +40,15 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, x_fx) ==
 
 const GstCudaCacheKernelInfo gst_cuda_cache_kernel_info[] = {
 #define KERNEL_INFO(FAMILY, name, in, out, taps) \
-  {G_STRINGIFY (name), GST_CUDA_CACHE_KERNEL_FAMILY_ ## FAMILY, in, out, taps},
-  GST_CUDA_CACHE_KERNELS (KERNEL_INFO)
+  {G_STRINGIFY (name), GST_CUDA_CACHE_KERNEL_FAMILY_ ## FAMILY, in, out, \
+        taps, FALSE},
+#define BATCH_KERNEL_INFO(FAMILY, name, in, out, taps) \
+  {G_STRINGIFY (name), GST_CUDA_CACHE_KERNEL_FAMILY_ ## FAMILY, in, out, \
+        taps, TRUE},
+  GST_CUDA_CACHE_SINGLE_KERNELS (KERNEL_INFO)
+      GST_CUDA_CACHE_BATCH_KERNELS (BATCH_KERNEL_INFO)
 #undef KERNEL_INFO
+#undef BATCH_KERNEL_INFO
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (gst_cuda_cache_kernel_info) ==
@@ -67,7 +75,28 @@ gst_cuda_cache_kernel_find (GstCudaCacheKernelFamily family, gint in,
   for (i = 0; i < GST_CUDA_CACHE_N_KERNELS; i++) {
     const GstCudaCacheKernelInfo *k = &gst_cuda_cache_kernel_info[i];
 
-    if (k->family == family && k->in == in && k->out == out && k->taps == taps)
+    if (!k->batch && k->family == family && k->in == in && k->out == out &&
+        k->taps == taps)
+      return (GstCudaCacheKernelId) i;
+  }
+  return GST_CUDA_CACHE_KERNEL_NONE;
+}
+
+GstCudaCacheKernelId
+gst_cuda_cache_kernel_batch_twin (GstCudaCacheKernelId kernel)
+{
+  const GstCudaCacheKernelInfo *s;
+  guint i;
+
+  g_return_val_if_fail (kernel >= 0 && kernel < GST_CUDA_CACHE_N_KERNELS,
+      GST_CUDA_CACHE_KERNEL_NONE);
+
+  s = &gst_cuda_cache_kernel_info[kernel];
+  for (i = 0; i < GST_CUDA_CACHE_N_KERNELS && !s->batch; i++) {
+    const GstCudaCacheKernelInfo *k = &gst_cuda_cache_kernel_info[i];
+
+    if (k->batch && k->family == s->family && k->in == s->in &&
+        k->out == s->out && k->taps == s->taps)
       return (GstCudaCacheKernelId) i;
   }
   return GST_CUDA_CACHE_KERNEL_NONE;

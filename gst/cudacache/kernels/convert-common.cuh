@@ -24,6 +24,10 @@ static_assert (offsetof (ConvertParams, in_format) ==
     CONVERT_PARAMS_IN_FORMAT_OFFSET, "ConvertParams layout");
 static_assert (offsetof (ConvertParams, x_fx) == CONVERT_PARAMS_X_FX_OFFSET,
     "ConvertParams layout");
+static_assert (sizeof (ConvertBatchSlot) == CONVERT_BATCH_SLOT_SIZE,
+    "ConvertBatchSlot layout");
+static_assert (sizeof (ConvertBatch) == CONVERT_BATCH_SIZE,
+    "ConvertBatch layout");
 static_assert (CONVERT_FIXED_TAPS == 8, "fixed_sum () takes 8 taps");
 static_assert (CONVERT_DIRECT_NARROW_TAPS == 6,
     "the direct kernels' narrow windows take 6 taps");
@@ -500,11 +504,12 @@ fixed_acc_uv (unsigned int a0, unsigned int a1, unsigned int a2,
  * time: it cost 0.35 to 0.5 us more a frame on an H100, and a system-wide
  * fence 0.5 us more again. */
 __device__ static __forceinline__ void
-signal_done (const ConvertParams & p)
+signal_done_to (unsigned long long counter, unsigned long long flag,
+    unsigned int seq)
 {
   unsigned int last, prev;
 
-  if (!p.done_flag)
+  if (!flag)
     return;
 
   __syncthreads ();
@@ -514,19 +519,39 @@ signal_done (const ConvertParams & p)
   last = gridDim.x * gridDim.y * gridDim.z - 1;
 #if __CUDA_ARCH__ >= 700
   asm volatile ("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;":"=r" (prev)
-      :"l" (p.done_counter), "r" (last):"memory");
+      :"l" (counter), "r" (last):"memory");
   if (prev == last)
-    asm volatile ("st.relaxed.sys.global.u32 [%0], %1;"::"l" (p.done_flag),
-        "r" (p.done_seq):"memory");
+    asm volatile ("st.relaxed.sys.global.u32 [%0], %1;"::"l" (flag),
+        "r" (seq):"memory");
 #else
   /* no scoped atomics before sm_70: fences around a relaxed one */
   __threadfence ();
-  prev = atomicInc ((unsigned int *) p.done_counter, last);
+  prev = atomicInc ((unsigned int *) counter, last);
   if (prev == last) {
     __threadfence ();
-    *(volatile unsigned int *) p.done_flag = p.done_seq;
+    *(volatile unsigned int *) flag = seq;
   }
 #endif
+}
+
+__device__ static __forceinline__ void
+signal_done (const ConvertParams & p)
+{
+  signal_done_to (p.done_counter, p.done_flag, p.done_seq);
+}
+
+/* A batch kernel's slot (ConvertBatchSlot): the slot of the block's z
+ * index, and whether the block lies in that slot's own grid. */
+__device__ static __forceinline__ const ConvertBatchSlot &
+batch_slot (const ConvertBatch & b)
+{
+  return ((const ConvertBatchSlot *) b.slots)[blockIdx.z];
+}
+
+__device__ static __forceinline__ bool
+batch_block_in_slot (const ConvertBatchSlot & s)
+{
+  return blockIdx.x < s.grid_w && blockIdx.y < s.grid_h;
 }
 
 #endif /* __GST_CUDA_CACHE_CONVERT_COMMON_CUH__ */

@@ -219,3 +219,17 @@ name (const ConvertParams p) \
 }
 
 GST_CUDA_CACHE_DIRECT_KERNELS (DIRECT_KERNEL)
+
+/* the same, a slot of a batch per z index (ConvertBatch) */
+#define DIRECT_BATCH_KERNEL(family, name, IN, OUT, taps) \
+extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
+    CONVERT_DIRECT_WARPS, 1) \
+name (const ConvertBatch b) \
+{ \
+  const ConvertBatchSlot & s = batch_slot (b); \
+  if (batch_block_in_slot (s)) \
+    convert_direct < IN, OUT, taps > (s.params); \
+  signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
+}
+
+GST_CUDA_CACHE_DIRECT_BATCH_KERNELS (DIRECT_BATCH_KERNEL)

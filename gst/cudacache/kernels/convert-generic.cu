@@ -128,3 +128,16 @@ name (const ConvertParams p) \
 }
 
 GST_CUDA_CACHE_GENERIC_KERNELS (GENERIC_KERNEL)
+
+/* the same, a slot of a batch per z index (ConvertBatch) */
+#define GENERIC_BATCH_KERNEL(family, name, IN, OUT, taps) \
+extern "C" __global__ void __launch_bounds__ (CONVERT_GENERIC_THREADS) \
+name (const ConvertBatch b) \
+{ \
+  const ConvertBatchSlot & s = batch_slot (b); \
+  if (batch_block_in_slot (s)) \
+    convert_generic < IN, OUT > (s.params); \
+  signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
+}
+
+GST_CUDA_CACHE_GENERIC_BATCH_KERNELS (GENERIC_BATCH_KERNEL)

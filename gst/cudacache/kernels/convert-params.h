@@ -260,6 +260,33 @@ typedef struct
   float add[3];
 } ConvertParams;
 
+/* A batch (cudacachebatch): one launch converts many frames, a slot each,
+ * from a table of slots in device memory. The grid's z index is the slot;
+ * its x and y cover the largest slot's grid, and a block past its own
+ * slot's grid does no work. Every slot is what its own launch of the same
+ * kernel would make: the kernels read its params from the table. */
+typedef struct
+{
+  ConvertParams params;
+  unsigned int grid_w;          /* the slot's own grid */
+  unsigned int grid_h;
+  unsigned int pad[2];
+} ConvertBatchSlot;
+
+/* The batch kernels' only parameter, by value: the table and the
+ * completion signal (as in ConvertParams) */
+typedef struct
+{
+  unsigned long long slots;     /* device pointer to ConvertBatchSlot[] */
+  unsigned long long done_counter;
+  unsigned long long done_flag;
+  unsigned int done_seq;
+  unsigned int pad;
+} ConvertBatch;
+
+#define CONVERT_BATCH_SLOT_SIZE 496
+#define CONVERT_BATCH_SIZE 32
+
 /* checked by both compilers */
 #define CONVERT_PARAMS_SIZE 480
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 72

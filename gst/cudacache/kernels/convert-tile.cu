@@ -686,3 +686,17 @@ name (const ConvertParams p) \
 }
 
 GST_CUDA_CACHE_TILE_KERNELS (TILE_KERNEL)
+
+/* the same, a slot of a batch per z index (ConvertBatch) */
+#define TILE_BATCH_KERNEL(family, name, IN, OUT, taps) \
+extern "C" __global__ void __launch_bounds__ (CONVERT_TILE_W * \
+    CONVERT_TILE_THREADS_Y, TILE_MIN_BLOCKS) \
+name (const ConvertBatch b) \
+{ \
+  const ConvertBatchSlot & s = batch_slot (b); \
+  if (batch_block_in_slot (s)) \
+    convert_tile < IN, OUT > (s.params); \
+  signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
+}
+
+GST_CUDA_CACHE_TILE_BATCH_KERNELS (TILE_BATCH_KERNEL)

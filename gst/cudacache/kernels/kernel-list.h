@@ -120,11 +120,53 @@ enum
 #define GST_CUDA_CACHE_RESAMPLE_KERNELS(X) \
   X (RESAMPLE, gst_cuda_cache_resample_preset, -1, -1, 0)
 
-#define GST_CUDA_CACHE_KERNELS(X) \
+/* The batch twins (ConvertBatch, cudacachebatch) of the kernels that make
+ * tensors: the same name with _batch, a slot of the batch per z index.
+ * The host finds a kernel's twin by that name. */
+#define GST_CUDA_CACHE_TILE_BATCH_KERNELS(X) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_tensor_batch, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_nv12_gray_batch, CONVERT_IN_NV12, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_tensor_batch, CONVERT_IN_I420, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_tensor_batch, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb4_gray_batch, CONVERT_IN_RGB4, CONVERT_OUT_GRAY, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_tensor_batch, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0) \
+  X (TILE, gst_cuda_cache_convert_tile_rgb3_gray_batch, CONVERT_IN_RGB3, CONVERT_OUT_GRAY, 0)
+
+#define GST_CUDA_CACHE_GENERIC_BATCH_KERNELS(X) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_tensor_batch, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_nv12_gray_batch, CONVERT_IN_NV12, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_tensor_batch, CONVERT_IN_I420, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_tensor_batch, CONVERT_IN_RGB4, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb4_gray_batch, CONVERT_IN_RGB4, CONVERT_OUT_GRAY, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_tensor_batch, CONVERT_IN_RGB3, CONVERT_OUT_TENSOR, 0) \
+  X (GENERIC, gst_cuda_cache_convert_generic_rgb3_gray_batch, CONVERT_IN_RGB3, CONVERT_OUT_GRAY, 0)
+
+#define GST_CUDA_CACHE_DIRECT_BATCH_KERNELS(X) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_nv12_tensor_batch, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_nv12_gray_batch, CONVERT_IN_NV12, CONVERT_OUT_GRAY, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_i420_tensor_batch, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct8_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_FIXED_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_nv12_tensor_batch, CONVERT_IN_NV12, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_nv12_gray_batch, CONVERT_IN_NV12, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_tensor_batch, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
+  X (DIRECT, gst_cuda_cache_convert_direct6_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS)
+
+#define GST_CUDA_CACHE_SINGLE_KERNELS(X) \
   GST_CUDA_CACHE_TILE_KERNELS (X) \
   GST_CUDA_CACHE_GENERIC_KERNELS (X) \
   GST_CUDA_CACHE_DIRECT_KERNELS (X) \
   GST_CUDA_CACHE_NARROW_KERNELS (X) \
   GST_CUDA_CACHE_RESAMPLE_KERNELS (X)
+
+#define GST_CUDA_CACHE_BATCH_KERNELS(X) \
+  GST_CUDA_CACHE_TILE_BATCH_KERNELS (X) \
+  GST_CUDA_CACHE_GENERIC_BATCH_KERNELS (X) \
+  GST_CUDA_CACHE_DIRECT_BATCH_KERNELS (X)
+
+#define GST_CUDA_CACHE_KERNELS(X) \
+  GST_CUDA_CACHE_SINGLE_KERNELS (X) \
+  GST_CUDA_CACHE_BATCH_KERNELS (X)
 
 #endif /* __GST_CUDA_CACHE_KERNEL_LIST_H__ */

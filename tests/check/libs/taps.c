@@ -545,10 +545,27 @@ GST_START_TEST (test_kernel_list)
     const GstCudaCacheKernelInfo *k = &gst_cuda_cache_kernel_info[i];
 
     fail_unless (g_str_has_prefix (k->name, "gst_cuda_cache_"), "%s", k->name);
-    /* the conversions' kernels; the stand-in passes are found by name */
-    if (k->family != GST_CUDA_CACHE_KERNEL_FAMILY_NARROW)
+    /* the conversions' kernels; the stand-in passes are found by name,
+     * the batch twins from their kernel */
+    if (k->batch) {
+      GstCudaCacheKernelId single = gst_cuda_cache_kernel_find (k->family,
+          k->in, k->out, k->taps);
+
+      fail_unless (k->out == CONVERT_OUT_TENSOR || k->out == CONVERT_OUT_GRAY,
+          "%s", k->name);
+      fail_unless (single != GST_CUDA_CACHE_KERNEL_NONE, "%s", k->name);
+      fail_unless_equals_int (gst_cuda_cache_kernel_batch_twin (single), i);
+      fail_unless (g_str_has_suffix (k->name, "_batch"), "%s", k->name);
+      fail_unless (g_str_has_prefix (k->name,
+              gst_cuda_cache_kernel_info[single].name), "%s", k->name);
+    } else if (k->family != GST_CUDA_CACHE_KERNEL_FAMILY_NARROW) {
       fail_unless_equals_int (gst_cuda_cache_kernel_find (k->family, k->in,
               k->out, k->taps), i);
+      /* every kernel that makes tensors has a twin */
+      fail_unless_equals_int (gst_cuda_cache_kernel_batch_twin (i) !=
+          GST_CUDA_CACHE_KERNEL_NONE, k->out == CONVERT_OUT_TENSOR ||
+          k->out == CONVERT_OUT_GRAY);
+    }
     for (j = 0; j < i; j++)
       fail_if (g_str_equal (k->name, gst_cuda_cache_kernel_info[j].name),
           "%s twice", k->name);
