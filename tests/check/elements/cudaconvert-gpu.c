@@ -1523,6 +1523,211 @@ GST_START_TEST (test_batch_slots_are_solo_conversions)
 
 GST_END_TEST;
 
+/* A buffer of @caps from a pool of the cache, which the buffer outlives */
+static GstBuffer *
+acquire_of (const gchar * caps_str)
+{
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstCudaCacheTensorInfo tinfo;
+  GstBuffer *buf = NULL;
+
+  fail_unless (gst_cuda_cache_tensor_info_from_caps (&tinfo, caps));
+  gst_buffer_pool_config_set_params (config, caps, tinfo.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  return buf;
+}
+
+/* One slot of a batch: its frame in CUDA memory and its converter */
+typedef struct
+{
+  GstVideoFormat format;
+  gint width;
+  gint height;
+  const gchar *method;          /* NULL: linear */
+  gint src[4];                  /* a source rectangle, or 0s */
+  gboolean shifted;             /* rows at an odd address: no direct kernel */
+} BatchSlot;
+
+/* Converts @n slots as a batch of @out_caps (@slot_caps for one slot) and
+ * each alone; every slot equal to its single conversion, to the byte, and
+ * absent slots (format UNKNOWN) zero. Returns the batch's launches. */
+static guint
+check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
+    const gchar * out_caps, gsize slot_size)
+{
+  GstCudaCacheConverter **convs = g_new0 (GstCudaCacheConverter *, n);
+  GstBuffer **ins = g_new0 (GstBuffer *, n);
+  GstBuffer *batch = acquire_of (out_caps), *host;
+  GstCaps *out = gst_caps_from_string (slot_caps);
+  GError *error = NULL;
+  GstMapInfo map;
+  guint i, launches = 0;
+  gsize b;
+
+  /* not zero where a slot is absent: the batch must clear it */
+  fail_unless (gst_buffer_map (batch, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  {
+    guint8 *ones = g_malloc (map.size);
+
+    memset (ones, 0xa5, map.size);
+    fail_unless (copy_rows ((guint8 *) ones, map.size, (CUdeviceptr) map.data,
+            map.size, map.size, 1, TRUE));
+    g_free (ones);
+  }
+  gst_buffer_unmap (batch, &map);
+
+  for (i = 0; i < n; i++) {
+    const BatchSlot *sl = &slots[i];
+    GstStructure *config;
+    GstVideoInfo info;
+    GstBuffer *sys;
+    GstCaps *in;
+
+    if (sl->format == GST_VIDEO_FORMAT_UNKNOWN)
+      continue;
+    sys = cudacache_make_picture (sl->format, sl->width, sl->height, &info);
+    /* each slot's frame its own: a slot read from another would show */
+    fail_unless (gst_buffer_map (sys, &map, GST_MAP_WRITE));
+    for (b = 0; b < map.size; b += 7)
+      map.data[b] ^= (guint8) (i * 29 + 1);
+    gst_buffer_unmap (sys, &map);
+    ins[i] = upload_shifted (sys, &info, sl->shifted ? 1 : 0);
+    gst_buffer_unref (sys);
+
+    config = gst_cuda_cache_converter_build_config (TRUE, 114,
+        GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0 / 255.0, (const gdouble[3]) {
+          0.485, 0.456, 0.406
+        }, (const gdouble[3]) {
+          0.229, 0.224, 0.225
+        });
+    if (sl->method)
+      gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+          GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
+          g_enum_get_value_by_nick (g_type_class_ref
+              (GST_TYPE_CUDA_CACHE_RESIZE_METHOD), sl->method)->value, NULL);
+    if (sl->src[2] > 0)
+      gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT,
+          sl->src[0], GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT,
+          sl->src[1], GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT,
+          sl->src[2], GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT,
+          sl->src[3], NULL);
+    in = gst_video_info_to_caps (&info);
+    gst_caps_set_features_simple (in,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+    convs[i] = gst_cuda_cache_converter_new (in, out, context, config, &error);
+    fail_unless (convs[i] != NULL, "%s", error ? error->message : "");
+    gst_caps_unref (in);
+  }
+
+  fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, n, batch,
+          NULL, &launches, &error), "%s", error ? error->message : "");
+  host = download_tensor (batch);
+  fail_unless (gst_buffer_map (host, &map, GST_MAP_READ));
+  for (i = 0; i < n; i++) {
+    const guint8 *got = map.data + i * slot_size;
+
+    if (!convs[i]) {
+      for (b = 0; b < slot_size; b++)
+        fail_unless (got[b] == 0, "absent slot %u not cleared at byte %"
+            G_GSIZE_FORMAT, i, b);
+      continue;
+    }
+    {
+      GstBuffer *solo = acquire_of (slot_caps), *solo_host;
+      GstMapInfo smap;
+
+      fail_unless (gst_cuda_cache_converter_convert_buffer (convs[i], ins[i],
+              solo, NULL, &error), "%s", error ? error->message : "");
+      solo_host = download_tensor (solo);
+      fail_unless (gst_buffer_map (solo_host, &smap, GST_MAP_READ));
+      fail_unless (smap.size >= slot_size);
+      for (b = 0; b < slot_size; b++)
+        fail_unless (got[b] == smap.data[b], "slot %u (%dx%d %s%s%s) differs "
+            "from its conversion alone at byte %" G_GSIZE_FORMAT ": %u, not "
+            "%u", i, slots[i].width, slots[i].height,
+            gst_video_format_to_string (slots[i].format),
+            slots[i].method ? ", " : "", slots[i].method ? slots[i].method : "",
+            b, got[b], smap.data[b]);
+      gst_buffer_unmap (solo_host, &smap);
+      gst_buffer_unref (solo_host);
+      gst_buffer_unref (solo);
+    }
+  }
+  gst_buffer_unmap (host, &map);
+  gst_buffer_unref (host);
+
+  for (i = 0; i < n; i++) {
+    gst_clear_object (&convs[i]);
+    gst_clear_buffer (&ins[i]);
+  }
+  g_free (convs);
+  g_free (ins);
+  gst_caps_unref (out);
+  gst_buffer_unref (batch);
+  return launches;
+}
+
+#define F32_640(features, n) "other/tensors" features ",format=static," \
+  "num_tensors=1,types=float32,layout=NCHW,dimensions=640:640:3:" #n
+#define U8_77x45(features, n) "other/tensors" features ",format=static," \
+  "num_tensors=1,types=uint8,layout=NHWC,dimensions=3:77:45:" #n
+
+/* The batch of gst_cuda_cache_converter_convert_batch (): each slot what
+ * its converter makes of its frame alone, to the byte, in one launch where
+ * the slots share a kernel and one per kernel where they do not. */
+GST_START_TEST (test_batch_launches_per_kernel)
+{
+  static const BatchSlot same[] = {
+    {GST_VIDEO_FORMAT_NV12, 1920, 1080}, {GST_VIDEO_FORMAT_NV12, 1920, 1080},
+    {GST_VIDEO_FORMAT_NV12, 1920, 1080}, {GST_VIDEO_FORMAT_NV12, 1920, 1080},
+    {GST_VIDEO_FORMAT_NV12, 1920, 1080}, {GST_VIDEO_FORMAT_NV12, 1920, 1080},
+    {GST_VIDEO_FORMAT_NV12, 1920, 1080}, {GST_VIDEO_FORMAT_NV12, 1920, 1080},
+  };
+  /* every kind of slot: formats the kernels read, the stand-ins' (4:2:2,
+   * 16-bit), the presets' pass, a source rectangle, unaligned rows (the
+   * tiled kernel instead of the direct one), odd sizes, sizes alike in
+   * kernel but not in grid, absent slots */
+  static const BatchSlot mixed[] = {
+    {GST_VIDEO_FORMAT_NV12, 37, 23},
+    {GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_I420, 128, 72},
+    {GST_VIDEO_FORMAT_RGBA, 40, 40},
+    {GST_VIDEO_FORMAT_RGB, 301, 199},
+    {GST_VIDEO_FORMAT_YUY2, 64, 48},
+    {GST_VIDEO_FORMAT_NV12, 1281, 723, NULL, {0,}, TRUE},
+    {GST_VIDEO_FORMAT_NV12, 1280, 720},
+    {GST_VIDEO_FORMAT_NV12, 641, 359},
+    {GST_VIDEO_FORMAT_BGRx, 100, 60, "area"},
+    {GST_VIDEO_FORMAT_P010_10LE, 64, 48},
+    {GST_VIDEO_FORMAT_I420, 320, 240, NULL, {33, 17, 101, 75}},
+    {GST_VIDEO_FORMAT_RGBA, 4000, 3, NULL},
+    {GST_VIDEO_FORMAT_UNKNOWN},
+  };
+  guint launches;
+
+  launches = check_batch (same, G_N_ELEMENTS (same),
+      F32_640 ("(memory:CUDAMemory)", 1), F32_640 ("(memory:CUDAMemory)", 8),
+      640 * 640 * 3 * 4);
+  fail_unless_equals_int (launches, 1);
+
+  launches = check_batch (mixed, G_N_ELEMENTS (mixed),
+      U8_77x45 ("(memory:CUDAMemory)", 1),
+      U8_77x45 ("(memory:CUDAMemory)", 14), 77 * 45 * 3);
+  GST_INFO ("%u launches for the mixed batch", launches);
+  /* fewer launches than frames: the slots of one kernel share theirs */
+  fail_unless (launches >= 2 && launches < 12, "%u launches", launches);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -1545,6 +1750,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_presets_pipeline_renegotiation);
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_batch_slots_are_solo_conversions);
+  tcase_add_test (tc, test_batch_launches_per_kernel);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);
