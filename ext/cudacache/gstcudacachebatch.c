@@ -86,6 +86,9 @@ struct _GstCudaCacheBatchPad
   /* the aggregator's thread */
   GstCaps *caps;
   GstCudaCacheConverter *converter;
+  /* new caps or options since the converter was set up: it is set up
+   * again (kernels and stream kept) at the pad's next frame */
+  gboolean stale;
 };
 
 G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
@@ -305,7 +308,7 @@ gst_cuda_cache_batch_sink_event (GstAggregator * agg,
 
     gst_event_parse_caps (event, &caps);
     gst_caps_replace (&pad->caps, caps);
-    gst_clear_object (&pad->converter);
+    pad->stale = TRUE;
   }
 
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
@@ -377,10 +380,26 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
             GST_PAD_NAME (pad)), (NULL));
     return NULL;
   }
+  if (pad->converter && pad->stale) {
+    GstStructure *config = gst_cuda_cache_convert_options_take_config
+        (&self->options, GST_ELEMENT (self));
+
+    if (!gst_cuda_cache_converter_reconfigure (pad->converter, pad->caps,
+            self->slot_caps, config, &error)) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
+              GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
+          ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
+              self->slot_caps));
+      g_clear_error (&error);
+      return NULL;
+    }
+    pad->stale = FALSE;
+  }
   if (!pad->converter) {
     GstStructure *config = gst_cuda_cache_convert_options_take_config
         (&self->options, GST_ELEMENT (self));
 
+    pad->stale = FALSE;
     pad->converter = gst_cuda_cache_converter_new (pad->caps,
         self->slot_caps, self->cuda ? self->context : NULL, config, &error);
     if (!pad->converter) {
@@ -438,10 +457,10 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GST_OBJECT_UNLOCK (self);
   bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
 
-  /* the options are mutable while PLAYING: a change makes every pad's
-   * converter again, from the new config */
+  /* the options are mutable while PLAYING: a change sets every pad's
+   * converter up again, from the new config */
   for (i = 0; options_changed && i < n_pads; i++)
-    gst_clear_object (&pads[i]->converter);
+    pads[i]->stale = TRUE;
 
   if (n_pads > n) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u sink pads, batches "
