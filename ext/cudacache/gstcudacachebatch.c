@@ -55,6 +55,7 @@
 
 #include "gstcudacachebatch.h"
 #include "gstcudacacheconvertoptions.h"
+#include "gstcudacachekeptpools.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_batch_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_batch_debug
@@ -89,6 +90,8 @@ struct _GstCudaCacheBatchPad
   /* new caps or options since the converter was set up: it is set up
    * again (kernels and stream kept) at the pad's next frame */
   gboolean stale;
+  /* the pools the pad offers upstream, over the cache */
+  GstCudaCacheKeptPools *kept;
 };
 
 G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
@@ -101,6 +104,7 @@ gst_cuda_cache_batch_pad_finalize (GObject * object)
 
   gst_clear_caps (&pad->caps);
   gst_clear_object (&pad->converter);
+  gst_cuda_cache_kept_pools_free (pad->kept);
   G_OBJECT_CLASS (gst_cuda_cache_batch_pad_parent_class)->finalize (object);
 }
 
@@ -113,6 +117,7 @@ gst_cuda_cache_batch_pad_class_init (GstCudaCacheBatchPadClass * klass)
 static void
 gst_cuda_cache_batch_pad_init (GstCudaCacheBatchPad * pad)
 {
+  pad->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (pad));
 }
 
 struct _GstCudaCacheBatch
@@ -670,6 +675,45 @@ gst_cuda_cache_batch_sink_query (GstAggregator * agg,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
+/* Offers upstream of @pad a pool over the cache for the query's caps, as
+ * cudacacheconvert does: frames that survive renegotiation, and that
+ * nvcodec's elements (cudaupload, the decoders) write into when the pool
+ * is of their context. CUDA memory needs the pipeline's context, known
+ * by then (GstContext) where upstream is nvcodec's. */
+static gboolean
+gst_cuda_cache_batch_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * aggpad, GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
+  GstCudaCacheBatchPad *pad = GST_CUDA_CACHE_BATCH_PAD (aggpad);
+  GstCudaContext *context = NULL;
+  GstBufferPool *pool;
+  GstCaps *caps;
+  gchar *reason = NULL;
+  guint size = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (self->context)
+    context = gst_object_ref (self->context);
+  GST_OBJECT_UNLOCK (self);
+  pool = gst_cuda_cache_kept_pools_get (pad->kept,
+      GST_CUDA_CACHE_POOL_PROPOSED, caps, context, NULL, 0, 0, &size, &reason);
+  gst_clear_object (&context);
+  if (!pool) {
+    GST_DEBUG_OBJECT (pad, "no pool to offer: %s", reason);
+    g_free (reason);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (pad, "proposing %" GST_PTR_FORMAT, pool);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
 /* With batch-size 0 a pad more or less is a batch of another size: the
  * source pad negotiates again before the next batch */
 static GstPad *
@@ -761,6 +805,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_query);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_query);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_propose_allocation);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_batch_debug, "cudacachebatch", 0,
       "CUDA cache batcher");

@@ -219,6 +219,59 @@ GST_START_TEST (test_option_changed_while_playing)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_cached_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint *counts = user_data;
+
+  counts[0]++;
+  if (buf->pool && GST_IS_CUDA_CACHE_SYSTEM_POOL (buf->pool))
+    counts[1]++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Each sink pad offers upstream a pool over the cache, as cudacacheconvert
+ * does: the frames of a source that changes size come from the cache,
+ * through both sizes. */
+GST_START_TEST (test_pads_offer_the_cache_pool)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      U8_NHWC ("", 2) " ! fakesink videotestsrc num-buffers=4 ! "
+      "video/x-raw,width=64,height=48 ! b.sink_0 concat name=c ! b.sink_1 "
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=37,"
+      "height=23 ! c. videotestsrc num-buffers=2 ! video/x-raw,format=RGBA,"
+      "width=90,height=30 ! c.", NULL);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  guint counts[2][2] = { {0,}, };
+  GstMessage *msg;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    gchar *name = g_strdup_printf ("sink_%u", i);
+    GstPad *pad = gst_element_get_static_pad (b, name);
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_cached_frames,
+        counts[i], NULL);
+    gst_object_unref (pad);
+    g_free (name);
+  }
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (i = 0; i < 2; i++) {
+    fail_unless_equals_int (counts[i][0], 4);
+    fail_unless_equals_int (counts[i][1], 4);
+  }
+  gst_object_unref (b);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -263,6 +316,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_pad_added_and_released_while_playing);
   tcase_add_test (tc, test_option_changed_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_pads_offer_the_cache_pool);
 
   return s;
 }

@@ -1728,6 +1728,83 @@ GST_START_TEST (test_batch_launches_per_kernel)
 
 GST_END_TEST;
 
+/* Runs @desc to its end with the test's context given to the pipeline */
+static void
+run_in_context (const gchar * desc)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstContext *ctx = gst_context_new_cuda_context (context);
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message : "");
+  gst_element_set_context (pipeline, ctx);
+  gst_context_unref (ctx);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no end", desc);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    fail ("%s: %s", desc, err->message);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* Batch tensors, the slots' frames and the conversions' tables are blocks
+ * of the device's cache: once a pad's sizes, the batch sizes and the
+ * conversions have been seen, running them again allocates nothing, and
+ * nothing stays in use after the pipeline stops. Pads of three sizes, one
+ * of them changing size twice, one ending early (its slot absent), into
+ * batches of 3 and, in a second pipeline, of 4. */
+GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
+{
+  static const gchar *const descs[] = {
+    "cudacachebatch name=b letterbox=true scale=0.00392156862745098 ! "
+        F32_640 ("(memory:CUDAMemory)", 3) " ! fakesink "
+        "videotestsrc num-buffers=6 ! video/x-raw,format=NV12,width=1920,"
+        "height=1080 ! cudaupload ! b.sink_0 "
+        "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=641,"
+        "height=359 ! cudaupload ! b.sink_1 "
+        "concat name=c ! cudaupload ! b.sink_2 "
+        "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=1280,"
+        "height=720 ! c. videotestsrc num-buffers=2 ! video/x-raw,"
+        "format=NV12,width=320,height=240 ! c. videotestsrc num-buffers=2 ! "
+        "video/x-raw,format=NV12,width=1280,height=720 ! c.",
+    "cudacachebatch name=b batch-size=4 ! "
+        U8_77x45 ("(memory:CUDAMemory)", 4) " ! fakesink "
+        "videotestsrc num-buffers=4 ! video/x-raw,format=RGBA,width=99,"
+        "height=51 ! cudaupload ! b.sink_0 "
+        "videotestsrc num-buffers=4 ! video/x-raw,format=YUY2,width=64,"
+        "height=48 ! cudaupload ! b.sink_1",
+  };
+  GstCudaCache *cache = gst_cuda_cache_device_get_cache (context);
+  GstCudaCacheStats seen, again;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (descs); i++)
+    run_in_context (descs[i]);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &seen);
+  fail_unless (seen.misses > 0);
+
+  for (i = 0; i < G_N_ELEMENTS (descs); i++)
+    run_in_context (descs[i]);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &again);
+  fail_unless_equals_uint64 (again.misses, seen.misses);
+  fail_unless (again.hits > seen.hits);
+  fail_unless_equals_uint64 (again.current_size, seen.current_size);
+  fail_unless_equals_uint64 (again.used_bytes, 0);
+
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -1751,6 +1828,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_batch_slots_are_solo_conversions);
   tcase_add_test (tc, test_batch_launches_per_kernel);
+  tcase_add_test (tc, test_batch_seen_layouts_allocate_nothing);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);
