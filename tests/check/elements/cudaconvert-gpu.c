@@ -1758,8 +1758,8 @@ run_in_context (const gchar * desc)
 
 /* Batch tensors, the slots' frames and the conversions' tables are blocks
  * of the device's cache: once a pad's sizes, the batch sizes and the
- * conversions have been seen, running them again allocates nothing, and
- * nothing stays in use after the pipeline stops. Pads of three sizes, one
+ * conversions have been seen, running them again in the context
+ * allocates nothing, and nothing stays in use after the pipeline stops. Pads of three sizes, one
  * of them changing size twice, one ending early (its slot absent), into
  * batches of 3 and, in a second pipeline, of 4. */
 GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
@@ -1784,6 +1784,10 @@ GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
         "height=48 ! cudaupload ! b.sink_1",
   };
   GstCudaCache *cache = gst_cuda_cache_device_get_cache (context);
+  /* a context's idle blocks go with its last pool: this one stands for
+   * the rest of an application that goes on using the context between
+   * the pipelines */
+  GstBufferPool *user = gst_cuda_cache_pool_new (context);
   GstCudaCacheStats seen, again;
   guint i;
 
@@ -1800,6 +1804,7 @@ GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
   fail_unless_equals_uint64 (again.current_size, seen.current_size);
   fail_unless_equals_uint64 (again.used_bytes, 0);
 
+  gst_object_unref (user);
   gst_object_unref (cache);
 }
 
