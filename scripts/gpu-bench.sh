@@ -50,7 +50,10 @@ gst-inspect-1.0 cudacache > /dev/null
 stock=yes
 gst-inspect-1.0 cudaconvertscale > /dev/null 2>&1 || stock=no
 
-if [ ! -s "$media/seg-1920x1080.h264" ] && gst-inspect-1.0 x264enc \
+# the decode scenario's stream, unless ONLY leaves that scenario out
+if [ -n "${ONLY:-}" ] && ! echo "$ONLY" | grep -q decode; then
+  :
+elif [ ! -s "$media/seg-1920x1080.h264" ] && gst-inspect-1.0 x264enc \
     > /dev/null 2>&1; then
   tests/bench/make-stream.sh "$media"
 fi
@@ -75,13 +78,20 @@ only_args=
   $stream_args $only_args 2>&1 | tee "$out/bench.log"
 
 # 4. kernel time per conversion: Nsight Compute around gst-launch-1.0, 1080p
-# NV12 in, 640x640 out; ours and stock alternating in every repetition
+# NV12 in, 640x640 out; ours and stock alternating in every repetition;
+# and (7.) a cudacachebatch batch of 8 such frames from 8 sources, each
+# its own videotestsrc and cudaupload, NCU_FRAMES batches
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 src="videotestsrc num-buffers=$ncu_frames pattern=smpte ! \
 video/x-raw,format=NV12,width=1920,height=1080,pixel-aspect-ratio=1/1 ! cudaupload"
 rgba="video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1"
 tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1"
 ours="cudacacheconvert letterbox=true fill-value=114 scale=0.00392156862745098"
+batch8="cudacachebatch name=b batch-size=8 letterbox=true fill-value=114 \
+scale=0.00392156862745098 ! $tensor,types=float32,dimensions=640:640:3:8 ! fakesink"
+for i in 0 1 2 3 4 5 6 7; do
+  batch8="$batch8 $src ! video/x-raw(memory:CUDAMemory) ! b.sink_$i"
+done
 profile() {
   # profile NAME PIPELINE: one Nsight Compute run into ncu/NAME.csv
   # shellcheck disable=SC2086
@@ -99,6 +109,7 @@ elif [ -x "$ncu" ]; then
       profile "rgba-stock-$r" "$src ! cudaconvertscale add-borders=true ! $rgba ! fakesink"
     profile "f32nchw-ours-$r" "$src ! $ours ! $tensor,types=float32,dimensions=640:640:3:1 ! fakesink"
     profile "u8nhwc-ours-$r" "$src ! $ours ! $tensor,types=uint8,layout=NHWC,dimensions=3:640:640:1 ! fakesink"
+    profile "batch8-ours-$r" "$batch8"
     r=$((r + 1))
   done
   echo "$ncu_frames" > "$out/ncu/frames"

@@ -19,8 +19,8 @@ machine start adds to that kind of figure:
 
 Ratios are taken within each repetition, where ours and stock alternate
 on one machine start, so the start's level cancels: ours over stock for
-every pipeline's frames per second, and each side's N pipelines over its
-one steady pipeline. Per-switch distributions (rep "all", "B-all", ...)
+every pipeline's frames per second, each side's N pipelines over its
+one steady pipeline, and batched over separate in the batch scenario. Per-switch distributions (rep "all", "B-all", ...)
 are reported, not compared.
 
 Prints one line per figure and a closing line 'N reproduced, N outside
@@ -57,7 +57,8 @@ def repetitions(path):
 
 
 def ratio_figures(figures):
-    """Ratios within each repetition: ours / stock, and N pipelines / one."""
+    """Ratios within each repetition: ours / stock, N pipelines / one, and
+    batched / separate."""
     ratios = {}
 
     def add(name, num, den):
@@ -75,6 +76,11 @@ def ratio_figures(figures):
         add((scenario, "ours/stock", param, metric),
             (scenario, "ours", param, metric),
             (scenario, "stock", param, metric))
+    for (scenario, variant, param, metric) in list(figures):
+        if scenario == "batch" and variant == "batched" and metric == "fps":
+            add((scenario, "batched/separate", param, metric),
+                (scenario, "batched", param, metric),
+                (scenario, "separate", param, metric))
     for (scenario, variant, param, metric) in list(figures):
         if scenario != "busy" or metric != "aggregate_fps" or \
                 param == "steady N=1":

@@ -9,6 +9,11 @@ scripts beside this one:
         the median launch in microseconds, the launches seen, the kernels
     ncu_times.py per-frame LABEL N     (method-kernel-times.sh)
         every launch summed and divided by N frames, the launches seen
+    ncu_times.py batch SINGLE.csv BATCH.csv N SLOTS    (kernel-times.sh)
+        two runs of N frames each: one frame at a time (SINGLE) and N
+        batches of SLOTS frames (BATCH); each run's launches summed and
+        divided by N, the batch against the frame alone and against SLOTS
+        times it (three lines)
 """
 
 import csv
@@ -36,7 +41,37 @@ def launches(rows):
                value * SCALE.get(row[col["Metric Unit"]], 1.0))
 
 
+def per_unit(path, n):
+    """(microseconds, launches, kernel names) of the run in @path, per
+    one of its @n frames or batches"""
+    with open(path, newline="") as f:
+        seen = list(launches(csv.reader(f)))
+    return (sum(us for _, us in seen) / n, len(seen) / n,
+            ",".join(sorted({name for name, _ in seen})))
+
+
+def batch(single_path, batch_path, n, slots):
+    """the lines of `ncu_times.py batch`"""
+    s_us, s_launches, s_names = per_unit(single_path, n)
+    b_us, b_launches, b_names = per_unit(batch_path, n)
+    if not s_launches or not b_launches:
+        return ["     n/a               no kernel seen in %s" %
+                (single_path if not s_launches else batch_path)]
+    ratio = b_us / s_us
+    return [
+        "%8.2f us  %5.2f launches a frame   %s  one frame alone" % (
+            s_us, s_launches, s_names),
+        "%8.2f us  %5.2f launches a batch   %s  a batch of %d" % (
+            b_us, b_launches, b_names, slots),
+        "%8.2f us  a slot; the batch %.2fx one frame alone (target: at most "
+        "%dx): %s" % (b_us / slots, ratio, slots,
+                      "met" if ratio <= slots else "missed")]
+
+
 def main(argv):
+    if argv[1] == "batch":
+        print("\n".join(batch(argv[2], argv[3], int(argv[4]), int(argv[5]))))
+        return
     mode, label = argv[1], argv[2]
     seen = list(launches(csv.reader(sys.stdin)))
     times = [us for _, us in seen]

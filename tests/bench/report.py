@@ -31,6 +31,7 @@ KERNEL_CASES = [
     ("f32nchw", "640x640 float32 NCHW tensor, letterboxed", 640 * 640 * 3 * 4),
     ("u8nhwc", "640x640 uint8 NHWC tensor, letterboxed", 640 * 640 * 3),
 ]
+BATCH_SLOTS = 8  # cudacachebatch's scenario and Nsight Compute's batch8 case
 BEGIN, END = "<!-- results:begin -->", "<!-- results:end -->"
 
 
@@ -237,6 +238,79 @@ def table(lines, header, rows):
     lines.append("")
 
 
+def rep_ratios(res, scenario, param, metric, num_variant, den_variant):
+    """{rep: num / den} for the repetitions both variants have"""
+    a = res.data.get((scenario, num_variant, param, metric), {})
+    b = res.data.get((scenario, den_variant, param, metric), {})
+    return {r: a[r] / b[r] for r in a if b.get(r)}
+
+
+def verdict(ok, smoke):
+    if smoke:
+        return "not judged: smoke run"
+    return "met" if ok else "**missed**"
+
+
+def batch_section(L, res, kernels, ncu_frames, smoke):
+    """cudacachebatch against the same conversions one frame at a time:
+    its pipelines (scenario batch) and its kernel time (ncu/batch8-*)"""
+    batch_k = kernels.get(("batch8", "ours"))
+    single_k = kernels.get(("f32nchw", "ours"))
+    if not res.has("batch") and not batch_k:
+        return
+    L.append("### 7. Batches of %d sources (cudacachebatch)" % BATCH_SLOTS)
+    L.append("")
+    rows = []  # (target, measured, verdict)
+    if batch_k and single_k:
+        b_us, s_us = batch_k["us"].median, single_k["us"].median
+        table(L, ["kernel time, 1080p NV12 to 640x640 float32 NCHW letterboxed",
+                  "us", "launches", "kernels"],
+              [["a batch of %d slots" % BATCH_SLOTS, spread(batch_k["us"]),
+                "%s a batch" % num(batch_k["launches"]),
+                ", ".join(batch_k["names"])[:80]],
+               ["one frame alone (cudacacheconvert)", spread(single_k["us"]),
+                "%s a frame" % num(single_k["launches"]),
+                ", ".join(single_k["names"])[:80]],
+               ["a slot of the batch", num(b_us / BATCH_SLOTS), "", ""]])
+        L.append("Nsight Compute, %d batches and %d frames per run; a batch's "
+                 "time is every launch of the run over the batches." % (
+                     ncu_frames, ncu_frames))
+        L.append("")
+        rows.append(("GPU time of a batch of %d at most %dx one frame's alone"
+                     % (BATCH_SLOTS, BATCH_SLOTS),
+                     "%s vs %s us (%s)" % (num(b_us), num(s_us),
+                                           fmt_ratio(b_us / s_us)),
+                     verdict(b_us <= BATCH_SLOTS * s_us, smoke)))
+    p = "%d sources" % BATCH_SLOTS
+    if res.has("batch"):
+        per_rep = rep_ratios(res, "batch", p, "fps", "batched", "separate")
+        table(L, ["%d sources into one batch" % BATCH_SLOTS, "fps",
+                  "frames", "batches"],
+              [[v, spread(res.stat("batch", v, p, "fps")),
+                spread(res.stat("batch", v, p, "frames")),
+                spread(res.stat("batch", v, p, "batches"))]
+               for v in ("batched", "separate")])
+        L.append("batched/separate, per repetition: %s." % (
+            ", ".join("%s: %s" % (r, fmt_ratio(per_rep[r]))
+                      for r in sorted(per_rep, key=int)) or "-"))
+        # one check per part of the run
+        checks = res.data.get(("batch", "check", p, "batches_equal"), {})
+        if checks:
+            L.append("The two variants' last batches of the first repetition%s: %s." %
+                     (" of each part" if len(checks) > 1 else "",
+                      "equal byte for byte" if min(checks.values())
+                      else "**different**"))
+        L.append("")
+        if per_rep:
+            r = statistics.median(per_rep.values())
+            rows.append(("%d sources: batched fps at least 1.5x separate "
+                         "pipelines' stacked by the application" % BATCH_SLOTS,
+                         "%s (median of the repetitions' ratios)" % fmt_ratio(r),
+                         verdict(r >= 1.5, smoke)))
+    if rows:
+        table(L, ["target", "measured (medians)", ""], [list(r) for r in rows])
+
+
 def report(run_dir, images=""):
     data, _order = load(os.path.join(run_dir, "results.csv"))
     res = Results(data)
@@ -424,6 +498,9 @@ def report(run_dir, images=""):
                                        ("median_us", "p99_us", "min_us", "max_us")] +
                                 ["%d" % res.one(s, v, p, "samples")])
         table(L, ["pool", "median us", "p99 us", "min us", "max us", "samples"], rows)
+
+    # 7. batches
+    batch_section(L, res, kernels, ncu_frames, smoke)
 
     T = ["### Targets (issue 9), as measured by this run", ""]
     if targets and not smoke:

@@ -118,6 +118,29 @@ class CompareRuns(unittest.TestCase):
         self.assertEqual(v["busy / ours vs 1 steady / steady N=4 / "
                            "aggregate_fps"], (True, True))
 
+    def test_batched_against_separate_is_a_ratio(self):
+        def batch(batched, separate):
+            rows = []
+            for rep, (a, b) in enumerate(zip(batched, separate), 1):
+                for variant, value in (("batched", a), ("separate", b)):
+                    rows.append(("batch", variant, "8 sources", str(rep),
+                                 "fps", value, "fps"))
+            return rows
+        first = batch([150, 160, 170], [100, 100, 100])  # 1.5x to 1.7x
+        # both 20% slower: the ratio holds
+        v, status, _ = compare(first, batch([120, 128, 136], [80, 80, 80]))
+        self.assertEqual(v["batch / batched/separate / 8 sources / fps"],
+                         (True, True))
+        self.assertEqual(status, 0)
+        # 1.45x: outside, though each rate is within its widening
+        v, status, _ = compare(first, batch([145, 145, 145],
+                                            [100, 100, 100]))
+        self.assertEqual(v["batch / batched/separate / 8 sources / fps"],
+                         (False, False))
+        self.assertEqual(v["batch / batched / 8 sources / fps"],
+                         (False, True))
+        self.assertEqual(status, 1)
+
     def test_counts_are_not_widened(self):
         def allocs(v):
             return [("convert", "ours", "K=1", str(r), "allocs_per_1000", x,
