@@ -1183,6 +1183,10 @@ gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
       error);
 }
 
+static gboolean convert_batch (GstCudaCacheConverter ** converters,
+    GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
+    gboolean defer, guint * n_launches, GError ** error);
+
 /* The converter of a present slot, and the tensor it makes: NULL where
  * the slot is absent */
 static GstCudaCacheConverter *
@@ -1234,6 +1238,73 @@ batch_slot (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint i)
 gboolean
 gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter ** converters,
     GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
+    guint * n_launches, GError ** error)
+{
+  return convert_batch (converters, inbufs, n_slots, outbuf, stream, FALSE,
+      n_launches, error);
+}
+
+/**
+ * gst_cuda_cache_converter_launch_batch:
+ * @converters: (array length=n_slots) (nullable): as for
+ *     gst_cuda_cache_converter_convert_batch()
+ * @inbufs: (array length=n_slots) (nullable): likewise
+ * @n_slots: the slots of the batch
+ * @outbuf: likewise
+ * @stream: (type gpointer) (nullable): likewise
+ * @n_launches: (out) (optional): likewise
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * gst_cuda_cache_converter_convert_batch() without its wait: CUDA memory's
+ * batch is launched and the call returns at once, so that the caller
+ * prepares the next batch while the device converts this one. @outbuf is
+ * written once gst_cuda_cache_converter_wait_batch() returns for it; until
+ * then the caller keeps @inbufs, @converters and @outbuf, and reads
+ * nothing of @outbuf. Launch the batches of one set of converters on one
+ * stream (pass one; with %NULL, the first present slot's converter's own),
+ * so that a batch's launch waits on the device for the one before.
+ * System memory is converted before the call returns, as by
+ * gst_cuda_cache_converter_convert_batch().
+ *
+ * Returns: %TRUE where the batch was launched (or, for system memory,
+ *     converted)
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter ** converters,
+    GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
+    guint * n_launches, GError ** error)
+{
+  return convert_batch (converters, inbufs, n_slots, outbuf, stream, TRUE,
+      n_launches, error);
+}
+
+/**
+ * gst_cuda_cache_converter_wait_batch:
+ * @outbuf: a batch launched by gst_cuda_cache_converter_launch_batch()
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * Waits until the batch launched into @outbuf is written (at once where
+ * it is written already, or was system memory). Only then may @outbuf be
+ * read, handed on or released, and the batch's input frames released.
+ *
+ * Returns: %TRUE once @outbuf is written; %FALSE where its conversion
+ *     failed on the device
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_wait_batch (GstBuffer * outbuf, GError ** error)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
+
+  return gst_cuda_cache_converter_cuda_wait_batch (outbuf, error);
+}
+
+static gboolean
+convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
+    guint n_slots, GstBuffer * outbuf, CUstream stream, gboolean defer,
     guint * n_launches, GError ** error)
 {
   GstCudaCacheConverter *first = NULL;
@@ -1311,7 +1382,7 @@ gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter ** converters,
       slots[i] = conv ? conv->cuda : NULL;
     }
     return gst_cuda_cache_converter_cuda_convert_batch (slots, inbufs,
-        n_slots, outbuf, slot_size, stream, n_launches, error);
+        n_slots, outbuf, slot_size, stream, defer, n_launches, error);
   }
 
   /* system memory: each slot converted in place, through a buffer that

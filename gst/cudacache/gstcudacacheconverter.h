@@ -271,6 +271,15 @@ gboolean gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter **
     CUstream stream, guint * n_launches, GError ** error);
 
 GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter **
+    converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,
+    CUstream stream, guint * n_launches, GError ** error);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_wait_batch (GstBuffer * outbuf,
+    GError ** error);
+
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter *
     converter, GstVideoRectangle * rect);
 

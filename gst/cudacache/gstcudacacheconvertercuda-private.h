@@ -41,11 +41,18 @@ gboolean gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda *
  * @slots[i], each a tensor of @slot_size bytes, or zeros where @slots[i]
  * is NULL; at least one is not. The slots' conversions share their
  * launches (gst_cuda_cache_kernel_batch_launch ()): *@n_launches says
- * how many. Waited for as a single conversion is. */
+ * how many. Waited for as a single conversion is, or with @defer not:
+ * gst_cuda_cache_converter_cuda_wait_batch (@outbuf) waits. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda
     ** slots, GstBuffer ** inbufs, guint n, GstBuffer * outbuf,
-    gsize slot_size, CUstream stream, guint * n_launches, GError ** error);
+    gsize slot_size, CUstream stream, gboolean defer, guint * n_launches,
+    GError ** error);
+
+/* Waits for the batch launched into @outbuf with @defer, where it was */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_cuda_wait_batch (GstBuffer * outbuf,
+    GError ** error);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda);

@@ -185,6 +185,17 @@ G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels,
     CUstream stream, GstCudaCacheKernelDone * done);
 
+/* The same for a launch of @done before its last (whose signal number,
+ * gst_cuda_cache_kernel_done_get_seq () just after it was launched, is
+ * @seq): later launches of @done may be in flight. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_kernels_wait_for (GstCudaCacheKernels * kernels,
+    CUstream stream, GstCudaCacheKernelDone * done, guint32 seq);
+
+/* The signal number of @done's last launch */
+G_GNUC_INTERNAL
+guint32 gst_cuda_cache_kernel_done_get_seq (GstCudaCacheKernelDone * done);
+
 /* Call only with no conversion of @done's in flight. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done);

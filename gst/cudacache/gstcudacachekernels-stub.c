@@ -98,6 +98,19 @@ gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels, CUstream stream,
   g_return_val_if_reached (FALSE);
 }
 
+gboolean
+gst_cuda_cache_kernels_wait_for (GstCudaCacheKernels * kernels,
+    CUstream stream, GstCudaCacheKernelDone * done, guint32 seq)
+{
+  g_return_val_if_reached (FALSE);
+}
+
+guint32
+gst_cuda_cache_kernel_done_get_seq (GstCudaCacheKernelDone * done)
+{
+  g_return_val_if_reached (0);
+}
+
 void
 gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done)
 {

@@ -825,6 +825,20 @@ gboolean
 gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels, CUstream stream,
     GstCudaCacheKernelDone * done)
 {
+  return gst_cuda_cache_kernels_wait_for (kernels, stream, done,
+      done ? done->seq : 0);
+}
+
+guint32
+gst_cuda_cache_kernel_done_get_seq (GstCudaCacheKernelDone * done)
+{
+  return done->seq;
+}
+
+gboolean
+gst_cuda_cache_kernels_wait_for (GstCudaCacheKernels * kernels,
+    CUstream stream, GstCudaCacheKernelDone * done, guint32 seq)
+{
   gint64 deadline = 0;
   guint spins = 0;
 
@@ -833,8 +847,10 @@ gst_cuda_cache_kernels_wait (GstCudaCacheKernels * kernels, CUstream stream,
   if (!done)
     return sync_stream (kernels->context, stream);
 
-  /* an atomic read: whatever follows is ordered after it */
-  while ((guint32) g_atomic_int_get ((gint *) done->flag) != done->seq) {
+  /* an atomic read: whatever follows is ordered after it. Launches of
+   * one signal are on one stream, in order: the word passing @seq means
+   * @seq's grid is done (compared as a difference, across wrapping) */
+  while ((gint32) ((guint32) g_atomic_int_get ((gint *) done->flag) - seq) < 0) {
     if (++spins < DONE_SPINS)
       continue;
     if (deadline == 0) {
