@@ -597,7 +597,8 @@ gst_cuda_cache_batch_sink_caps (GstAggregator * agg, GstPad * pad,
   GstCaps *templ = gst_pad_get_pad_template_caps (pad);
   GstCaps *peer = gst_pad_peer_query_caps (GST_AGGREGATOR_SRC_PAD (agg), NULL);
   GstCaps *caps = gst_caps_new_empty ();
-  gboolean cuda = FALSE, system = FALSE;
+  /* nothing downstream yet (ANY has no structure): either kind */
+  gboolean cuda = gst_caps_is_any (peer), system = gst_caps_is_any (peer);
   guint i;
 
   for (i = 0; i < gst_caps_get_size (peer); i++) {
