@@ -19,8 +19,45 @@
  * leaves its slot absent (zeros, marked absent in the meta); the last
  * pad's end of stream ends the batches. `batch-size` 0 makes the batch as
  * large as the number of sink pads; a larger value leaves the slots of no
- * pad absent. Live, a batch goes out at its deadline (`latency`): a pad
- * without a frame by then leaves its slot absent.
+ * pad absent.
+ *
+ * ## Pads of different frame rates
+ *
+ * In a pipeline that is not live, each batch takes the next frame of
+ * every pad and waits for it: every frame of every pad is batched once,
+ * none is dropped, and a faster stream's frames simply take more batches
+ * (its slots go absent after the slower streams end).
+ *
+ * In a live pipeline a batch goes out as soon as every pad has a frame,
+ * or at its deadline: the running time of the oldest frame queued, plus
+ * the upstream latency and the element's `latency`. A pad without a
+ * frame by then leaves its slot absent. Each batch takes each pad's
+ * **newest** queued frame and drops the older ones of that pad (a camera
+ * faster than the batches, or than what is downstream of them), so a slot
+ * is never older than it has to be. The drops are counted on each sink
+ * pad (#GstCudaCacheBatchPad:dropped) and in all (#GstCudaCacheBatch:dropped),
+ * and logged one by one at the DEBUG level. As `videorate` and
+ * #GstVideoAggregator do for the input frames they leave out, the element
+ * posts no QoS message for them: a QoS message says a frame was late, and
+ * these are frames the policy replaced by newer ones.
+ *
+ * ## Regions of interest
+ *
+ * With `mode=rois` the element takes one sink pad (a second request is
+ * refused, with a warning) and fills the slots with the regions of
+ * interest of its frames: each #GstVideoRegionOfInterestMeta of a frame
+ * (of the `roi-type` asked for, every one where it is empty), in the order
+ * they were added, is a slot: the frame converted as `cudacacheconvert`
+ * converts it with its source rectangle set to the region
+ * (%GST_CUDA_CACHE_CONVERTER_OPT_SRC_X and the others). A region past the
+ * frame's edges is clipped to it; one with nothing inside the frame is
+ * skipped. `batch-size` regions make a batch, and must be above 0: a
+ * frame of more regions makes several batches, all of its PTS, its last
+ * one's other slots absent. A frame without a region makes no batch: a
+ * GAP event for its time goes downstream instead, so a sink prerolls and
+ * a live mixer moves on. Each slot's meta gives the region's id
+ * (`roi_id`) and its source rectangle the region (grown to the chroma
+ * grid of a subsampled frame).
  *
  * Batch tensors are buffers of the device's cache (or of system memory's),
  * so a batch layout seen once allocates nothing again. The slots are
@@ -37,6 +74,14 @@
  *   videotestsrc num-buffers=30 ! video/x-raw,width=1280,height=720 ! b. \
  *   videotestsrc num-buffers=30 ! video/x-raw,width=640,height=480 ! b.
  * ]| Two streams of different sizes into float32 batches of 2x3x640x640.
+ * |[
+ * gst-launch-1.0 filesrc location=a.mp4 ! parsebin ! nvh264dec ! \
+ *     DETECTOR ! cudacachebatch mode=rois roi-type=face batch-size=8 ! \
+ *     'other/tensors(memory:CUDAMemory),format=static,num_tensors=1,\
+ *     types=float32,dimensions=112:112:3:8,layout=NCHW' ! fakesink
+ * ]| The faces a detector marked, eight a batch, each 3x112x112 (DETECTOR
+ * stands for any element that adds #GstVideoRegionOfInterestMeta of type
+ * "face" to the frames).
  *
  * Since: 0.1
  */
@@ -64,10 +109,58 @@ enum
 {
   PROP_0,
   PROP_BATCH_SIZE,
+  PROP_MODE,
+  PROP_ROI_TYPE,
+  PROP_DROPPED,
   PROP_FIRST_OPTION,
 };
 
 #define DEFAULT_BATCH_SIZE 0
+#define DEFAULT_MODE GST_CUDA_CACHE_BATCH_MODE_FRAMES
+#define DEFAULT_ROI_TYPE ""
+
+enum
+{
+  PROP_PAD_0,
+  PROP_PAD_DROPPED,
+};
+
+/**
+ * GstCudaCacheBatchMode:
+ * @GST_CUDA_CACHE_BATCH_MODE_FRAMES: one slot per sink pad, its frame
+ * @GST_CUDA_CACHE_BATCH_MODE_ROIS: one sink pad; a slot per
+ *   #GstVideoRegionOfInterestMeta of its frames
+ *
+ * What fills the slots of a batch (#GstCudaCacheBatch:mode).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_BATCH_MODE_FRAMES,
+  GST_CUDA_CACHE_BATCH_MODE_ROIS,
+} GstCudaCacheBatchMode;
+
+#define GST_TYPE_CUDA_CACHE_BATCH_MODE (gst_cuda_cache_batch_mode_get_type ())
+static GType
+gst_cuda_cache_batch_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CACHE_BATCH_MODE_FRAMES, "One slot per sink pad, its frame",
+        "frames"},
+    {GST_CUDA_CACHE_BATCH_MODE_ROIS, "One sink pad; a slot per region of "
+          "interest of its frames (GstVideoRegionOfInterestMeta)", "rois"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCacheBatchMode", values);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 #define BATCH_SRC_CAPS \
   TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
@@ -92,6 +185,9 @@ struct _GstCudaCacheBatchPad
   gboolean stale;
   /* the pools the pad offers upstream, over the cache */
   GstCudaCacheKeptPools *kept;
+
+  /* under the pad's object lock */
+  guint64 dropped;              /* live: older frames a newer one replaced */
 };
 
 G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
@@ -109,9 +205,34 @@ gst_cuda_cache_batch_pad_finalize (GObject * object)
 }
 
 static void
+gst_cuda_cache_batch_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaCacheBatchPad *pad = GST_CUDA_CACHE_BATCH_PAD (object);
+
+  if (prop_id == PROP_PAD_DROPPED) {
+    GST_OBJECT_LOCK (pad);
+    g_value_set_uint64 (value, pad->dropped);
+    GST_OBJECT_UNLOCK (pad);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
+}
+
+static void
 gst_cuda_cache_batch_pad_class_init (GstCudaCacheBatchPadClass * klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = gst_cuda_cache_batch_pad_finalize;
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_cache_batch_pad_finalize;
+  gobject_class->get_property = gst_cuda_cache_batch_pad_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_PAD_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "Frames of this pad never batched: in a live pipeline each batch "
+          "takes the pad's newest queued frame and drops the older ones "
+          "(0 in a pipeline that is not live)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
 static void
@@ -126,6 +247,10 @@ struct _GstCudaCacheBatch
 
   /* properties, under the object lock */
   guint batch_size;
+  GstCudaCacheBatchMode mode;
+  gchar *roi_type;
+  GQuark roi_type_quark;        /* 0: every region */
+  guint64 dropped;              /* the pads' together */
   GstCudaCacheConvertOptions options;
 
   /* the aggregator's thread */
@@ -134,6 +259,11 @@ struct _GstCudaCacheBatch
   gboolean cuda;                /* batches of CUDA memory */
   GstCudaContext *context;      /* the inputs' (CUDA memory) */
   GstBufferPool *batch_pool;
+  /* rois: a converter per slot, its source rectangle set to the region
+   * the slot shows, and the conversion options they are made from */
+  GstCudaCacheConverter **roi_converters;
+  guint n_roi_converters;
+  GstStructure *roi_config;
 };
 
 #define gst_cuda_cache_batch_parent_class parent_class
@@ -142,12 +272,25 @@ GST_ELEMENT_REGISTER_DEFINE (cudacachebatch, "cudacachebatch",
     GST_RANK_NONE, GST_TYPE_CUDA_CACHE_BATCH);
 
 static void
+gst_cuda_cache_batch_clear_roi_converters (GstCudaCacheBatch * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_roi_converters; i++)
+    gst_clear_object (&self->roi_converters[i]);
+  g_clear_pointer (&self->roi_converters, g_free);
+  self->n_roi_converters = 0;
+}
+
+static void
 gst_cuda_cache_batch_reset (GstCudaCacheBatch * self)
 {
   if (self->batch_pool)
     gst_buffer_pool_set_active (self->batch_pool, FALSE);
   gst_clear_object (&self->batch_pool);
   gst_clear_caps (&self->slot_caps);
+  gst_cuda_cache_batch_clear_roi_converters (self);
+  g_clear_pointer (&self->roi_config, gst_structure_free);
 }
 
 static void
@@ -159,6 +302,18 @@ gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_BATCH_SIZE) {
     GST_OBJECT_LOCK (self);
     self->batch_size = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_MODE) {
+    GST_OBJECT_LOCK (self);
+    self->mode = g_value_get_enum (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_ROI_TYPE) {
+    const gchar *type = g_value_get_string (value);
+
+    GST_OBJECT_LOCK (self);
+    g_free (self->roi_type);
+    self->roi_type = g_strdup (type ? type : "");
+    self->roi_type_quark = type && *type ? g_quark_from_string (type) : 0;
     GST_OBJECT_UNLOCK (self);
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
@@ -179,6 +334,18 @@ gst_cuda_cache_batch_get_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     g_value_set_uint (value, self->batch_size);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_MODE) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_enum (value, self->mode);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_ROI_TYPE) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_string (value, self->roi_type);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_DROPPED) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint64 (value, self->dropped);
+    GST_OBJECT_UNLOCK (self);
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
@@ -195,6 +362,7 @@ gst_cuda_cache_batch_finalize (GObject * object)
 
   gst_cuda_cache_batch_reset (self);
   gst_clear_object (&self->context);
+  g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -233,6 +401,18 @@ gst_cuda_cache_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
   GstCudaCacheTensorInfo info;
   GstCaps *fixed, *out;
   guint downstream_n;
+  gboolean rois_unsized;
+
+  GST_OBJECT_LOCK (self);
+  rois_unsized = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS &&
+      self->batch_size == 0;
+  GST_OBJECT_UNLOCK (self);
+  if (rois_unsized) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=rois takes a "
+            "batch-size above 0: the slots a batch has for the regions "
+            "of a frame"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
 
   fixed = gst_caps_fixate (gst_caps_ref (caps));
   if (!gst_cuda_cache_tensor_info_from_caps (&info, fixed)) {
@@ -419,22 +599,303 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
   return pad->converter;
 }
 
-/* Slot @index of @meta: @buf's, converted by @pad's converter */
+/* Slot @index of @meta: @buf's, converted by @converter, cut from the
+ * region of interest @roi_id (-1: the whole frame) */
 static void
 gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
-    GstCudaCacheBatchPad * pad, GstBuffer * buf, guint index,
-    GstCudaCacheBatchMeta * meta)
+    GstCudaCacheBatchPad * pad, GstCudaCacheConverter * converter,
+    GstBuffer * buf, guint index, gint roi_id, GstCudaCacheBatchMeta * meta)
 {
   /* the converter's picture meta, on a buffer of no memory */
   GstBuffer *holder = gst_buffer_new ();
   GstCudaCachePictureMeta *pmeta =
-      gst_cuda_cache_converter_add_picture_meta (pad->converter, holder);
+      gst_cuda_cache_converter_add_picture_meta (converter, holder);
   gchar *stream_id = gst_pad_get_stream_id (GST_PAD (pad));
 
   gst_cuda_cache_batch_meta_set_slot (meta, index, GST_PAD_NAME (pad),
-      stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta, -1);
+      stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta,
+      roi_id);
   g_free (stream_id);
   gst_buffer_unref (holder);
+}
+
+/* The frame @pad gives the next batch: its next one or, @live, its newest
+ * queued, the older ones dropped and counted (frames a live source made
+ * faster than batches go out) */
+static GstBuffer *
+gst_cuda_cache_batch_pad_take (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, gboolean live)
+{
+  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
+  GstBuffer *buf = gst_aggregator_pad_pop_buffer (aggpad);
+  GstBuffer *newer;
+
+  while (live && buf && (newer = gst_aggregator_pad_pop_buffer (aggpad))) {
+    GST_DEBUG_OBJECT (pad, "dropping the frame of %" GST_TIME_FORMAT
+        ": a newer one (%" GST_TIME_FORMAT ") is queued",
+        GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+        GST_TIME_ARGS (GST_BUFFER_PTS (newer)));
+    GST_OBJECT_LOCK (pad);
+    pad->dropped++;
+    GST_OBJECT_UNLOCK (pad);
+    GST_OBJECT_LOCK (self);
+    self->dropped++;
+    GST_OBJECT_UNLOCK (self);
+    gst_buffer_unref (buf);
+    buf = newer;
+  }
+  return buf;
+}
+
+/* A batch buffer from the element's pool, with its meta */
+static GstBuffer *
+gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstBuffer *outbuf = NULL;
+
+  if (!self->batch_pool) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+
+    if (caps) {
+      self->batch_pool = gst_cuda_cache_batch_pool_new (self, caps,
+          self->out_info.size);
+      gst_caps_unref (caps);
+    }
+  }
+  if (!self->batch_pool ||
+      gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
+      GST_FLOW_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a "
+            "batch of %" G_GSIZE_FORMAT " bytes", self->out_info.size), (NULL));
+    return NULL;
+  }
+  gst_buffer_add_cuda_cache_batch_meta (outbuf, n);
+  return outbuf;
+}
+
+/* Sends @outbuf of @pts and @end, and moves the output's position to its
+ * end */
+static GstFlowReturn
+gst_cuda_cache_batch_finish (GstCudaCacheBatch * self, GstBuffer * outbuf,
+    GstClockTime pts, GstClockTime end)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+
+  if (outbuf) {
+    GST_BUFFER_PTS (outbuf) = pts;
+    GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) ?
+        end - pts : GST_CLOCK_TIME_NONE;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    GST_OBJECT_LOCK (self);
+    GST_AGGREGATOR_PAD (agg->srcpad)->segment.position =
+        GST_CLOCK_TIME_IS_VALID (end) ? end : pts;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return outbuf ? gst_aggregator_finish_buffer (agg, outbuf) : GST_FLOW_OK;
+}
+
+/* rois: the regions of interest of @buf (@width x @height) of the
+ * roi-type asked for, in the order they were added, clipped to the
+ * frame; empty ones left out */
+static GArray *
+gst_cuda_cache_batch_rois (GstCudaCacheBatch * self, GstPad * pad,
+    GstBuffer * buf, gint width, gint height, GArray ** ids)
+{
+  GArray *boxes = g_array_new (FALSE, FALSE, sizeof (GstVideoRectangle));
+  gpointer state = NULL;
+  GstMeta *m;
+  GQuark type;
+
+  GST_OBJECT_LOCK (self);
+  type = self->roi_type_quark;
+  GST_OBJECT_UNLOCK (self);
+  *ids = g_array_new (FALSE, FALSE, sizeof (gint));
+  /* a buffer's metas iterate in the order they were added */
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    gint64 x0 = MIN ((gint64) roi->x, width);
+    gint64 y0 = MIN ((gint64) roi->y, height);
+    gint64 x1 = MIN ((gint64) roi->x + roi->w, width);
+    gint64 y1 = MIN ((gint64) roi->y + roi->h, height);
+    GstVideoRectangle box;
+
+    if (type && roi->roi_type != type)
+      continue;
+    if (x1 <= x0 || y1 <= y0) {
+      GST_DEBUG_OBJECT (pad, "region %d (%s) %u,%u %ux%u: nothing of it in "
+          "the %dx%d frame, skipped", roi->id,
+          g_quark_to_string (roi->roi_type), roi->x, roi->y, roi->w, roi->h,
+          width, height);
+      continue;
+    }
+    box.x = (gint) x0;
+    box.y = (gint) y0;
+    box.w = (gint) (x1 - x0);
+    box.h = (gint) (y1 - y0);
+    g_array_append_val (boxes, box);
+    g_array_append_val (*ids, roi->id);
+  }
+  return boxes;
+}
+
+/* rois: slot @index's converter, set for @pad's frames cut to @box */
+static GstCudaCacheConverter *
+gst_cuda_cache_batch_roi_converter (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, guint index, const GstVideoRectangle * box)
+{
+  GstStructure *config;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (self->n_roi_converters != gst_cuda_cache_tensor_info_get_batch
+      (&self->out_info)) {
+    gst_cuda_cache_batch_clear_roi_converters (self);
+    self->n_roi_converters =
+        gst_cuda_cache_tensor_info_get_batch (&self->out_info);
+    self->roi_converters = g_new0 (GstCudaCacheConverter *,
+        self->n_roi_converters);
+  }
+  config = gst_structure_copy (self->roi_config);
+  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT,
+      box->x, GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT, box->y,
+      GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, box->w,
+      GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, box->h, NULL);
+  if (!self->roi_converters[index]) {
+    self->roi_converters[index] = gst_cuda_cache_converter_new (pad->caps,
+        self->slot_caps, self->cuda ? self->context : NULL, config, &error);
+    ok = self->roi_converters[index] != NULL;
+  } else {
+    ok = gst_cuda_cache_converter_reconfigure (self->roi_converters[index],
+        pad->caps, self->slot_caps, config, &error);
+  }
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: region %d,%d %dx%d: %s",
+            GST_PAD_NAME (pad), box->x, box->y, box->w, box->h,
+            error ? error->message : "cannot convert"), ("from %"
+            GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps, self->slot_caps));
+    g_clear_error (&error);
+    return NULL;
+  }
+  return self->roi_converters[index];
+}
+
+/* rois, a frame without a region: no batch, a GAP event for its time so
+ * that downstream (a sink prerolling, a live mixer) moves on */
+static void
+gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstBuffer * buf)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstEvent *segment;
+
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return;
+  /* before the first batch the aggregator has sent no segment yet */
+  segment = gst_pad_get_sticky_event (agg->srcpad, GST_EVENT_SEGMENT, 0);
+  if (!segment) {
+    GstSegment copy;
+
+    GST_OBJECT_LOCK (self);
+    copy = GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+    GST_OBJECT_UNLOCK (self);
+    gst_pad_push_event (agg->srcpad, gst_event_new_segment (&copy));
+  }
+  gst_clear_event (&segment);
+  gst_pad_push_event (agg->srcpad, gst_event_new_gap (GST_BUFFER_PTS (buf),
+          GST_BUFFER_DURATION (buf)));
+}
+
+/* rois: the batches of @pad's frame @buf, batch-size regions each, the
+ * last one's other slots absent; none for a frame without a region */
+static GstFlowReturn
+gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf)
+{
+  guint n = gst_cuda_cache_tensor_info_get_batch (&self->out_info);
+  GstCudaCacheConverter **converters = g_new0 (GstCudaCacheConverter *, n);
+  GstBuffer **inbufs = g_new0 (GstBuffer *, n);
+  GstClockTime pts = GST_BUFFER_PTS (buf), end = GST_CLOCK_TIME_NONE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GArray *boxes = NULL, *ids = NULL;
+  GError *error = NULL;
+  GstVideoInfo info;
+  guint first, i;
+
+  if (!pad->caps || !gst_video_info_from_caps (&info, pad->caps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame before caps",
+            GST_PAD_NAME (pad)), (NULL));
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_BUFFER_DURATION_IS_VALID (buf))
+    end = pts + GST_BUFFER_DURATION (buf);
+  boxes = gst_cuda_cache_batch_rois (self, GST_PAD (pad), buf,
+      GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), &ids);
+  if (boxes->len == 0) {
+    GST_LOG_OBJECT (pad, "no region in the frame of %" GST_TIME_FORMAT
+        ": no batch", GST_TIME_ARGS (pts));
+    gst_cuda_cache_batch_push_gap (self, buf);
+    gst_cuda_cache_batch_finish (self, NULL, pts, end);
+    goto done;
+  }
+  /* the options are mutable while PLAYING: the next region's slot is
+   * converted with the new ones */
+  GST_OBJECT_LOCK (self);
+  if (self->options.changed)
+    g_clear_pointer (&self->roi_config, gst_structure_free);
+  GST_OBJECT_UNLOCK (self);
+  if (!self->roi_config)
+    self->roi_config = gst_cuda_cache_convert_options_take_config
+        (&self->options, GST_ELEMENT (self));
+
+  for (first = 0; first < boxes->len && ret == GST_FLOW_OK; first += n) {
+    guint n_boxes = MIN (n, boxes->len - first);
+    GstBuffer *outbuf = gst_cuda_cache_batch_acquire (self, n);
+    guint launches = 0;
+
+    if (!outbuf) {
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    for (i = 0; i < n; i++) {
+      converters[i] = i < n_boxes ? gst_cuda_cache_batch_roi_converter (self,
+          pad, i, &g_array_index (boxes, GstVideoRectangle, first + i)) : NULL;
+      inbufs[i] = i < n_boxes ? buf : NULL;
+      if (i < n_boxes && !converters[i])
+        ret = GST_FLOW_NOT_NEGOTIATED;
+    }
+    if (ret == GST_FLOW_OK &&
+        !gst_cuda_cache_converter_convert_batch (converters, inbufs, n,
+            outbuf, NULL, &launches, &error)) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
+              "the batch's conversion failed"), (NULL));
+      g_clear_error (&error);
+      ret = GST_FLOW_ERROR;
+    }
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (outbuf);
+      break;
+    }
+    GST_LOG_OBJECT (self, "a batch of %u regions %u to %u of %u of the "
+        "frame of %" GST_TIME_FORMAT ", in %u launches", n, first,
+        first + n_boxes - 1, boxes->len, GST_TIME_ARGS (pts), launches);
+    for (i = 0; i < n_boxes; i++)
+      gst_cuda_cache_batch_set_slot (self, pad, converters[i], buf, i,
+          g_array_index (ids, gint, first + i),
+          gst_buffer_get_cuda_cache_batch_meta (outbuf));
+    ret = gst_cuda_cache_batch_finish (self, outbuf, pts, end);
+  }
+
+done:
+  if (boxes)
+    g_array_unref (boxes);
+  if (ids)
+    g_array_unref (ids);
+  g_free (converters);
+  g_free (inbufs);
+  return ret;
 }
 
 static GstFlowReturn
@@ -451,7 +912,8 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
-  gboolean all_eos = TRUE, options_changed;
+  gboolean all_eos = TRUE, options_changed, rois;
+  gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   GList *l;
 
   GST_OBJECT_LOCK (self);
@@ -459,14 +921,21 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     pads[n_pads++] = gst_object_ref (l->data);
   options_changed = self->options.changed;
+  rois = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS;
   GST_OBJECT_UNLOCK (self);
   bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
 
   /* the options are mutable while PLAYING: a change sets every pad's
    * converter up again, from the new config */
-  for (i = 0; options_changed && i < n_pads; i++)
+  for (i = 0; options_changed && !rois && i < n_pads; i++)
     pads[i]->stale = TRUE;
 
+  if (rois && n_pads > 1) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=rois takes one sink "
+            "pad, %u are there", n_pads), (NULL));
+    ret = GST_FLOW_NOT_NEGOTIATED;
+    goto done;
+  }
   if (n_pads > n) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u sink pads, batches "
             "of %u slots (batch-size)", n_pads, n), (NULL));
@@ -477,7 +946,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   for (i = 0; i < n_pads; i++) {
     GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
 
-    bufs[i] = gst_aggregator_pad_pop_buffer (aggpad);
+    bufs[i] = gst_cuda_cache_batch_pad_take (self, pads[i], live);
     if (bufs[i]) {
       GstClockTime t = GST_BUFFER_PTS (bufs[i]);
 
@@ -502,25 +971,17 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     ret = all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
     goto done;
   }
-
-  if (!self->batch_pool) {
-    GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
-
-    if (caps) {
-      self->batch_pool = gst_cuda_cache_batch_pool_new (self, caps,
-          self->out_info.size);
-      gst_caps_unref (caps);
-    }
+  if (rois) {
+    ret = gst_cuda_cache_batch_aggregate_rois (self, pads[0], bufs[0]);
+    goto done;
   }
-  if (!self->batch_pool ||
-      gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
-      GST_FLOW_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a "
-            "batch of %" G_GSIZE_FORMAT " bytes", self->out_info.size), (NULL));
+
+  outbuf = gst_cuda_cache_batch_acquire (self, n);
+  if (!outbuf) {
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  meta = gst_buffer_add_cuda_cache_batch_meta (outbuf, n);
+  meta = gst_buffer_get_cuda_cache_batch_meta (outbuf);
   converters = g_new0 (GstCudaCacheConverter *, n);
   for (i = 0; i < n_pads; i++) {
     if (!bufs[i])
@@ -545,13 +1006,11 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       n_bufs, launches);
   for (i = 0; i < n_pads; i++) {
     if (bufs[i])
-      gst_cuda_cache_batch_set_slot (self, pads[i], bufs[i], i, meta);
+      gst_cuda_cache_batch_set_slot (self, pads[i], converters[i], bufs[i],
+          i, -1, meta);
   }
 
-  GST_BUFFER_PTS (outbuf) = pts;
-  GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) ?
-      end - pts : GST_CLOCK_TIME_NONE;
-  ret = gst_aggregator_finish_buffer (agg, g_steal_pointer (&outbuf));
+  ret = gst_cuda_cache_batch_finish (self, g_steal_pointer (&outbuf), pts, end);
 
 done:
   gst_clear_buffer (&outbuf);
@@ -564,6 +1023,44 @@ done:
   g_free (converters);
   g_free (slot_bufs);
   return ret;
+}
+
+/* Live, the running time a batch is due by, less the latency: its
+ * oldest queued frame's. A batch goes out once every pad has a frame, or
+ * at that deadline with the frames there are then; with no frame queued
+ * there is no deadline. */
+static GstClockTime
+gst_cuda_cache_batch_get_next_time (GstAggregator * agg)
+{
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (agg);
+  for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (agg);
+  for (l = pads; l; l = l->next) {
+    GstAggregatorPad *aggpad = l->data;
+    GstBuffer *buf = gst_aggregator_pad_peek_buffer (aggpad);
+    GstClockTime t = GST_CLOCK_TIME_NONE;
+
+    if (!buf)
+      continue;
+    GST_OBJECT_LOCK (aggpad);
+    if (GST_BUFFER_PTS_IS_VALID (buf) && aggpad->segment.format ==
+        GST_FORMAT_TIME)
+      t = gst_segment_to_running_time (&aggpad->segment, GST_FORMAT_TIME,
+          GST_BUFFER_PTS (buf));
+    GST_OBJECT_UNLOCK (aggpad);
+    gst_buffer_unref (buf);
+    /* a frame of no time is due at once */
+    if (!GST_CLOCK_TIME_IS_VALID (t))
+      t = 0;
+    if (!GST_CLOCK_TIME_IS_VALID (next) || t < next)
+      next = t;
+  }
+  g_list_free_full (pads, gst_object_unref);
+  return next;
 }
 
 /* The pipeline's CUDA context, as nvcodec's elements share it: given by
@@ -621,7 +1118,8 @@ gst_cuda_cache_batch_sink_caps (GstAggregator * agg, GstPad * pad,
   GstCaps *templ = gst_pad_get_pad_template_caps (pad);
   GstCaps *peer = gst_pad_peer_query_caps (GST_AGGREGATOR_SRC_PAD (agg), NULL);
   GstCaps *caps = gst_caps_new_empty ();
-  gboolean cuda = FALSE, system = FALSE;
+  /* nothing downstream yet (ANY has no structure): either kind */
+  gboolean cuda = gst_caps_is_any (peer), system = gst_caps_is_any (peer);
   guint i;
 
   for (i = 0; i < gst_caps_get_size (peer); i++) {
@@ -721,13 +1219,23 @@ gst_cuda_cache_batch_request_new_pad (GstElement * element,
     GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
-  GstPad *pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element,
-      templ, name, caps);
-  gboolean follows_pads;
+  GstPad *pad;
+  gboolean follows_pads, refused;
 
   GST_OBJECT_LOCK (self);
   follows_pads = self->batch_size == 0;
+  refused = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS &&
+      element->numsinkpads > 0;
   GST_OBJECT_UNLOCK (self);
+  /* as muxers refuse a pad they cannot take: a warning that says why,
+   * and no pad */
+  if (refused) {
+    GST_ELEMENT_WARNING (self, CORE, PAD, ("mode=rois takes one sink pad: "
+            "a second one was requested and refused"), (NULL));
+    return NULL;
+  }
+  pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element, templ,
+      name, caps);
   if (pad && follows_pads)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
   return pad;
@@ -773,6 +1281,28 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
           "pad); slots of no pad are absent", 0, 4096, DEFAULT_BATCH_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "What fills the slots: frames (one slot per sink pad, its frame) "
+          "or rois (one sink pad; each slot a region of interest of its "
+          "frame, its GstVideoRegionOfInterestMeta in the order they were "
+          "added, batch-size regions a batch, batch-size above 0)",
+          GST_TYPE_CUDA_CACHE_BATCH_MODE, DEFAULT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ROI_TYPE,
+      g_param_spec_string ("roi-type", "Region type",
+          "mode=rois: batch only the regions of interest of this roi_type "
+          "(the meta's type name, e.g. \"face\"); empty: every region",
+          DEFAULT_ROI_TYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "Frames never batched, all pads together (each pad's own count is "
+          "its dropped property): in a live pipeline each batch takes each "
+          "pad's newest queued frame and drops the older ones; 0 in a "
+          "pipeline that is not live", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
 
   element_class->change_state =
@@ -802,7 +1332,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
   /* live: a batch goes out at its deadline, the slots of pads without a
    * frame by then absent */
-  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+  agg_class->get_next_time =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_get_next_time);
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_query);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_query);
   agg_class->propose_allocation =
@@ -811,11 +1342,14 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_batch_debug, "cudacachebatch", 0,
       "CUDA cache batcher");
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_BATCH_PAD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CACHE_BATCH_MODE, 0);
 }
 
 static void
 gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
 {
   self->batch_size = DEFAULT_BATCH_SIZE;
+  self->mode = DEFAULT_MODE;
+  self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
 }

@@ -210,4 +210,203 @@ batch_check_slots (const gchar * const *sources, const guint * frames,
   return n_batches;
 }
 
+/* A frame of @caps (system memory) of pseudo-random bytes from @seed,
+ * of @pts and @duration */
+static GstBuffer *
+batch_noise_frame (const gchar * caps, guint32 seed, GstClockTime pts,
+    GstClockTime duration)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstMapInfo map;
+  gsize k;
+
+  fail_unless (gst_video_info_from_caps (&info, c), "%s", caps);
+  gst_caps_unref (c);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (k = 0; k < map.size; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    map.data[k] = seed >> 24;
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = duration;
+  return buf;
+}
+
+/* @frame of @in_caps converted alone, as cudacacheconvert converts it,
+ * with @config and its source rectangle set to @box, into one slot of
+ * @slot_caps (system memory, or CUDA memory of @context); where it lies
+ * in *@picture (source and picture rectangles) if wanted */
+static GBytes *
+batch_solo_region (GstBuffer * frame, const gchar * in_caps,
+    const gchar * slot_caps, const GstStructure * config,
+    const GstVideoRectangle * box, GstCudaContext * context,
+    GstCudaCacheBatchSlot * picture)
+{
+  GstCaps *in = gst_caps_from_string (in_caps);
+  GstCaps *out = gst_caps_from_string (slot_caps);
+  GstStructure *c = gst_structure_copy (config);
+  GstCudaCacheTensorInfo info;
+  GstCudaCacheConverter *conv;
+  GstBufferPool *pool = NULL;
+  GError *error = NULL;
+  GstBuffer *outbuf = NULL;
+  GstMapInfo map;
+  GBytes *bytes;
+
+  gst_structure_set (c, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT,
+      box->x, GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT, box->y,
+      GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, box->w,
+      GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, box->h, NULL);
+  conv = gst_cuda_cache_converter_new (in, out, context, c, &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+  fail_unless (gst_cuda_cache_tensor_info_from_caps (&info, out));
+  if (context) {
+    GstStructure *pool_config;
+
+    pool = gst_cuda_cache_pool_new (context);
+    pool_config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (pool_config, out, info.size, 0, 0);
+    fail_unless (gst_buffer_pool_set_config (pool, pool_config));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &outbuf,
+            NULL), GST_FLOW_OK);
+  } else {
+    outbuf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  }
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, frame, outbuf,
+          NULL, &error), "%s", error ? error->message : "");
+  if (picture) {
+    GstCudaCachePictureMeta *pmeta =
+        gst_cuda_cache_converter_add_picture_meta (conv, outbuf);
+
+    fail_unless (pmeta != NULL);
+    picture->picture = pmeta->picture;
+    picture->source = pmeta->source;
+  }
+  /* the tensor's bytes: CUDA memory's size counts its padding too */
+  fail_unless (gst_buffer_map (outbuf, &map, GST_MAP_READ));
+  bytes = g_bytes_new (map.data, info.size);
+  gst_buffer_unmap (outbuf, &map);
+  gst_buffer_unref (outbuf);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_object_unref (conv);
+  gst_caps_unref (in);
+  gst_caps_unref (out);
+  return bytes;
+}
+
+/* A region of interest of a test frame */
+typedef struct
+{
+  const gchar *type;
+  gint id;
+  guint x, y, w, h;
+} BatchRegion;
+
+/* Frame @index of @caps (pseudo-random, system memory, of @index frames
+ * of 1/30 s), with a GstVideoRegionOfInterestMeta per region, in order */
+static GstBuffer *
+batch_region_frame (const gchar * caps, guint index,
+    const BatchRegion * regions, guint n)
+{
+  GstBuffer *buf = batch_noise_frame (caps, 1000 + index,
+      index * GST_SECOND / 30, GST_SECOND / 30);
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstVideoRegionOfInterestMeta *m =
+        gst_buffer_add_video_region_of_interest_meta (buf, regions[i].type,
+        regions[i].x, regions[i].y, regions[i].w, regions[i].h);
+
+    m->id = regions[i].id;
+  }
+  return buf;
+}
+
+/* @batch (of cudacachebatch mode=rois letterbox=true fill-value=114): its
+ * slots the regions @expected[0..n_present-1] of @frame (of @in_caps, in
+ * system memory or CUDA memory of @context), each equal to the frame
+ * converted alone with its source rectangle the region clipped to the
+ * frame (@clipped), its meta the frame's and the region's; the rest absent
+ * and zero */
+static void
+batch_check_regions (GstBuffer * batch, GstBuffer * frame,
+    const gchar * in_caps, const gchar * slot_caps, GstCudaContext * context,
+    guint n_slots, const BatchRegion * expected,
+    const GstVideoRectangle * clipped, guint n_present)
+{
+  static const gdouble zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 };
+  GstStructure *config = gst_cuda_cache_converter_build_config (TRUE, 114,
+      GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0, zero, one);
+  GstCudaCacheBatchMeta *meta = gst_buffer_get_cuda_cache_batch_meta (batch);
+  GstCudaCacheTensorMeta *tmeta = gst_buffer_get_cuda_cache_tensor_meta (batch);
+  GstCaps *caps = gst_caps_from_string (in_caps);
+  GstVideoInfo info;
+  gboolean sub_x, sub_y;
+  GstMapInfo map;
+  gsize slot_size;
+  guint i;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  sub_x = GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) > 0;
+  sub_y = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) > 0;
+  fail_unless (meta != NULL && meta->n_slots == n_slots);
+  fail_unless (tmeta != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (batch), GST_BUFFER_PTS (frame));
+  fail_unless (gst_buffer_map (batch, &map, GST_MAP_READ));
+  slot_size = tmeta->info.size / n_slots;
+  for (i = 0; i < n_slots; i++) {
+    const GstCudaCacheBatchSlot *slot =
+        gst_cuda_cache_batch_meta_get_slot (meta, i);
+    const guint8 *data = map.data + i * slot_size;
+
+    if (i < n_present) {
+      const GstVideoRectangle *r = &clipped[i];
+      GstCudaCacheBatchSlot solo_picture;
+      GBytes *solo = batch_solo_region (frame, in_caps, slot_caps, config, r,
+          context, &solo_picture);
+
+      fail_unless (slot->present, "slot %u absent", i);
+      fail_unless_equals_string (slot->pad_name, "sink_0");
+      fail_unless_equals_int (slot->roi_id, expected[i].id);
+      fail_unless_equals_uint64 (slot->pts, GST_BUFFER_PTS (frame));
+      fail_unless_equals_uint64 (slot->duration, GST_BUFFER_DURATION (frame));
+      fail_unless_equals_uint64 (g_bytes_get_size (solo), slot_size);
+      fail_unless (memcmp (data, g_bytes_get_data (solo, NULL),
+              slot_size) == 0, "slot %u (region %d) differs from the frame "
+          "converted alone with its source rectangle", i, expected[i].id);
+      /* the source rectangle: the region, grown to the chroma grid */
+      fail_unless_equals_int (slot->source.x, sub_x ? r->x & ~1 : r->x);
+      fail_unless_equals_int (slot->source.y, sub_y ? r->y & ~1 : r->y);
+      fail_unless_equals_int (slot->source.x + slot->source.w, sub_x ?
+          MIN ((r->x + r->w + 1) & ~1, GST_VIDEO_INFO_WIDTH (&info)) :
+          r->x + r->w);
+      fail_unless_equals_int (slot->source.y + slot->source.h, sub_y ?
+          MIN ((r->y + r->h + 1) & ~1, GST_VIDEO_INFO_HEIGHT (&info)) :
+          r->y + r->h);
+      fail_unless (memcmp (&slot->source, &solo_picture.source,
+              sizeof (GstVideoRectangle)) == 0);
+      fail_unless (memcmp (&slot->picture, &solo_picture.picture,
+              sizeof (GstVideoRectangle)) == 0);
+      g_bytes_unref (solo);
+    } else {
+      gsize k;
+
+      fail_if (slot->present, "slot %u present", i);
+      for (k = 0; k < slot_size; k++)
+        fail_unless (data[k] == 0, "absent slot %u not zero", i);
+    }
+  }
+  gst_buffer_unmap (batch, &map);
+  gst_structure_free (config);
+}
+
 #endif /* __CUDACACHE_BATCH_H__ */

@@ -9,6 +9,8 @@
 #include "config.h"
 #endif
 
+#include <gst/check/gstharness.h>
+
 #include "../cudacache-batch.h"
 
 GST_START_TEST (test_slots_are_solo_conversions)
@@ -64,12 +66,13 @@ GST_START_TEST (test_batch_size_leaves_slots_absent)
 GST_END_TEST;
 
 /* live: a source that stalls leaves its slot absent in every batch, and
- * batches still go out at their deadline */
+ * batches still go out at their deadline (the frames a batch found
+ * queued behind a newer one dropped: more frames than batches) */
 GST_START_TEST (test_live_stalled_source)
 {
   GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b "
       "latency=50000000 ! " U8_NHWC ("", 2) " ! appsink name=out "
-      "videotestsrc is-live=true num-buffers=5 ! "
+      "videotestsrc is-live=true num-buffers=30 ! "
       "video/x-raw,width=64,height=48,framerate=30/1 ! queue ! b.sink_0 "
       "appsrc is-live=true format=time "
       "caps=video/x-raw,format=RGBA,width=32,height=32,framerate=30/1 ! "
@@ -301,6 +304,336 @@ GST_START_TEST (test_refusals_say_why)
 
 GST_END_TEST;
 
+/* RGBA frames of a 30 and a 10 frames-per-second source */
+#define FAST_CAPS "video/x-raw,format=RGBA,width=16,height=8,framerate=30/1"
+#define SLOW_CAPS "video/x-raw,format=RGBA,width=12,height=10,framerate=10/1"
+#define FAST_FRAME (GST_SECOND / 30)
+#define SLOW_FRAME (GST_SECOND / 10)
+
+static void
+push_frame (GstHarness * h, const gchar * caps, GstClockTime pts,
+    GstClockTime duration)
+{
+  fail_unless_equals_int (gst_harness_push (h, batch_noise_frame (caps,
+              (guint32) pts, pts, duration)), GST_FLOW_OK);
+}
+
+/* The slots' PTS of the next batch @h gives (NONE for an absent slot) */
+static void
+pull_slot_pts (GstHarness * h, GstClockTime * pts, guint n)
+{
+  GstBuffer *batch = gst_harness_pull (h);
+  GstCudaCacheBatchMeta *meta;
+  guint i;
+
+  fail_unless (batch != NULL, "no batch");
+  meta = gst_buffer_get_cuda_cache_batch_meta (batch);
+  fail_unless (meta != NULL && meta->n_slots == n);
+  for (i = 0; i < n; i++) {
+    const GstCudaCacheBatchSlot *slot =
+        gst_cuda_cache_batch_meta_get_slot (meta, i);
+
+    pts[i] = slot->present ? slot->pts : GST_CLOCK_TIME_NONE;
+  }
+  gst_buffer_unref (batch);
+}
+
+static guint64
+dropped (gpointer object)
+{
+  guint64 n;
+
+  g_object_get (object, "dropped", &n, NULL);
+  return n;
+}
+
+/* Live, sources of 30 and 10 frames per second: each batch takes each
+ * pad's newest queued frame, the older ones dropped and counted per pad
+ * and in all. Frames are pushed before the batch they go to can be made
+ * (every pad's frame there, or the test clock moved to its deadline), so
+ * what each batch finds queued is the test's, not the machine's load. */
+GST_START_TEST (test_live_newest_frame)
+{
+  GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
+  GstHarness *fast, *slow;
+  GstPad *fast_pad, *slow_pad;
+  GstClockTime pts[2];
+
+  /* a deadline far enough for the frames of one batch to queue */
+  g_object_set (batch, "batch-size", 2, "latency", GST_SECOND, NULL);
+  fast = gst_harness_new_with_element (batch, "sink_0", "src");
+  slow = gst_harness_new_with_element (batch, "sink_1", NULL);
+  fast_pad = gst_element_get_static_pad (batch, "sink_0");
+  slow_pad = gst_element_get_static_pad (batch, "sink_1");
+  gst_harness_set_src_caps_str (fast, FAST_CAPS);
+  gst_harness_set_src_caps_str (slow, SLOW_CAPS);
+  gst_harness_set_sink_caps_str (fast, U8_NHWC ("", 2));
+
+  /* three fast frames, then the slow one: a batch at once */
+  push_frame (fast, FAST_CAPS, 0, FAST_FRAME);
+  push_frame (fast, FAST_CAPS, FAST_FRAME, FAST_FRAME);
+  push_frame (fast, FAST_CAPS, 2 * FAST_FRAME, FAST_FRAME);
+  push_frame (slow, SLOW_CAPS, 0, SLOW_FRAME);
+  pull_slot_pts (fast, pts, 2);
+  fail_unless_equals_uint64 (pts[0], 2 * FAST_FRAME);
+  fail_unless_equals_uint64 (pts[1], 0);
+  fail_unless_equals_uint64 (dropped (fast_pad), 2);
+  fail_unless_equals_uint64 (dropped (slow_pad), 0);
+  fail_unless_equals_uint64 (dropped (batch), 2);
+
+  /* two fast frames, no slow one: the batch at its deadline, the slow
+   * slot absent */
+  push_frame (fast, FAST_CAPS, 3 * FAST_FRAME, FAST_FRAME);
+  push_frame (fast, FAST_CAPS, 4 * FAST_FRAME, FAST_FRAME);
+  fail_unless (gst_harness_crank_single_clock_wait (fast));
+  pull_slot_pts (fast, pts, 2);
+  fail_unless_equals_uint64 (pts[0], 4 * FAST_FRAME);
+  fail_unless_equals_uint64 (pts[1], GST_CLOCK_TIME_NONE);
+  fail_unless_equals_uint64 (dropped (fast_pad), 3);
+
+  /* one of each: nothing dropped */
+  push_frame (fast, FAST_CAPS, 5 * FAST_FRAME, FAST_FRAME);
+  push_frame (slow, SLOW_CAPS, SLOW_FRAME, SLOW_FRAME);
+  pull_slot_pts (fast, pts, 2);
+  fail_unless_equals_uint64 (pts[0], 5 * FAST_FRAME);
+  fail_unless_equals_uint64 (pts[1], SLOW_FRAME);
+
+  /* the slow pad behind: its older frame dropped too */
+  push_frame (slow, SLOW_CAPS, 2 * SLOW_FRAME, SLOW_FRAME);
+  push_frame (slow, SLOW_CAPS, 3 * SLOW_FRAME, SLOW_FRAME);
+  push_frame (fast, FAST_CAPS, 6 * FAST_FRAME, FAST_FRAME);
+  pull_slot_pts (fast, pts, 2);
+  fail_unless_equals_uint64 (pts[0], 6 * FAST_FRAME);
+  fail_unless_equals_uint64 (pts[1], 3 * SLOW_FRAME);
+  fail_unless_equals_uint64 (dropped (fast_pad), 3);
+  fail_unless_equals_uint64 (dropped (slow_pad), 1);
+  fail_unless_equals_uint64 (dropped (batch), 4);
+
+  gst_object_unref (fast_pad);
+  gst_object_unref (slow_pad);
+  gst_harness_teardown (slow);
+  gst_harness_teardown (fast);
+  gst_object_unref (batch);
+}
+
+GST_END_TEST;
+
+/* Not live, sources of 30 and 10 frames per second: one frame of each
+ * pad per batch, every frame batched once, in order, nothing dropped */
+GST_START_TEST (test_not_live_batches_every_frame)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      U8_NHWC ("", 2) " ! appsink name=out sync=false "
+      "videotestsrc num-buffers=9 ! " FAST_CAPS " ! b.sink_0 "
+      "videotestsrc num-buffers=3 ! " SLOW_CAPS " ! b.sink_1", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstElement *batch = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstPad *pads[2];
+  GstSample *sample;
+  guint n = 0, i;
+
+  pads[0] = gst_element_get_static_pad (batch, "sink_0");
+  pads[1] = gst_element_get_static_pad (batch, "sink_1");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstCudaCacheBatchMeta *meta =
+        gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer (sample));
+
+    fail_unless (meta != NULL && meta->n_slots == 2);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+    fail_unless_equals_uint64 (gst_cuda_cache_batch_meta_get_slot (meta,
+            0)->pts, gst_util_uint64_scale (n, GST_SECOND, 30));
+    fail_unless_equals_int (gst_cuda_cache_batch_meta_get_slot (meta,
+            1)->present, n < 3);
+    if (n < 3)
+      fail_unless_equals_uint64 (gst_cuda_cache_batch_meta_get_slot (meta,
+              1)->pts, gst_util_uint64_scale (n, GST_SECOND, 10));
+    gst_sample_unref (sample);
+    n++;
+  }
+  fail_unless_equals_int (n, 9);
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_uint64 (dropped (pads[i]), 0);
+  fail_unless_equals_uint64 (dropped (batch), 0);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (i = 0; i < 2; i++)
+    gst_object_unref (pads[i]);
+  gst_object_unref (batch);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* an odd-sized I420 frame: regions grow to its chroma grid */
+#define ROI_CAPS "video/x-raw,format=I420,width=61,height=47,framerate=30/1"
+
+/* Pushes frame @index with @regions into @h; returns it */
+static GstBuffer *
+roi_push (GstHarness * h, guint index, const BatchRegion * regions, guint n)
+{
+  GstBuffer *frame = batch_region_frame (ROI_CAPS, index, regions, n);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (frame)),
+      GST_FLOW_OK);
+  return frame;
+}
+
+static GstHarness *
+roi_harness (guint batch_size, const gchar * roi_type)
+{
+  GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
+  GstHarness *h;
+
+  gst_util_set_object_arg (G_OBJECT (batch), "mode", "rois");
+  g_object_set (batch, "batch-size", batch_size, "letterbox", TRUE,
+      "fill-value", 114, "roi-type", roi_type, NULL);
+  h = gst_harness_new_with_element (batch, "sink_0", "src");
+  gst_object_unref (batch);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_src_caps_str (h, ROI_CAPS);
+  gst_harness_set_sink_caps_str (h, batch_size == 3 ? U8_NHWC ("", 3) :
+      U8_NHWC ("", 2));
+  return h;
+}
+
+static void
+check_roi_batch (GstHarness * h, GstBuffer * frame, guint n_slots,
+    const BatchRegion * expected, const GstVideoRectangle * clipped,
+    guint n_present)
+{
+  GstBuffer *batch = gst_harness_pull (h);
+
+  fail_unless (batch != NULL);
+  batch_check_regions (batch, frame, ROI_CAPS, U8_NHWC ("", 1), NULL,
+      n_slots, expected, clipped, n_present);
+  gst_buffer_unref (batch);
+}
+
+/* mode=rois: each region of a frame a slot, in the order they were
+ * added; a frame of none makes no batch (a GAP event for its time), one
+ * of more than batch-size several batches; regions clipped to the
+ * frame, empty ones skipped */
+GST_START_TEST (test_rois_fill_slots)
+{
+  GstHarness *h = roi_harness (3, "");
+  static const BatchRegion one[] = { {"face", 7, 3, 5, 17, 11} };
+  /* five regions, one outside the frame: four slots, two batches */
+  static const BatchRegion five[] = {
+    {"face", 1, 50, 40, 30, 30},        /* across the right and bottom edges */
+    {"car", 2, 1, 1, 1, 1},     /* one pixel */
+    {"face", 3, 70, 10, 5, 5},  /* outside: skipped */
+    {"face", 4, 0, 0, 61, 47},  /* the whole frame */
+    {"car", 5, 20, 13, 9, 30},
+  };
+  static const BatchRegion five_kept[] = {
+    {"face", 1}, {"car", 2}, {"face", 4}, {"car", 5},
+  };
+  static const GstVideoRectangle one_box[] = { {3, 5, 17, 11} };
+  static const GstVideoRectangle kept_boxes[] = {
+    {50, 40, 11, 7}, {1, 1, 1, 1}, {0, 0, 61, 47}, {20, 13, 9, 30},
+  };
+  GstBuffer *frame;
+  GstEvent *event;
+  gboolean gap = FALSE;
+
+  /* no region: no batch, a GAP for the frame's time */
+  gst_buffer_unref (roi_push (h, 0, NULL, 0));
+  frame = roi_push (h, 1, one, G_N_ELEMENTS (one));
+  check_roi_batch (h, frame, 3, one, one_box, 1);
+  gst_buffer_unref (frame);
+  while ((event = gst_harness_try_pull_event (h))) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_GAP) {
+      GstClockTime ts, duration;
+
+      gst_event_parse_gap (event, &ts, &duration);
+      fail_unless_equals_uint64 (ts, 0);
+      fail_unless_equals_uint64 (duration, FAST_FRAME);
+      gap = TRUE;
+    }
+    gst_event_unref (event);
+  }
+  fail_unless (gap, "no GAP event for the frame without a region");
+
+  frame = roi_push (h, 2, five, G_N_ELEMENTS (five));
+  check_roi_batch (h, frame, 3, five_kept, kept_boxes, 3);
+  check_roi_batch (h, frame, 3, five_kept + 3, kept_boxes + 3, 1);
+  gst_buffer_unref (frame);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* mode=rois, roi-type: only the regions of that type; a frame of none of
+ * them makes no batch */
+GST_START_TEST (test_rois_type_filter)
+{
+  GstHarness *h = roi_harness (2, "car");
+  static const BatchRegion mixed[] = {
+    {"face", 1, 0, 0, 10, 10},
+    {"car", 2, 4, 6, 31, 17},
+    {"person", 3, 2, 2, 8, 8},
+    {"car", 4, 33, 21, 28, 26},
+  };
+  static const BatchRegion cars[] = { {"car", 2}, {"car", 4} };
+  static const GstVideoRectangle car_boxes[] = {
+    {4, 6, 31, 17}, {33, 21, 28, 26},
+  };
+  GstBuffer *frame;
+
+  gst_buffer_unref (roi_push (h, 0, mixed, 1));
+  frame = roi_push (h, 1, mixed, G_N_ELEMENTS (mixed));
+  check_roi_batch (h, frame, 2, cars, car_boxes, 2);
+  gst_buffer_unref (frame);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* mode=rois takes one sink pad: a second request is refused with a
+ * warning that says why; batch-size 0 is refused at negotiation */
+GST_START_TEST (test_rois_refusals)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
+  GstPad *first, *second;
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *error;
+
+  gst_util_set_object_arg (G_OBJECT (batch), "mode", "rois");
+  g_object_set (batch, "batch-size", 2, NULL);
+  gst_bin_add (GST_BIN (pipeline), batch);
+  first = gst_element_request_pad_simple (batch, "sink_%u");
+  fail_unless (first != NULL);
+  second = gst_element_request_pad_simple (batch, "sink_%u");
+  fail_unless (second == NULL);
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "one sink pad") != NULL, "%s",
+      err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_release_request_pad (batch, first);
+  gst_object_unref (first);
+  gst_object_unref (pipeline);
+
+  error = batch_run_error ("cudacachebatch name=b mode=rois ! "
+      U8_NHWC ("", 1) " ! fakesink videotestsrc num-buffers=2 ! b.");
+  fail_unless (error && strstr (error, "batch-size above 0"), "%s",
+      error ? error : "no error");
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -317,6 +650,11 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_option_changed_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_pads_offer_the_cache_pool);
+  tcase_add_test (tc, test_live_newest_frame);
+  tcase_add_test (tc, test_not_live_batches_every_frame);
+  tcase_add_test (tc, test_rois_fill_slots);
+  tcase_add_test (tc, test_rois_type_filter);
+  tcase_add_test (tc, test_rois_refusals);
 
   return s;
 }

@@ -1810,6 +1810,73 @@ GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
 
 GST_END_TEST;
 
+/* cudacachebatch mode=rois on CUDA memory: every slot the region of the
+ * frame the kernels convert alone (the region as the source rectangle),
+ * regions clipped, skipped and spread over two batches as on the CPU */
+GST_START_TEST (test_batch_rois_are_solo_conversions)
+{
+  static const BatchRegion regions[] = {
+    {"face", 1, 50, 40, 30, 30}, {"face", 2, 1, 1, 1, 1},
+    {"face", 3, 70, 10, 5, 5}, {"face", 4, 0, 0, 61, 47},
+    {"face", 5, 20, 13, 9, 30},
+  };
+  static const BatchRegion kept[] = {
+    {"face", 1}, {"face", 2}, {"face", 4}, {"face", 5},
+  };
+  static const GstVideoRectangle boxes[] = {
+    {50, 40, 11, 7}, {1, 1, 1, 1}, {0, 0, 61, 47}, {20, 13, 9, 30},
+  };
+  const gchar *sys_caps = "video/x-raw,format=I420,width=61,height=47";
+  const gchar *dev_caps = "video/x-raw(memory:CUDAMemory),format=I420,"
+      "width=61,height=47";
+  GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
+  GstCaps *caps = gst_caps_from_string (sys_caps);
+  GstBuffer *sys, *dev, *out;
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  gst_util_set_object_arg (G_OBJECT (batch), "mode", "rois");
+  g_object_set (batch, "batch-size", 3, "letterbox", TRUE, "fill-value", 114,
+      NULL);
+  h = gst_harness_new_with_element (batch, "sink_0", "src");
+  gst_object_unref (batch);
+  gst_harness_set_live (h, FALSE);
+  gst_harness_set_src_caps_str (h, dev_caps);
+  gst_harness_set_sink_caps_str (h, U8_NHWC ("(memory:CUDAMemory)", 3));
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  sys = batch_region_frame (sys_caps, 0, regions, G_N_ELEMENTS (regions));
+  dev = upload (sys, &info);
+  GST_BUFFER_PTS (dev) = GST_BUFFER_PTS (sys);
+  GST_BUFFER_DURATION (dev) = GST_BUFFER_DURATION (sys);
+  for (i = 0; i < G_N_ELEMENTS (regions); i++)
+    gst_buffer_add_video_region_of_interest_meta (dev, regions[i].type,
+        regions[i].x, regions[i].y, regions[i].w,
+        regions[i].h)->id = regions[i].id;
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (dev)),
+      GST_FLOW_OK);
+
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (out, 0)));
+  batch_check_regions (out, dev, dev_caps, U8_NHWC ("(memory:CUDAMemory)",
+          1), context, 3, kept, boxes, 3);
+  gst_buffer_unref (out);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  batch_check_regions (out, dev, dev_caps, U8_NHWC ("(memory:CUDAMemory)",
+          1), context, 3, kept + 3, boxes + 3, 1);
+  gst_buffer_unref (out);
+
+  gst_buffer_unref (dev);
+  gst_buffer_unref (sys);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -1834,6 +1901,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_batch_slots_are_solo_conversions);
   tcase_add_test (tc, test_batch_launches_per_kernel);
   tcase_add_test (tc, test_batch_seen_layouts_allocate_nothing);
+  tcase_add_test (tc, test_batch_rois_are_solo_conversions);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);
