@@ -45,6 +45,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -413,6 +414,27 @@ gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
   gst_buffer_unref (holder);
 }
 
+/* The batch's conversion failed: where the library says which slot's
+ * frame it could not convert ("slot N: ..."), the error names that slot's
+ * pad, which is what the user knows */
+static void
+gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, guint n_pads, const GError * error)
+{
+  const gchar *message = error ? error->message :
+      "the batch's conversion failed";
+  guint slot;
+  gint skip = 0;
+
+  if (sscanf (message, "slot %u: %n", &slot, &skip) == 1 && skip > 0 &&
+      slot < n_pads) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s",
+            GST_PAD_NAME (pads[slot]), message + skip), ("slot %u", slot));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", message), (NULL));
+}
+
 static GstFlowReturn
 gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -511,8 +533,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   memcpy (slot_bufs, bufs, n_pads * sizeof (GstBuffer *));
   if (!gst_cuda_cache_converter_convert_batch (converters, slot_bufs, n,
           outbuf, NULL, &launches, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
-            "the batch's conversion failed"), (NULL));
+    gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
     g_clear_error (&error);
     ret = GST_FLOW_ERROR;
     goto done;

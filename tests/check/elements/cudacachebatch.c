@@ -248,6 +248,82 @@ GST_START_TEST (test_refusals_say_why)
 
 GST_END_TEST;
 
+/* A frame sink_4 gives that the converter cannot read, among good ones:
+ * frame @bad in @caps (NULL: its caps stay) and passed to @spoil (NULL:
+ * left as it is) */
+typedef struct
+{
+  guint bad;
+  const gchar *caps;
+  void (*spoil) (GstBuffer * buf);
+} BadFrame;
+
+static GstBuffer *
+make_bad_frame (GstAppSrc * src, guint pad, guint frame, gpointer user_data)
+{
+  const BadFrame *b = user_data;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, BATCH_FRAME_SIZE, NULL);
+
+  gst_buffer_memset (buf, 0, 10 * frame + pad, BATCH_FRAME_SIZE);
+  if (pad == 1 && frame == b->bad) {
+    if (b->caps) {
+      GstCaps *caps = gst_caps_from_string (b->caps);
+
+      gst_app_src_set_caps (src, caps);
+      gst_caps_unref (caps);
+    }
+    if (b->spoil)
+      b->spoil (buf);
+  }
+  return buf;
+}
+
+static gchar *
+batch_run_bad_frame (guint bad, const gchar * caps,
+    void (*spoil) (GstBuffer * buf), guint * batches)
+{
+  BadFrame b = { bad, caps, spoil };
+
+  return batch_run_three_pads ("", NULL, make_bad_frame, &b, batches);
+}
+
+static void
+spoil_short (GstBuffer * buf)
+{
+  gst_buffer_resize (buf, 0, BATCH_FRAME_SIZE / 2);
+}
+
+static void
+spoil_crop (GstBuffer * buf)
+{
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+
+  /* 8 columns past the frame's right edge */
+  crop->x = BATCH_FRAME_W / 2;
+  crop->y = 0;
+  crop->width = BATCH_FRAME_W / 2 + 8;
+  crop->height = BATCH_FRAME_H;
+}
+
+GST_START_TEST (test_bad_frame_names_its_pad)
+{
+  gchar *error;
+  guint batches;
+
+  /* shorter than its caps */
+  error = batch_run_bad_frame (2, NULL, spoil_short, &batches);
+  batch_check_names_sink_4 (error, batches, 2,
+      "could not map the input buffer");
+  g_free (error);
+
+  /* a crop meta beyond the frame */
+  error = batch_run_bad_frame (2, NULL, spoil_crop, &batches);
+  batch_check_names_sink_4 (error, batches, 2, "GstVideoCropMeta");
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -263,6 +339,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_pad_added_and_released_while_playing);
   tcase_add_test (tc, test_option_changed_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_bad_frame_names_its_pad);
 
   return s;
 }
