@@ -324,6 +324,30 @@ GST_START_TEST (test_bad_frame_names_its_pad)
 
 GST_END_TEST;
 
+/* Caps the pad takes (its template's) but the converter cannot convert:
+ * refused at the pad's next frame, naming the pad */
+GST_START_TEST (test_caps_refused_names_its_pad)
+{
+  gchar *error;
+  guint batches;
+
+  /* a frame wider than GStreamer lays out (a row of 4 GiB), mid-stream */
+  error = batch_run_bad_frame (2, "video/x-raw,format=RGBA,width=1073741824,"
+      "height=1,framerate=30/1", NULL, &batches);
+  batch_check_names_sink_4 (error, batches, 2,
+      "caps do not describe a video frame");
+  g_free (error);
+
+  /* interlaced, from the first frame */
+  error =
+      batch_run_bad_frame (0, BATCH_FRAME_CAPS ",interlace-mode=interleaved",
+      NULL, &batches);
+  batch_check_names_sink_4 (error, batches, 0, "interlaced");
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -340,6 +364,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_option_changed_while_playing);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_bad_frame_names_its_pad);
+  tcase_add_test (tc, test_caps_refused_names_its_pad);
 
   return s;
 }
