@@ -449,7 +449,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
-  gboolean all_eos = TRUE, options_changed;
+  gboolean all_eos = TRUE, options_changed, follows_pads;
   GList *l;
 
   GST_OBJECT_LOCK (self);
@@ -457,7 +457,14 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
     pads[n_pads++] = gst_object_ref (l->data);
   options_changed = self->options.changed;
+  follows_pads = self->batch_size == 0;
   GST_OBJECT_UNLOCK (self);
+
+  /* batch-size 0: pads requested since the batch's size was negotiated
+   * (the last of the list) wait for the next batch, which is negotiated
+   * for them (request_new_pad marked the source pad) */
+  while (follows_pads && n_pads > n)
+    gst_object_unref (pads[--n_pads]);
   bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
 
   /* the options are mutable while PLAYING: a change makes every pad's

@@ -219,6 +219,86 @@ GST_START_TEST (test_option_changed_while_playing)
 
 GST_END_TEST;
 
+/* With batch-size 0 a pad requested while the element negotiates the
+ * batch's size (here: as it sends its allocation query, before the batch
+ * is made) waits for the next batch, negotiated for it, rather than
+ * making a batch of more pads than slots */
+static GstPadProbeReturn
+request_pad_once (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstPad **late = user_data;
+
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) == GST_QUERY_ALLOCATION
+      && !*late) {
+    GstElement *batch = GST_ELEMENT (gst_object_get_parent (GST_OBJECT (pad)));
+
+    *late = gst_element_request_pad_simple (batch, "sink_%u");
+    gst_object_unref (batch);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_pad_requested_while_negotiating)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      "other/tensors,format=static,num_tensors=1,types=uint8,layout=NHWC,"
+      "dimensions=(string){ \"3:33:21:2\", \"3:33:21:3\" } ! "
+      "appsink name=out sync=false max-buffers=1 "
+      "videotestsrc num-buffers=6 ! video/x-raw,width=64,height=48 ! b. "
+      "videotestsrc num-buffers=6 ! video/x-raw,width=40,height=30 ! b.",
+      NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstElement *batch = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstPad *src = gst_element_get_static_pad (batch, "src");
+  GstPad *late = NULL;
+  GstSample *sample;
+  GstMessage *msg;
+  guint n = 0;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      request_pad_once, &late, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    GstCudaCacheBatchMeta *meta;
+
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("%s", err->message);
+    }
+    if (!sample && gst_app_sink_is_eos (GST_APP_SINK (sink)))
+      break;
+    if (!sample)
+      continue;
+    meta = gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer
+        (sample));
+    fail_unless (meta != NULL);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
+    gst_sample_unref (sample);
+    /* the pad, never linked, goes: the batches go on without it */
+    if (n++ == 0) {
+      fail_unless (late != NULL);
+      gst_element_release_request_pad (batch, late);
+    }
+  }
+  fail_unless_equals_int (n, 6);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_clear_object (&late);
+  gst_object_unref (src);
+  gst_object_unref (batch);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -362,6 +442,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_live_stalled_source);
   tcase_add_test (tc, test_pad_added_and_released_while_playing);
   tcase_add_test (tc, test_option_changed_while_playing);
+  tcase_add_test (tc, test_pad_requested_while_negotiating);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_bad_frame_names_its_pad);
   tcase_add_test (tc, test_caps_refused_names_its_pad);
