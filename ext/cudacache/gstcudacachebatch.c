@@ -90,6 +90,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -898,6 +899,27 @@ done:
   return ret;
 }
 
+/* The batch's conversion failed: where the library says which slot's
+ * frame it could not convert ("slot N: ..."), the error names that slot's
+ * pad, which is what the user knows */
+static void
+gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, guint n_pads, const GError * error)
+{
+  const gchar *message = error ? error->message :
+      "the batch's conversion failed";
+  guint slot;
+  gint skip = 0;
+
+  if (sscanf (message, "slot %u: %n", &slot, &skip) == 1 && skip > 0 &&
+      slot < n_pads) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s",
+            GST_PAD_NAME (pads[slot]), message + skip), ("slot %u", slot));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", message), (NULL));
+}
+
 static GstFlowReturn
 gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -912,7 +934,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
-  gboolean all_eos = TRUE, options_changed, rois;
+  gboolean all_eos = TRUE, options_changed, rois, follows_pads;
   gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   GList *l;
 
@@ -922,7 +944,14 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     pads[n_pads++] = gst_object_ref (l->data);
   options_changed = self->options.changed;
   rois = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS;
+  follows_pads = self->batch_size == 0;
   GST_OBJECT_UNLOCK (self);
+
+  /* batch-size 0: pads requested since the batch's size was negotiated
+   * (the last of the list) wait for the next batch, which is negotiated
+   * for them (request_new_pad marked the source pad) */
+  while (follows_pads && n_pads > n)
+    gst_object_unref (pads[--n_pads]);
   bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
 
   /* the options are mutable while PLAYING: a change sets every pad's
@@ -996,8 +1025,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   memcpy (slot_bufs, bufs, n_pads * sizeof (GstBuffer *));
   if (!gst_cuda_cache_converter_convert_batch (converters, slot_bufs, n,
           outbuf, NULL, &launches, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
-            "the batch's conversion failed"), (NULL));
+    gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
     g_clear_error (&error);
     ret = GST_FLOW_ERROR;
     goto done;

@@ -10,6 +10,7 @@
 
 #include <string.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/cudacache/cudacache.h>
 #include "cudacache-check.h"
 
@@ -407,6 +408,121 @@ batch_check_regions (GstBuffer * batch, GstBuffer * frame,
   }
   gst_buffer_unmap (batch, &map);
   gst_structure_free (config);
+}
+
+/* Three pads, one of them given a frame the batch cannot take: three
+ * appsrc of 32x24 RGBA frames (caps features @features) into sink_0,
+ * sink_4 and sink_7 (slots 0, 1 and 2) */
+#define BATCH_FRAME_W 32
+#define BATCH_FRAME_H 24
+#define BATCH_FRAME_SIZE (BATCH_FRAME_W * BATCH_FRAME_H * 4)
+#define BATCH_FRAME_CAPS "video/x-raw,format=RGBA,width=32,height=24," \
+  "framerate=30/1"
+
+/* Frame @frame of pad @pad (0, 1, 2: sink_0, sink_4, sink_7); it may set
+ * @src's caps first */
+typedef GstBuffer *(*BatchFrameFunc) (GstAppSrc * src, guint pad,
+    guint frame, gpointer user_data);
+
+/* 4 frames of each of the three pads that @make makes, into batches of
+ * memory of @features, @context (nullable) given to the pipeline. Returns
+ * the first error's text (NULL where the stream ends without one), and
+ * in *@batches the batches that went out before it, each of three present
+ * slots. */
+static gchar *
+batch_run_three_pads (const gchar * features, GstContext * context,
+    BatchFrameFunc make, gpointer user_data, guint * batches)
+{
+  static const gchar *const names[] = { "s0", "s4", "s7" };
+  gchar *caps = g_strdup_printf ("video/x-raw%s,format=RGBA,width=%d,"
+      "height=%d,framerate=30/1", features, BATCH_FRAME_W, BATCH_FRAME_H);
+  gchar *desc = g_strdup_printf ("cudacachebatch name=b ! %s ! appsink "
+      "name=out sync=false appsrc name=s0 format=time caps=%s ! b.sink_0 "
+      "appsrc name=s4 format=time caps=%s ! b.sink_4 "
+      "appsrc name=s7 format=time caps=%s ! b.sink_7",
+      g_str_equal (features, "") ? U8_NHWC ("", 3) :
+      U8_NHWC ("(memory:CUDAMemory)", 3), caps, caps, caps);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink;
+  GstMessage *msg = NULL;
+  gchar *text = NULL;
+  guint i, k;
+
+  fail_unless (pipeline != NULL, "%s", desc);
+  g_free (desc);
+  g_free (caps);
+  if (context)
+    gst_element_set_context (pipeline, context);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (k = 0; k < G_N_ELEMENTS (names); k++) {
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), names[k]);
+
+    for (i = 0; i < 4; i++) {
+      GstBuffer *buf = make (GST_APP_SRC (src), k, i, user_data);
+
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+              buf), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+  }
+
+  *batches = 0;
+  while (!msg) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+    if (sample) {
+      GstCudaCacheBatchMeta *meta =
+          gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer
+          (sample));
+
+      fail_unless (meta != NULL && meta->n_slots == 3);
+      for (k = 0; k < 3; k++)
+        fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, k)->present,
+            "batch %u: slot %u absent", *batches, k);
+      (*batches)++;
+      gst_sample_unref (sample);
+    } else if (gst_app_sink_is_eos (GST_APP_SINK (sink))) {
+      break;
+    }
+  }
+  if (msg) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    text = g_strdup (err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+/* The error names the pad the bad frame came through, whichever slot it
+ * fills, and says what is wrong (@says). What happens to the other pads'
+ * frames: every batch before the bad frame goes out whole (@bad of them);
+ * the batch it would have been in is not made (half a batch would pass
+ * for a whole one with a stream missing), and the error, posted at once,
+ * ends the stream, so the frames the other pads gave that batch and after
+ * are not batched: the error tells the application so, naming the pad and
+ * what is wrong with its frame. */
+static void
+batch_check_names_sink_4 (const gchar * error, guint batches, guint bad,
+    const gchar * says)
+{
+  fail_unless (error != NULL, "no error for a bad frame of sink_4");
+  fail_unless (g_str_has_prefix (error, "sink_4: "), "%s", error);
+  fail_unless (strstr (error, says) != NULL, "%s", error);
+  fail_unless (strstr (error, "slot") == NULL, "%s", error);
+  fail_unless_equals_int (batches, bad);
 }
 
 #endif /* __CUDACACHE_BATCH_H__ */

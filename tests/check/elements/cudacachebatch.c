@@ -275,6 +275,86 @@ GST_START_TEST (test_pads_offer_the_cache_pool)
 
 GST_END_TEST;
 
+/* With batch-size 0 a pad requested while the element negotiates the
+ * batch's size (here: as it sends its allocation query, before the batch
+ * is made) waits for the next batch, negotiated for it, rather than
+ * making a batch of more pads than slots */
+static GstPadProbeReturn
+request_pad_once (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstPad **late = user_data;
+
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) == GST_QUERY_ALLOCATION
+      && !*late) {
+    GstElement *batch = GST_ELEMENT (gst_object_get_parent (GST_OBJECT (pad)));
+
+    *late = gst_element_request_pad_simple (batch, "sink_%u");
+    gst_object_unref (batch);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_pad_requested_while_negotiating)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      "other/tensors,format=static,num_tensors=1,types=uint8,layout=NHWC,"
+      "dimensions=(string){ \"3:33:21:2\", \"3:33:21:3\" } ! "
+      "appsink name=out sync=false max-buffers=1 "
+      "videotestsrc num-buffers=6 ! video/x-raw,width=64,height=48 ! b. "
+      "videotestsrc num-buffers=6 ! video/x-raw,width=40,height=30 ! b.",
+      NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstElement *batch = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstPad *src = gst_element_get_static_pad (batch, "src");
+  GstPad *late = NULL;
+  GstSample *sample;
+  GstMessage *msg;
+  guint n = 0;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      request_pad_once, &late, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (;;) {
+    GstCudaCacheBatchMeta *meta;
+
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        GST_SECOND / 10);
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("%s", err->message);
+    }
+    if (!sample && gst_app_sink_is_eos (GST_APP_SINK (sink)))
+      break;
+    if (!sample)
+      continue;
+    meta = gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer
+        (sample));
+    fail_unless (meta != NULL);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+    fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
+    gst_sample_unref (sample);
+    /* the pad, never linked, goes: the batches go on without it */
+    if (n++ == 0) {
+      fail_unless (late != NULL);
+      gst_element_release_request_pad (batch, late);
+    }
+  }
+  fail_unless_equals_int (n, 6);
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_clear_object (&late);
+  gst_object_unref (src);
+  gst_object_unref (batch);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_refusals_say_why)
 {
   gchar *error;
@@ -634,6 +714,106 @@ GST_START_TEST (test_rois_refusals)
 
 GST_END_TEST;
 
+/* A frame sink_4 gives that the converter cannot read, among good ones:
+ * frame @bad in @caps (NULL: its caps stay) and passed to @spoil (NULL:
+ * left as it is) */
+typedef struct
+{
+  guint bad;
+  const gchar *caps;
+  void (*spoil) (GstBuffer * buf);
+} BadFrame;
+
+static GstBuffer *
+make_bad_frame (GstAppSrc * src, guint pad, guint frame, gpointer user_data)
+{
+  const BadFrame *b = user_data;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, BATCH_FRAME_SIZE, NULL);
+
+  gst_buffer_memset (buf, 0, 10 * frame + pad, BATCH_FRAME_SIZE);
+  if (pad == 1 && frame == b->bad) {
+    if (b->caps) {
+      GstCaps *caps = gst_caps_from_string (b->caps);
+
+      gst_app_src_set_caps (src, caps);
+      gst_caps_unref (caps);
+    }
+    if (b->spoil)
+      b->spoil (buf);
+  }
+  return buf;
+}
+
+static gchar *
+batch_run_bad_frame (guint bad, const gchar * caps,
+    void (*spoil) (GstBuffer * buf), guint * batches)
+{
+  BadFrame b = { bad, caps, spoil };
+
+  return batch_run_three_pads ("", NULL, make_bad_frame, &b, batches);
+}
+
+static void
+spoil_short (GstBuffer * buf)
+{
+  gst_buffer_resize (buf, 0, BATCH_FRAME_SIZE / 2);
+}
+
+static void
+spoil_crop (GstBuffer * buf)
+{
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+
+  /* 8 columns past the frame's right edge */
+  crop->x = BATCH_FRAME_W / 2;
+  crop->y = 0;
+  crop->width = BATCH_FRAME_W / 2 + 8;
+  crop->height = BATCH_FRAME_H;
+}
+
+GST_START_TEST (test_bad_frame_names_its_pad)
+{
+  gchar *error;
+  guint batches;
+
+  /* shorter than its caps */
+  error = batch_run_bad_frame (2, NULL, spoil_short, &batches);
+  batch_check_names_sink_4 (error, batches, 2,
+      "could not map the input buffer");
+  g_free (error);
+
+  /* a crop meta beyond the frame */
+  error = batch_run_bad_frame (2, NULL, spoil_crop, &batches);
+  batch_check_names_sink_4 (error, batches, 2, "GstVideoCropMeta");
+  g_free (error);
+}
+
+GST_END_TEST;
+
+/* Caps the pad takes (its template's) but the converter cannot convert:
+ * refused at the pad's next frame, naming the pad */
+GST_START_TEST (test_caps_refused_names_its_pad)
+{
+  gchar *error;
+  guint batches;
+
+  /* a frame wider than GStreamer lays out (a row of 4 GiB), mid-stream */
+  error = batch_run_bad_frame (2, "video/x-raw,format=RGBA,width=1073741824,"
+      "height=1,framerate=30/1", NULL, &batches);
+  batch_check_names_sink_4 (error, batches, 2,
+      "caps do not describe a video frame");
+  g_free (error);
+
+  /* interlaced, from the first frame */
+  error =
+      batch_run_bad_frame (0, BATCH_FRAME_CAPS ",interlace-mode=interleaved",
+      NULL, &batches);
+  batch_check_names_sink_4 (error, batches, 0, "interlaced");
+  g_free (error);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -648,6 +828,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_live_stalled_source);
   tcase_add_test (tc, test_pad_added_and_released_while_playing);
   tcase_add_test (tc, test_option_changed_while_playing);
+  tcase_add_test (tc, test_pad_requested_while_negotiating);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_pads_offer_the_cache_pool);
   tcase_add_test (tc, test_live_newest_frame);
@@ -655,6 +836,8 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_rois_fill_slots);
   tcase_add_test (tc, test_rois_type_filter);
   tcase_add_test (tc, test_rois_refusals);
+  tcase_add_test (tc, test_bad_frame_names_its_pad);
+  tcase_add_test (tc, test_caps_refused_names_its_pad);
 
   return s;
 }

@@ -17,6 +17,8 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/cuda-gst.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
 #include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
 #include "../cudacache-pipeline.h"
@@ -1877,6 +1879,80 @@ GST_START_TEST (test_batch_rois_are_solo_conversions)
 
 GST_END_TEST;
 
+/* Frames of pad 1 (sink_4) from its third on from @bad (NULL: system
+ * memory), the others' from @good, a pool of the pipeline's context */
+typedef struct
+{
+  GstBufferPool *good, *bad;
+} BatchPools;
+
+static GstBufferPool *
+batch_frame_pool (GstCudaContext * ctx)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=32,height=24");
+
+  gst_buffer_pool_config_set_params (config, caps, BATCH_FRAME_SIZE, 0, 0);
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
+static GstBuffer *
+make_batch_frame (GstAppSrc * src, guint pad, guint frame, gpointer user_data)
+{
+  BatchPools *pools = user_data;
+  GstBufferPool *pool = pools->good;
+  GstBuffer *buf = NULL;
+
+  if (pad == 1 && frame >= 2) {
+    if (!pools->bad)
+      return gst_buffer_new_allocate (NULL, BATCH_FRAME_SIZE, NULL);
+    pool = pools->bad;
+  }
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  return buf;
+}
+
+/* A pad whose frames are not of the batch's memory is refused, the error
+ * naming it: frames of system memory into CUDA batches (caps that say
+ * CUDA memory, as a careless source might), and CUDA memory of another
+ * context than the pipeline's. The other pads' batches before it went out
+ * whole (batch_check_names_sink_4 () says what becomes of the rest). */
+GST_START_TEST (test_batch_refuses_frames_of_other_memory)
+{
+  GstCudaContext *other = gst_cuda_context_new (0);
+  GstContext *shared = gst_context_new_cuda_context (context);
+  BatchPools pools = { batch_frame_pool (context), NULL };
+  guint batches;
+  gchar *error;
+
+  error = batch_run_three_pads ("(memory:CUDAMemory)", shared,
+      make_batch_frame, &pools, &batches);
+  batch_check_names_sink_4 (error, batches, 2, "frames in system memory");
+  g_free (error);
+
+  fail_unless (other != NULL);
+  pools.bad = batch_frame_pool (other);
+  error = batch_run_three_pads ("(memory:CUDAMemory)", shared,
+      make_batch_frame, &pools, &batches);
+  batch_check_names_sink_4 (error, batches, 2, "another CUDA context");
+  g_free (error);
+
+  gst_buffer_pool_set_active (pools.bad, FALSE);
+  gst_buffer_pool_set_active (pools.good, FALSE);
+  gst_object_unref (pools.bad);
+  gst_object_unref (pools.good);
+  gst_context_unref (shared);
+  gst_object_unref (other);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -1902,6 +1978,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_batch_launches_per_kernel);
   tcase_add_test (tc, test_batch_seen_layouts_allocate_nothing);
   tcase_add_test (tc, test_batch_rois_are_solo_conversions);
+  tcase_add_test (tc, test_batch_refuses_frames_of_other_memory);
   tcase_add_test (tc, test_letterbox_fill_and_position);
   tcase_add_test (tc, test_crop_meta_reads_the_region);
   tcase_add_test (tc, test_presets_match_cpu_path);
