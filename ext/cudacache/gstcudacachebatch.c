@@ -265,6 +265,17 @@ struct _GstCudaCacheBatch
   GstCudaCacheConverter **roi_converters;
   guint n_roi_converters;
   GstStructure *roi_config;
+  /* not live, CUDA batches: the batch launched last, sent once the next
+   * one is launched (the device converts it while the next is prepared),
+   * with what it reads until it is written: its frames and converters */
+  GstBuffer *pending;
+  GstClockTime pending_pts;
+  GstClockTime pending_end;
+  GPtrArray *pending_frames;
+  GPtrArray *pending_converters;
+  /* the stream of the batches, in the inputs' context, made with the
+   * first: one stream orders each launch after the one before */
+  CUstream stream;
 };
 
 #define gst_cuda_cache_batch_parent_class parent_class
@@ -281,6 +292,63 @@ gst_cuda_cache_batch_clear_roi_converters (GstCudaCacheBatch * self)
     gst_clear_object (&self->roi_converters[i]);
   g_clear_pointer (&self->roi_converters, g_free);
   self->n_roi_converters = 0;
+}
+
+static GstFlowReturn gst_cuda_cache_batch_finish (GstCudaCacheBatch * self,
+    GstBuffer * outbuf, GstClockTime pts, GstClockTime end);
+
+/* Waits for the pending batch, if any, and sends it (@send) or drops it
+ * (flushing, stopping). Its frames and converters go once it is
+ * written. */
+static GstFlowReturn
+gst_cuda_cache_batch_flush_pending (GstCudaCacheBatch * self, gboolean send)
+{
+  GstBuffer *outbuf = g_steal_pointer (&self->pending);
+  GError *error = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!outbuf)
+    return GST_FLOW_OK;
+  if (!gst_cuda_cache_converter_wait_batch (outbuf, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
+            "the batch's conversion failed"), (NULL));
+    g_clear_error (&error);
+    send = FALSE;
+    ret = GST_FLOW_ERROR;
+  }
+  g_ptr_array_set_size (self->pending_frames, 0);
+  g_ptr_array_set_size (self->pending_converters, 0);
+  if (send)
+    return gst_cuda_cache_batch_finish (self, outbuf, self->pending_pts,
+        self->pending_end);
+  GST_DEBUG_OBJECT (self, "dropping the batch of %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (self->pending_pts));
+  gst_buffer_unref (outbuf);
+  return ret;
+}
+
+/* The batches' stream, made in the inputs' context at the first; NULL
+ * where it cannot be made (the converters' own streams then) */
+static CUstream
+gst_cuda_cache_batch_stream (GstCudaCacheBatch * self)
+{
+  if (!self->stream && self->context && gst_cuda_context_push (self->context)) {
+    if (!gst_cuda_result (CuStreamCreate (&self->stream,
+                CU_STREAM_NON_BLOCKING)))
+      self->stream = NULL;
+    gst_cuda_context_pop (NULL);
+  }
+  return self->stream;
+}
+
+static void
+gst_cuda_cache_batch_stream_clear (GstCudaCacheBatch * self)
+{
+  if (self->stream && gst_cuda_context_push (self->context)) {
+    gst_cuda_result (CuStreamDestroy (self->stream));
+    gst_cuda_context_pop (NULL);
+  }
+  self->stream = NULL;
 }
 
 static void
@@ -361,8 +429,12 @@ gst_cuda_cache_batch_finalize (GObject * object)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (object);
 
+  gst_cuda_cache_batch_flush_pending (self, FALSE);
   gst_cuda_cache_batch_reset (self);
+  gst_cuda_cache_batch_stream_clear (self);
   gst_clear_object (&self->context);
+  g_ptr_array_unref (self->pending_frames);
+  g_ptr_array_unref (self->pending_converters);
   g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -459,6 +531,9 @@ gst_cuda_cache_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   GstCudaCacheTensorInfo slot;
   GList *l;
 
+  /* the batch of the caps before goes out before the new caps */
+  if (gst_cuda_cache_batch_flush_pending (self, TRUE) != GST_FLOW_OK)
+    return FALSE;
   if (!gst_cuda_cache_tensor_info_from_caps (&self->out_info, caps))
     return FALSE;
   gst_cuda_cache_batch_reset (self);
@@ -934,7 +1009,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
-  gboolean all_eos = TRUE, options_changed, rois, follows_pads;
+  gboolean all_eos = TRUE, options_changed, rois, follows_pads, pipelined;
   gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   GList *l;
 
@@ -997,8 +1072,16 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       all_eos = FALSE;
   }
   if (n_bufs == 0) {
-    ret = all_eos ? GST_FLOW_EOS : GST_FLOW_OK;
+    /* the last batch goes out before the end of the stream */
+    ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
+    if (ret == GST_FLOW_OK && all_eos)
+      ret = GST_FLOW_EOS;
     goto done;
+  }
+  if (rois || live) {
+    ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
+    if (ret != GST_FLOW_OK)
+      goto done;
   }
   if (rois) {
     ret = gst_cuda_cache_batch_aggregate_rois (self, pads[0], bufs[0]);
@@ -1015,6 +1098,13 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   for (i = 0; i < n_pads; i++) {
     if (!bufs[i])
       continue;
+    /* a converter set up again frees frames and tables the pending batch
+     * may still read: that batch is written first */
+    if (self->pending && (!pads[i]->converter || pads[i]->stale)) {
+      ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
+      if (ret != GST_FLOW_OK)
+        goto done;
+    }
     converters[i] = gst_cuda_cache_batch_pad_converter (self, pads[i]);
     if (!converters[i]) {
       ret = GST_FLOW_NOT_NEGOTIATED;
@@ -1023,22 +1113,48 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
   slot_bufs = g_new0 (GstBuffer *, n);
   memcpy (slot_bufs, bufs, n_pads * sizeof (GstBuffer *));
-  if (!gst_cuda_cache_converter_convert_batch (converters, slot_bufs, n,
-          outbuf, NULL, &launches, &error)) {
+  /* not live, a CUDA batch is launched, and sent once the next one is
+   * launched; live, each is sent at once */
+  pipelined = self->cuda && !live;
+  if (!(pipelined ? gst_cuda_cache_converter_launch_batch :
+          gst_cuda_cache_converter_convert_batch) (converters, slot_bufs, n,
+          outbuf, self->cuda ? gst_cuda_cache_batch_stream (self) : NULL,
+          &launches, &error)) {
     gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
     g_clear_error (&error);
+    /* the batch before is written and whole */
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     ret = GST_FLOW_ERROR;
     goto done;
   }
-  GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches", n,
-      n_bufs, launches);
+  GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches%s", n,
+      n_bufs, launches, pipelined ? ", sent with the next" : "");
   for (i = 0; i < n_pads; i++) {
     if (bufs[i])
       gst_cuda_cache_batch_set_slot (self, pads[i], converters[i], bufs[i],
           i, -1, meta);
   }
 
-  ret = gst_cuda_cache_batch_finish (self, g_steal_pointer (&outbuf), pts, end);
+  /* the batch before, written by now or soon: this one is queued after it */
+  ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
+  if (!pipelined) {
+    if (ret == GST_FLOW_OK)
+      ret = gst_cuda_cache_batch_finish (self, g_steal_pointer (&outbuf), pts,
+          end);
+  } else if (ret != GST_FLOW_OK) {
+    gst_cuda_cache_converter_wait_batch (outbuf, NULL);
+  } else {
+    self->pending = g_steal_pointer (&outbuf);
+    self->pending_pts = pts;
+    self->pending_end = end;
+    for (i = 0; i < n_pads; i++) {
+      if (!bufs[i])
+        continue;
+      g_ptr_array_add (self->pending_frames, g_steal_pointer (&bufs[i]));
+      g_ptr_array_add (self->pending_converters,
+          gst_object_ref (converters[i]));
+    }
+  }
 
 done:
   gst_clear_buffer (&outbuf);
@@ -1288,8 +1404,18 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
 
+  gst_cuda_cache_batch_flush_pending (self, FALSE);
   gst_cuda_cache_batch_reset (self);
+  gst_cuda_cache_batch_stream_clear (self);
   return TRUE;
+}
+
+/* A flush drops the batch not sent yet, once the device is done with it */
+static GstFlowReturn
+gst_cuda_cache_batch_flush (GstAggregator * agg)
+{
+  gst_cuda_cache_batch_flush_pending (GST_CUDA_CACHE_BATCH (agg), FALSE);
+  return GST_FLOW_OK;
 }
 
 static void
@@ -1358,6 +1484,7 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_flush);
   /* live: a batch goes out at its deadline, the slots of pads without a
    * frame by then absent */
   agg_class->get_next_time =
@@ -1380,4 +1507,7 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->mode = DEFAULT_MODE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
+  self->pending_frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  self->pending_converters = g_ptr_array_new_with_free_func (gst_object_unref);
 }
