@@ -472,11 +472,19 @@ batch_run_three_pads (const gchar * features, GstContext * context,
   }
 
   *batches = 0;
-  while (!msg) {
+  for (;;) {
+    /* once the error is posted, the batches sent before it are those
+     * already at the sink: taken without waiting, after the error was
+     * seen */
+    gboolean draining = msg != NULL;
     GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        GST_SECOND / 10);
+        draining ? 0 : GST_SECOND / 10);
 
-    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline), GST_MESSAGE_ERROR);
+    if (!msg)
+      msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+          GST_MESSAGE_ERROR);
+    if (draining && !sample)
+      break;
     if (sample) {
       GstCudaCacheBatchMeta *meta =
           gst_buffer_get_cuda_cache_batch_meta (gst_sample_get_buffer
