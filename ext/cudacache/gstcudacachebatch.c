@@ -1413,9 +1413,17 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
 
+  GList *l;
+
   gst_cuda_cache_batch_flush_pending (self, FALSE);
   gst_cuda_cache_batch_reset (self);
   gst_cuda_cache_batch_stream_clear (self);
+  /* the converters' device frames and tables, blocks of the cache, go
+   * back with the element's resources; the next start makes them again */
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    gst_clear_object (&GST_CUDA_CACHE_BATCH_PAD (l->data)->converter);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 

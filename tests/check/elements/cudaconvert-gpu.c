@@ -1558,103 +1558,156 @@ typedef struct
   gboolean shifted;             /* rows at an odd address: no direct kernel */
 } BatchSlot;
 
-/* Converts @n slots as a batch of @out_caps (@slot_caps for one slot) and
- * each alone; every slot equal to its single conversion, to the byte, and
- * absent slots (format UNKNOWN) zero. Returns the batch's launches. */
-static guint
-check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
-    const gchar * out_caps, gsize slot_size)
+/* A frame of slot @i of batch @round: each slot's and each batch's its
+ * own, so that a slot read from another, or from a batch before, shows */
+static GstBuffer *
+batch_slot_frame (const BatchSlot * sl, guint i, guint round)
 {
-  GstCudaCacheConverter **convs = g_new0 (GstCudaCacheConverter *, n);
-  GstBuffer **ins = g_new0 (GstBuffer *, n);
-  GstBuffer *batch = acquire_of (out_caps), *host;
-  GstCaps *out = gst_caps_from_string (slot_caps);
-  GError *error = NULL;
+  GstVideoInfo info;
+  GstBuffer *sys, *dev;
   GstMapInfo map;
-  guint i, launches = 0;
   gsize b;
 
-  /* not zero where a slot is absent: the batch must clear it */
-  fail_unless (gst_buffer_map (batch, &map, GST_MAP_WRITE | GST_MAP_CUDA));
-  {
-    guint8 *ones = g_malloc (map.size);
+  sys = cudacache_make_picture (sl->format, sl->width, sl->height, &info);
+  fail_unless (gst_buffer_map (sys, &map, GST_MAP_WRITE));
+  for (b = round; b < map.size; b += 7)
+    map.data[b] ^= (guint8) (i * 29 + round * 71 + 1);
+  gst_buffer_unmap (sys, &map);
+  dev = upload_shifted (sys, &info, sl->shifted ? 1 : 0);
+  gst_buffer_unref (sys);
+  return dev;
+}
 
-    memset (ones, 0xa5, map.size);
-    fail_unless (copy_rows ((guint8 *) ones, map.size, (CUdeviceptr) map.data,
-            map.size, map.size, 1, TRUE));
-    g_free (ones);
-  }
-  gst_buffer_unmap (batch, &map);
+/* The converter of slot @sl into one slot of @out */
+static GstCudaCacheConverter *
+batch_slot_converter (const BatchSlot * sl, GstCaps * out)
+{
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCudaCacheConverter *conv;
+  GError *error = NULL;
+  GstCaps *in;
+
+  gst_video_info_set_format (&info, sl->format, sl->width, sl->height);
+  config = gst_cuda_cache_converter_build_config (TRUE, 114,
+      GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0 / 255.0, (const gdouble[3]) {
+        0.485, 0.456, 0.406
+      }, (const gdouble[3]) {
+        0.229, 0.224, 0.225
+      });
+  if (sl->method)
+    gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+        GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
+        g_enum_get_value_by_nick (g_type_class_ref
+            (GST_TYPE_CUDA_CACHE_RESIZE_METHOD), sl->method)->value, NULL);
+  if (sl->src[2] > 0)
+    gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT,
+        sl->src[0], GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT,
+        sl->src[1], GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT,
+        sl->src[2], GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT,
+        sl->src[3], NULL);
+  in = gst_video_info_to_caps (&info);
+  gst_caps_set_features_simple (in,
+      gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+  conv = gst_cuda_cache_converter_new (in, out, context, config, &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+  gst_caps_unref (in);
+  return conv;
+}
+
+/* Converts @rounds batches of @n slots into tensors of @out_caps
+ * (@slot_caps for one slot) with one converter per slot, and each slot's
+ * frame alone; every slot equal to its single conversion, to the byte,
+ * and absent slots (format UNKNOWN) zero. One batch is converted by
+ * gst_cuda_cache_converter_convert_batch (); more are all launched on one
+ * stream before the first is waited for, as cudacachebatch does (their
+ * converters' frames, tables and signal shared). Returns the first
+ * batch's launches. */
+static guint
+check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
+    const gchar * out_caps, gsize slot_size, guint rounds)
+{
+  GstCudaCacheConverter **convs = g_new0 (GstCudaCacheConverter *, n);
+  GstBuffer **ins = g_new0 (GstBuffer *, n * rounds);
+  GstBuffer **batches = g_new0 (GstBuffer *, rounds);
+  GstCaps *out = gst_caps_from_string (slot_caps);
+  CUstream stream = NULL;
+  GError *error = NULL;
+  GstMapInfo map;
+  guint i, r, launches = 0, first_launches = 0;
+  gsize b;
 
   for (i = 0; i < n; i++) {
-    const BatchSlot *sl = &slots[i];
-    GstStructure *config;
-    GstVideoInfo info;
-    GstBuffer *sys;
-    GstCaps *in;
-
-    if (sl->format == GST_VIDEO_FORMAT_UNKNOWN)
-      continue;
-    sys = cudacache_make_picture (sl->format, sl->width, sl->height, &info);
-    /* each slot's frame its own: a slot read from another would show */
-    fail_unless (gst_buffer_map (sys, &map, GST_MAP_WRITE));
-    for (b = 0; b < map.size; b += 7)
-      map.data[b] ^= (guint8) (i * 29 + 1);
-    gst_buffer_unmap (sys, &map);
-    ins[i] = upload_shifted (sys, &info, sl->shifted ? 1 : 0);
-    gst_buffer_unref (sys);
-
-    config = gst_cuda_cache_converter_build_config (TRUE, 114,
-        GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0 / 255.0, (const gdouble[3]) {
-          0.485, 0.456, 0.406
-        }, (const gdouble[3]) {
-          0.229, 0.224, 0.225
-        });
-    if (sl->method)
-      gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
-          GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
-          g_enum_get_value_by_nick (g_type_class_ref
-              (GST_TYPE_CUDA_CACHE_RESIZE_METHOD), sl->method)->value, NULL);
-    if (sl->src[2] > 0)
-      gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT,
-          sl->src[0], GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT,
-          sl->src[1], GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT,
-          sl->src[2], GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT,
-          sl->src[3], NULL);
-    in = gst_video_info_to_caps (&info);
-    gst_caps_set_features_simple (in,
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
-    convs[i] = gst_cuda_cache_converter_new (in, out, context, config, &error);
-    fail_unless (convs[i] != NULL, "%s", error ? error->message : "");
-    gst_caps_unref (in);
+    if (slots[i].format != GST_VIDEO_FORMAT_UNKNOWN)
+      convs[i] = batch_slot_converter (&slots[i], out);
   }
-
-  fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, n, batch,
-          NULL, &launches, &error), "%s", error ? error->message : "");
-  host = download_tensor (batch);
-  fail_unless (gst_buffer_map (host, &map, GST_MAP_READ));
-  for (i = 0; i < n; i++) {
-    const guint8 *got = map.data + i * slot_size;
-
-    if (!convs[i]) {
-      for (b = 0; b < slot_size; b++)
-        fail_unless (got[b] == 0, "absent slot %u not cleared at byte %"
-            G_GSIZE_FORMAT, i, b);
-      continue;
-    }
+  for (r = 0; r < rounds; r++) {
+    batches[r] = acquire_of (out_caps);
+    /* not zero where a slot is absent: the batch must clear it */
+    fail_unless (gst_buffer_map (batches[r], &map,
+            GST_MAP_WRITE | GST_MAP_CUDA));
     {
-      GstBuffer *solo = acquire_of (slot_caps), *solo_host;
+      guint8 *ones = g_malloc (map.size);
+
+      memset (ones, 0xa5, map.size);
+      fail_unless (copy_rows ((guint8 *) ones, map.size,
+              (CUdeviceptr) map.data, map.size, map.size, 1, TRUE));
+      g_free (ones);
+    }
+    gst_buffer_unmap (batches[r], &map);
+    for (i = 0; i < n; i++) {
+      if (convs[i])
+        ins[r * n + i] = batch_slot_frame (&slots[i], i, r);
+    }
+  }
+
+  if (rounds == 1) {
+    fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, n,
+            batches[0], NULL, &first_launches, &error), "%s",
+        error ? error->message : "");
+  } else {
+    fail_unless (gst_cuda_context_push (context));
+    fail_unless (gst_cuda_result (CuStreamCreate (&stream,
+                CU_STREAM_NON_BLOCKING)));
+    gst_cuda_context_pop (NULL);
+    for (r = 0; r < rounds; r++) {
+      fail_unless (gst_cuda_cache_converter_launch_batch (convs, ins + r * n,
+              n, batches[r], stream, &launches, &error), "%s",
+          error ? error->message : "");
+      if (r == 0)
+        first_launches = launches;
+    }
+    for (r = 0; r < rounds; r++)
+      fail_unless (gst_cuda_cache_converter_wait_batch (batches[r], &error),
+          "%s", error ? error->message : "");
+  }
+
+  for (r = 0; r < rounds; r++) {
+    GstBuffer *host = download_tensor (batches[r]);
+
+    fail_unless (gst_buffer_map (host, &map, GST_MAP_READ));
+    for (i = 0; i < n; i++) {
+      const guint8 *got = map.data + i * slot_size;
+      GstBuffer *solo, *solo_host;
       GstMapInfo smap;
 
-      fail_unless (gst_cuda_cache_converter_convert_buffer (convs[i], ins[i],
-              solo, NULL, &error), "%s", error ? error->message : "");
+      if (!convs[i]) {
+        for (b = 0; b < slot_size; b++)
+          fail_unless (got[b] == 0, "absent slot %u of batch %u not cleared "
+              "at byte %" G_GSIZE_FORMAT, i, r, b);
+        continue;
+      }
+      solo = acquire_of (slot_caps);
+      fail_unless (gst_cuda_cache_converter_convert_buffer (convs[i],
+              ins[r * n + i], solo, NULL, &error), "%s",
+          error ? error->message : "");
       solo_host = download_tensor (solo);
       fail_unless (gst_buffer_map (solo_host, &smap, GST_MAP_READ));
       fail_unless (smap.size >= slot_size);
       for (b = 0; b < slot_size; b++)
-        fail_unless (got[b] == smap.data[b], "slot %u (%dx%d %s%s%s) differs "
-            "from its conversion alone at byte %" G_GSIZE_FORMAT ": %u, not "
-            "%u", i, slots[i].width, slots[i].height,
+        fail_unless (got[b] == smap.data[b], "batch %u slot %u (%dx%d %s%s%s) "
+            "differs from its conversion alone at byte %" G_GSIZE_FORMAT
+            ": %u, not %u", r, i, slots[i].width, slots[i].height,
             gst_video_format_to_string (slots[i].format),
             slots[i].method ? ", " : "", slots[i].method ? slots[i].method : "",
             b, got[b], smap.data[b]);
@@ -1662,19 +1715,26 @@ check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
       gst_buffer_unref (solo_host);
       gst_buffer_unref (solo);
     }
+    gst_buffer_unmap (host, &map);
+    gst_buffer_unref (host);
   }
-  gst_buffer_unmap (host, &map);
-  gst_buffer_unref (host);
 
-  for (i = 0; i < n; i++) {
-    gst_clear_object (&convs[i]);
-    gst_clear_buffer (&ins[i]);
+  if (stream) {
+    fail_unless (gst_cuda_context_push (context));
+    gst_cuda_result (CuStreamDestroy (stream));
+    gst_cuda_context_pop (NULL);
   }
+  for (i = 0; i < n; i++)
+    gst_clear_object (&convs[i]);
+  for (i = 0; i < n * rounds; i++)
+    gst_clear_buffer (&ins[i]);
+  for (r = 0; r < rounds; r++)
+    gst_buffer_unref (batches[r]);
   g_free (convs);
   g_free (ins);
+  g_free (batches);
   gst_caps_unref (out);
-  gst_buffer_unref (batch);
-  return launches;
+  return first_launches;
 }
 
 #define F32_640(features, n) "other/tensors" features ",format=static," \
@@ -1713,19 +1773,37 @@ GST_START_TEST (test_batch_launches_per_kernel)
     {GST_VIDEO_FORMAT_RGBA, 4000, 3, NULL},
     {GST_VIDEO_FORMAT_UNKNOWN},
   };
+  /* the stand-ins and the presets' frames, one per converter */
+  static const BatchSlot stand_ins[] = {
+    {GST_VIDEO_FORMAT_YUY2, 37, 23, "area"},
+    {GST_VIDEO_FORMAT_YUY2, 37, 23, "nearest"},
+    {GST_VIDEO_FORMAT_UYVY, 37, 23},
+    {GST_VIDEO_FORMAT_P010_10LE, 38, 22, "bilinear"},
+    {GST_VIDEO_FORMAT_I420, 37, 23, "area"},
+  };
   guint launches;
 
   launches = check_batch (same, G_N_ELEMENTS (same),
       F32_640 ("(memory:CUDAMemory)", 1), F32_640 ("(memory:CUDAMemory)", 8),
-      640 * 640 * 3 * 4);
+      640 * 640 * 3 * 4, 1);
   fail_unless_equals_int (launches, 1);
 
   launches = check_batch (mixed, G_N_ELEMENTS (mixed),
       U8_77x45 ("(memory:CUDAMemory)", 1),
-      U8_77x45 ("(memory:CUDAMemory)", 14), 77 * 45 * 3);
+      U8_77x45 ("(memory:CUDAMemory)", 14), 77 * 45 * 3, 1);
   GST_INFO ("%u launches for the mixed batch", launches);
   /* fewer launches than frames: the slots of one kernel share theirs */
   fail_unless (launches >= 2 && launches < 12, "%u launches", launches);
+
+  /* batches launched one after another before the first is waited for,
+   * as cudacachebatch sends them: each slot still its frame's alone,
+   * whatever the next batch writes into the converters' own frames */
+  fail_unless (check_batch (mixed, G_N_ELEMENTS (mixed),
+          U8_77x45 ("(memory:CUDAMemory)", 1),
+          U8_77x45 ("(memory:CUDAMemory)", 14), 77 * 45 * 3, 3) >= 2);
+  fail_unless (check_batch (stand_ins, G_N_ELEMENTS (stand_ins),
+          U8_77x45 ("(memory:CUDAMemory)", 1),
+          U8_77x45 ("(memory:CUDAMemory)", 5), 77 * 45 * 3, 4) >= 1);
 }
 
 GST_END_TEST;
