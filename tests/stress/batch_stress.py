@@ -124,8 +124,16 @@ class Source:
     def random_caps(self):
         rng = self.rng
         w, h, _ = rng.choices(SIZES, weights=[s[2] for s in SIZES])[0]
+        fmt = rng.choice(self.run.formats)
+        # GStreamer 1.22's cudaupload copies width x pixel-stride bytes a
+        # row (gst-libs/gst/cuda/gstcudautils.c): of an odd-width YUY2 or
+        # UYVY frame it leaves the last pair's V in device memory unwritten,
+        # so two uploads of one frame differ there. Those frames are even
+        # wide with --cuda.
+        if self.run.cuda and fmt in ("YUY2", "UYVY") and w % 2:
+            w += 1
         return Gst.Caps.from_string(
-            f"video/x-raw,format={rng.choice(self.run.formats)},width={w},"
+            f"video/x-raw,format={fmt},width={w},"
             f"height={h},pixel-aspect-ratio={rng.choice(PARS)},"
             "framerate=30/1")
 

@@ -1808,6 +1808,114 @@ GST_START_TEST (test_batch_launches_per_kernel)
 
 GST_END_TEST;
 
+/* A converter set up again for other caps converts as one made for them:
+ * through a sequence of formats and sizes (the stand-ins', odd and 1x1
+ * ones, with each resampling method), each frame converted by one
+ * converter reconfigured along the sequence and by a new one, alone and
+ * as the two slots of a batch, all equal to the byte. */
+GST_START_TEST (test_reconfigured_converter_equals_a_new_one)
+{
+  static const BatchSlot steps[] = {
+    {GST_VIDEO_FORMAT_NV12, 40, 40},
+    {GST_VIDEO_FORMAT_UYVY, 1, 1},
+    {GST_VIDEO_FORMAT_UYVY, 37, 23},
+    {GST_VIDEO_FORMAT_YUY2, 37, 23},
+    {GST_VIDEO_FORMAT_I420, 2, 2},
+    {GST_VIDEO_FORMAT_YUY2, 1, 1},
+    {GST_VIDEO_FORMAT_P010_10LE, 38, 22},
+    {GST_VIDEO_FORMAT_UYVY, 1, 1},
+    {GST_VIDEO_FORMAT_RGBA, 1, 1},
+    {GST_VIDEO_FORMAT_YUY2, 37, 23},
+  };
+  static const gchar *const methods[] = { NULL, "area", "nearest",
+    "bilinear"
+  };
+  const gchar *slot_caps = U8_77x45 ("(memory:CUDAMemory)", 1);
+  const gchar *batch_caps = U8_77x45 ("(memory:CUDAMemory)", 2);
+  gsize slot_size = 77 * 45 * 3;
+  GstCaps *out = gst_caps_from_string (slot_caps);
+  guint m, k;
+
+  for (m = 0; m < G_N_ELEMENTS (methods); m++) {
+    GstCudaCacheConverter *again = NULL;
+
+    for (k = 0; k < G_N_ELEMENTS (steps); k++) {
+      BatchSlot sl = steps[k];
+      GstCudaCacheConverter *fresh, *convs[2];
+      GstBuffer *frame, *a, *b, *batch, *ins[2], *ha, *hb, *hbatch;
+      GstMapInfo ma, mb, mbatch;
+      GError *error = NULL;
+      gsize i;
+
+      sl.method = methods[m];
+      fresh = batch_slot_converter (&sl, out);
+      if (!again) {
+        again = batch_slot_converter (&sl, out);
+      } else {
+        GstCudaCacheConverter *model = batch_slot_converter (&sl, out);
+        GstVideoInfo info;
+        GstCaps *in;
+
+        gst_video_info_set_format (&info, sl.format, sl.width, sl.height);
+        in = gst_video_info_to_caps (&info);
+        gst_caps_set_features_simple (in,
+            gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+        fail_unless (gst_cuda_cache_converter_reconfigure (again, in, out,
+                gst_cuda_cache_converter_get_config (model), &error), "%s",
+            error ? error->message : "");
+        gst_caps_unref (in);
+        gst_object_unref (model);
+      }
+      frame = batch_slot_frame (&sl, k, m);
+      a = acquire_of (slot_caps);
+      b = acquire_of (slot_caps);
+      batch = acquire_of (batch_caps);
+      fail_unless (gst_cuda_cache_converter_convert_buffer (fresh, frame, a,
+              NULL, &error), "%s", error ? error->message : "");
+      fail_unless (gst_cuda_cache_converter_convert_buffer (again, frame, b,
+              NULL, &error), "%s", error ? error->message : "");
+      convs[0] = fresh;
+      convs[1] = again;
+      ins[0] = ins[1] = frame;
+      fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, 2,
+              batch, NULL, NULL, &error), "%s", error ? error->message : "");
+      ha = download_tensor (a);
+      hb = download_tensor (b);
+      hbatch = download_tensor (batch);
+      fail_unless (gst_buffer_map (ha, &ma, GST_MAP_READ));
+      fail_unless (gst_buffer_map (hb, &mb, GST_MAP_READ));
+      fail_unless (gst_buffer_map (hbatch, &mbatch, GST_MAP_READ));
+      for (i = 0; i < slot_size; i++) {
+        fail_unless (mb.data[i] == ma.data[i], "%s, step %u (%dx%d %s): "
+            "reconfigured, byte %" G_GSIZE_FORMAT " is %u, new %u",
+            methods[m] ? methods[m] : "linear", k, sl.width, sl.height,
+            gst_video_format_to_string (sl.format), i, mb.data[i], ma.data[i]);
+        fail_unless (mbatch.data[i] == ma.data[i] &&
+            mbatch.data[slot_size + i] == ma.data[i], "%s, step %u (%dx%d "
+            "%s): batched, byte %" G_GSIZE_FORMAT " is %u and %u, alone %u",
+            methods[m] ? methods[m] : "linear", k, sl.width, sl.height,
+            gst_video_format_to_string (sl.format), i, mbatch.data[i],
+            mbatch.data[slot_size + i], ma.data[i]);
+      }
+      gst_buffer_unmap (ha, &ma);
+      gst_buffer_unmap (hb, &mb);
+      gst_buffer_unmap (hbatch, &mbatch);
+      gst_buffer_unref (ha);
+      gst_buffer_unref (hb);
+      gst_buffer_unref (hbatch);
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+      gst_buffer_unref (batch);
+      gst_buffer_unref (frame);
+      gst_object_unref (fresh);
+    }
+    gst_object_unref (again);
+  }
+  gst_caps_unref (out);
+}
+
+GST_END_TEST;
+
 /* Runs @desc to its end with the test's context given to the pipeline */
 static void
 run_in_context (const gchar * desc)
@@ -2061,6 +2169,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_tensor_pipeline);
   tcase_add_test (tc, test_batch_slots_are_solo_conversions);
   tcase_add_test (tc, test_batch_launches_per_kernel);
+  tcase_add_test (tc, test_reconfigured_converter_equals_a_new_one);
   tcase_add_test (tc, test_batch_seen_layouts_allocate_nothing);
   tcase_add_test (tc, test_batch_rois_are_solo_conversions);
   tcase_add_test (tc, test_batch_refuses_frames_of_other_memory);
