@@ -74,6 +74,14 @@ gboolean gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags,
     const gchar * side, GError ** error);
 
+/* Maps @outbuf with @flags (writing) for a batch of @n slots of @slot_size
+ * bytes: FALSE, with @error set, where it cannot be mapped or is
+ * smaller. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_batch_map (GstBuffer * outbuf,
+    GstMapFlags flags, guint n, gsize slot_size, GstMapInfo * map,
+    GError ** error);
+
 /* Whether @size bytes, a mapped output buffer's, hold @info's tensor. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_converter_tensor_fits (const

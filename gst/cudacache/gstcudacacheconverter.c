@@ -1183,6 +1183,25 @@ gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter * converter,
       error);
 }
 
+gboolean
+gst_cuda_cache_converter_batch_map (GstBuffer * outbuf, GstMapFlags flags,
+    guint n, gsize slot_size, GstMapInfo * map, GError ** error)
+{
+  if (!gst_buffer_map (outbuf, map, flags)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "could not map the batch for the conversion");
+    return FALSE;
+  }
+  if (map->size < n * slot_size) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "the batch holds %" G_GSIZE_FORMAT " bytes, less than its %u slots "
+        "of %" G_GSIZE_FORMAT, map->size, n, slot_size);
+    gst_buffer_unmap (outbuf, map);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean convert_batch (GstCudaCacheConverter ** converters,
     GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
     gboolean defer, guint * n_launches, GError ** error);
@@ -1387,18 +1406,9 @@ convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
 
   /* system memory: each slot converted in place, through a buffer that
    * wraps its bytes */
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "could not map the batch for the conversion");
+  if (!gst_cuda_cache_converter_batch_map (outbuf, GST_MAP_WRITE, n_slots,
+          slot_size, &map, error))
     return FALSE;
-  }
-  if (map.size < n_slots * slot_size) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-        "the batch holds %" G_GSIZE_FORMAT " bytes, less than its %u slots "
-        "of %" G_GSIZE_FORMAT, map.size, n_slots, slot_size);
-    gst_buffer_unmap (outbuf, &map);
-    return FALSE;
-  }
   for (i = 0; i < n_slots && ok; i++) {
     GstCudaCacheConverter *conv = batch_slot (converters, inbufs, i);
     guint8 *data = map.data + i * slot_size;

@@ -539,18 +539,9 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
   }
   buffer_sync_other_streams (outbuf, stream);
 
-  if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "could not map CUDA memory for the batch");
+  if (!gst_cuda_cache_converter_batch_map (outbuf,
+          GST_MAP_WRITE | GST_MAP_CUDA, n, slot_size, &map, error))
     return FALSE;
-  }
-  if (map.size < n * slot_size) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-        "the batch holds %" G_GSIZE_FORMAT " bytes, less than its %u slots "
-        "of %" G_GSIZE_FORMAT, map.size, n, slot_size);
-    gst_buffer_unmap (outbuf, &map);
-    return FALSE;
-  }
 
   in = g_new0 (CudaInput, n);
   launch = g_new0 (GstCudaCacheKernelBatchSlot, n);

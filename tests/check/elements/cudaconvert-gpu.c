@@ -1922,25 +1922,9 @@ run_in_context (const gchar * desc)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstContext *ctx = gst_context_new_cuda_context (context);
-  GstMessage *msg;
 
   fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message : "");
-  gst_element_set_context (pipeline, ctx);
-  gst_context_unref (ctx);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "%s: no end", desc);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("%s: %s", desc, err->message);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  cudacache_run_pipeline (pipeline, context);
   gst_object_unref (pipeline);
 }
 

@@ -137,6 +137,109 @@ static GstCudaCacheConverter *converter_new (const gchar * in,
     const gchar * out, GstStructure * config);
 
 /* dimensions=W:H:3 is W:H:3:1: the outer dimensions left out are 1 */
+static GstCudaCacheConverter *
+converter_of (const gchar * in, const gchar * out)
+{
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (in);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (out);
+  GError *error = NULL;
+  GstCudaCacheConverter *conv =
+      gst_cuda_cache_converter_new (in_caps, out_caps, NULL, NULL, &error);
+
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+  return conv;
+}
+
+static void
+assert_batch_error (GstCudaCacheConverter ** convs, GstBuffer ** ins,
+    guint n, GstBuffer * out, const gchar * what)
+{
+  GError *error = NULL;
+
+  fail_if (gst_cuda_cache_converter_convert_batch (convs, ins, n, out, NULL,
+          NULL, &error), "a batch that %s was converted", what);
+  fail_unless (error != NULL && strstr (error->message, what) != NULL,
+      "\"%s\" does not say \"%s\"", error ? error->message : "", what);
+  g_error_free (error);
+}
+
+/* A batch of system memory: every slot its converter's conversion alone
+ * of its frame, absent slots zero; and what a batch refuses, saying why */
+GST_START_TEST (test_batch_of_system_memory)
+{
+  GstCudaCacheConverter *f32 = converter_of (RGBA_64x48,
+      TENSOR "types=float32,dimensions=(string)20:10:3:1");
+  GstCudaCacheConverter *f32_nv12 = converter_of ("video/x-raw,format=NV12,"
+      "width=37,height=23,framerate=30/1",
+      TENSOR "types=float32,dimensions=(string)20:10:3:1");
+  GstCudaCacheConverter *u8 = converter_of (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=(string)20:10:3:1");
+  GstCudaCacheConverter *video = converter_of (RGBA_64x48,
+      "video/x-raw,format=RGB,width=20,height=10");
+  GstVideoInfo rgba, nv12;
+  GstBuffer *a = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 64, 48, &rgba);
+  GstBuffer *b = cudacache_make_picture (GST_VIDEO_FORMAT_NV12, 37, 23, &nv12);
+  gsize slot = 20 * 10 * 3 * 4;
+  GstBuffer *batch = gst_buffer_new_allocate (NULL, 3 * slot, NULL);
+  GstBuffer *small = gst_buffer_new_allocate (NULL, 3 * slot - 1, NULL);
+  GstBuffer *ins[3] = { a, NULL, b };
+  GstCudaCacheConverter *convs[3] = { f32, NULL, f32_nv12 };
+  GError *error = NULL;
+  GstMapInfo map;
+  guint i, launches = 7;
+
+  gst_buffer_memset (batch, 0, 0xa5, 3 * slot);
+  fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, 3, batch,
+          NULL, &launches, &error), "%s", error ? error->message : "");
+  fail_unless_equals_int (launches, 0);
+  fail_unless (gst_buffer_map (batch, &map, GST_MAP_READ));
+  for (i = 0; i < 3; i++) {
+    const guint8 *got = map.data + i * slot;
+    gsize k;
+
+    if (!convs[i]) {
+      for (k = 0; k < slot; k++)
+        fail_unless (got[k] == 0, "absent slot not zero at byte %"
+            G_GSIZE_FORMAT, k);
+    } else {
+      GstBuffer *alone = gst_buffer_new_allocate (NULL, slot, NULL);
+      GstMapInfo amap;
+
+      fail_unless (gst_cuda_cache_converter_convert_buffer (convs[i], ins[i],
+              alone, NULL, &error), "%s", error ? error->message : "");
+      fail_unless (gst_buffer_map (alone, &amap, GST_MAP_READ));
+      fail_unless (memcmp (got, amap.data, slot) == 0,
+          "slot %u differs from its conversion alone", i);
+      gst_buffer_unmap (alone, &amap);
+      gst_buffer_unref (alone);
+    }
+  }
+  gst_buffer_unmap (batch, &map);
+  /* the converters' slots are both wrapped and converted again: a
+   * converter is not tied to one batch */
+  fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, 3, batch,
+          NULL, NULL, &error), "%s", error ? error->message : "");
+
+  assert_batch_error (convs, ins, 3, small, "the batch holds");
+  convs[0] = u8;
+  assert_batch_error (convs, ins, 3, batch, "another tensor");
+  convs[0] = video;
+  assert_batch_error (convs, ins, 3, batch, "makes video");
+  convs[0] = convs[2] = NULL;
+  assert_batch_error (convs, ins, 3, batch, "without a frame");
+
+  gst_buffer_unref (batch);
+  gst_buffer_unref (small);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_object_unref (f32);
+  gst_object_unref (f32_nv12);
+  gst_object_unref (u8);
+  gst_object_unref (video);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_three_dimensions_mean_batch_one)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
@@ -1552,6 +1655,7 @@ converter_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_batch_of_system_memory);
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_config_errors_say_option_value_and_range);
