@@ -415,12 +415,13 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
         p->out_height, p->out_format == CONVERT_FORMAT_TENSOR ? "tensor" :
         gst_video_format_to_string (params->out_format), p->dest_x,
         p->dest_y, p->dest_width, p->dest_height, p->x_taps, p->y_taps,
-        gst_cuda_cache_kernel_info[plan->plan.kernel].name, plan->plan.grid_w,
-        plan->plan.grid_h, plan->plan.block_w, plan->plan.block_h, p->tile_h,
+        gst_cuda_cache_kernel_info[plan->plan.tiled.kernel].name,
+        plan->plan.tiled.grid_w, plan->plan.tiled.grid_h,
+        plan->plan.tiled.block_w, plan->plan.tiled.block_h, p->tile_h,
         p->tile_rows, p->tile_pitch, p->tile_chroma_rows,
-        p->tile_chroma_pitch, plan->plan.shared_bytes,
-        plan->plan.direct != GST_CUDA_CACHE_KERNEL_NONE ?
-        gst_cuda_cache_kernel_info[plan->plan.direct].name : "none",
+        p->tile_chroma_pitch, plan->plan.tiled.shared_bytes,
+        plan->plan.direct.kernel != GST_CUDA_CACHE_KERNEL_NONE ?
+        gst_cuda_cache_kernel_info[plan->plan.direct.kernel].name : "none",
         CONVERT_DIRECT_ROWS, p->direct_rows, p->direct_chroma_rows);
   }
 
@@ -433,24 +434,13 @@ gst_cuda_cache_kernel_plan_new (GstCudaCacheKernels * kernels,
   return plan;
 }
 
-/* What one launch of a plan runs: the kernel and its grid */
-typedef struct
-{
-  GstCudaCacheKernelId kernel;
-  guint grid_w;
-  guint grid_h;
-  guint block_w;
-  guint block_h;
-  guint shared_bytes;
-} PlanLaunch;
-
 /* @plan's parameters for one frame's planes in *p, and in *launch the
  * kernel that converts them and its grid: the direct kernel where the
  * plan has one and the input's rows allow it */
 static void
 plan_prepare (const GstCudaCacheKernelPlan * plan, const guintptr in_data[3],
     const gint in_stride[3], const guintptr out_data[3],
-    const gint out_stride[3], ConvertParams * p, PlanLaunch * launch)
+    const gint out_stride[3], ConvertParams * p, GstCudaCacheLaunch * launch)
 {
   const GstCudaCachePlan *pl = &plan->plan;
   gboolean words = TRUE;
@@ -475,23 +465,10 @@ plan_prepare (const GstCudaCacheKernelPlan * plan, const guintptr in_data[3],
     p->out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
 
   /* the direct kernel reads whole words of the input's rows */
-  if (pl->direct != GST_CUDA_CACHE_KERNEL_NONE && words) {
-    launch->kernel = pl->direct;
-    launch->grid_w = pl->direct_grid_w;
-    launch->grid_h = pl->direct_grid_h;
-    launch->block_w = pl->direct_block_w;
-    launch->block_h = pl->direct_block_h;
-    launch->shared_bytes = 0;
-  } else {
-    launch->kernel = pl->kernel;
-    launch->grid_w = pl->grid_w;
-    launch->grid_h = pl->grid_h;
-    launch->block_w = pl->block_w;
-    launch->block_h = pl->block_h;
-    launch->shared_bytes = pl->shared_bytes;
-  }
+  *launch = pl->direct.kernel != GST_CUDA_CACHE_KERNEL_NONE && words ?
+      pl->direct : pl->tiled;
   GST_LOG ("%s%s", gst_cuda_cache_kernel_info[launch->kernel].name,
-      pl->direct != GST_CUDA_CACHE_KERNEL_NONE && !words ?
+      pl->direct.kernel != GST_CUDA_CACHE_KERNEL_NONE && !words ?
       " (input rows not 4-byte aligned)" : "");
 }
 
@@ -502,7 +479,7 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     GstCudaCacheKernelDone * done)
 {
   GstCudaCacheKernels *kernels;
-  PlanLaunch launch;
+  GstCudaCacheLaunch launch;
   ConvertParams p;
   void *args[] = { &p };
   gboolean ok;
@@ -557,17 +534,17 @@ struct _GstCudaCacheKernelBatch
   /* the host's copy of the table, rewritten per batch: the copy to the
    * device stages it before returning (pageable memory) */
   ConvertBatchSlot *host;
-  PlanLaunch *launches;         /* per slot of host */
+  GstCudaCacheLaunch *launches; /* per slot of host */
   /* each slot, in the batch's order, before it is placed in host; and
    * the first slot of its kernel's */
   ConvertBatchSlot *prepared;
-  PlanLaunch *prepared_launches;
+  GstCudaCacheLaunch *prepared_launches;
   guint *group;
   guint host_room;
 };
 
 static gboolean
-same_launch (const PlanLaunch * a, const PlanLaunch * b)
+same_launch (const GstCudaCacheLaunch * a, const GstCudaCacheLaunch * b)
 {
   return a->kernel == b->kernel && a->block_w == b->block_w &&
       a->block_h == b->block_h;
@@ -595,10 +572,10 @@ batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
 
   if (n > batch->host_room) {
     batch->host = g_renew (ConvertBatchSlot, batch->host, n);
-    batch->launches = g_renew (PlanLaunch, batch->launches, n);
+    batch->launches = g_renew (GstCudaCacheLaunch, batch->launches, n);
     batch->prepared = g_renew (ConvertBatchSlot, batch->prepared, n);
-    batch->prepared_launches = g_renew (PlanLaunch, batch->prepared_launches,
-        n);
+    batch->prepared_launches =
+        g_renew (GstCudaCacheLaunch, batch->prepared_launches, n);
     batch->group = g_renew (guint, batch->group, n);
     batch->host_room = n;
   }
@@ -645,7 +622,7 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
     const GstCudaCacheKernelBatchSlot *s = &slots[i];
     guintptr out_data[3] = { s->out_data, 0, 0 };
     gint out_stride[3] = { 0, };
-    PlanLaunch *l = &batch->prepared_launches[i];
+    GstCudaCacheLaunch *l = &batch->prepared_launches[i];
 
     g_return_val_if_fail (s->plan != NULL && s->plan->kernels->context ==
         kernels->context, FALSE);
@@ -699,13 +676,13 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
   ok = gst_cuda_result (CuMemcpy2DAsync (&copy, stream));
 
   for (i = 0; ok && i < n; i = placed) {
-    const PlanLaunch *first = &batch->launches[i];
+    const GstCudaCacheLaunch *first = &batch->launches[i];
     guint grid_w = 0, grid_h = 0, shared = 0;
     ConvertBatch b = { 0, };
     void *args[] = { &b };
 
     for (placed = i; placed < n; placed++) {
-      const PlanLaunch *l = &batch->launches[placed];
+      const GstCudaCacheLaunch *l = &batch->launches[placed];
 
       if (!same_launch (l, first))
         break;

@@ -105,6 +105,17 @@ G_GNUC_INTERNAL
 GstCudaCacheKernelId gst_cuda_cache_kernel_batch_twin (GstCudaCacheKernelId
     kernel);
 
+/* One launch: a kernel and its grid */
+typedef struct
+{
+  GstCudaCacheKernelId kernel;
+  guint grid_w;
+  guint grid_h;
+  guint block_w;
+  guint block_h;
+  guint shared_bytes;
+} GstCudaCacheLaunch;
+
 /* One conversion's launch, as planned: the kernels' parameters but for
  * the planes' and the table's addresses; the taps' table to upload; the
  * tiled kernel (or the generic one, for factors whose rows do not fit a
@@ -116,19 +127,9 @@ typedef struct
   GArray *table;                /* guint32 values */
   gint n_planes;                /* of the input, as the kernels read it */
 
-  GstCudaCacheKernelId kernel;
-  guint grid_w;
-  guint grid_h;
-  guint block_w;
-  guint block_h;
-  guint shared_bytes;
-
-  GstCudaCacheKernelId direct;  /* GST_CUDA_CACHE_KERNEL_NONE: none */
+  GstCudaCacheLaunch tiled;
+  GstCudaCacheLaunch direct;    /* kernel GST_CUDA_CACHE_KERNEL_NONE: none */
   gint direct_taps;
-  guint direct_grid_w;
-  guint direct_grid_h;
-  guint direct_block_w;
-  guint direct_block_h;
 } GstCudaCachePlan;
 
 /* The kernels' parameters of @params, as far as the taps' table: formats,

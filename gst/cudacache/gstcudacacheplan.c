@@ -881,46 +881,46 @@ gst_cuda_cache_plan_init (GstCudaCachePlan * plan, const ConvertParams * key,
   plan->n_planes = in == CONVERT_IN_I420 ? 3 : in == CONVERT_IN_NV12 ? 2 : 1;
   plan->table = gst_cuda_cache_plan_build_table (p, lq, inc);
 
-  plan->shared_bytes = gst_cuda_cache_plan_tiles (p, plan->table);
-  if (plan->shared_bytes) {
-    plan->kernel =
+  plan->tiled.shared_bytes = gst_cuda_cache_plan_tiles (p, plan->table);
+  if (plan->tiled.shared_bytes) {
+    plan->tiled.kernel =
         gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_TILE, in, out,
         0);
-    plan->block_w = CONVERT_TILE_W;
-    plan->block_h = CONVERT_TILE_THREADS_Y;
-    plan->grid_w = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
-    plan->grid_h = (p->out_height + p->tile_h - 1) / p->tile_h;
+    plan->tiled.block_w = CONVERT_TILE_W;
+    plan->tiled.block_h = CONVERT_TILE_THREADS_Y;
+    plan->tiled.grid_w = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+    plan->tiled.grid_h = (p->out_height + p->tile_h - 1) / p->tile_h;
   } else {
-    plan->kernel =
+    plan->tiled.kernel =
         gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_GENERIC, in,
         out, 0);
-    plan->block_w = CONVERT_GENERIC_THREADS;
-    plan->block_h = 1;
+    plan->tiled.block_w = CONVERT_GENERIC_THREADS;
+    plan->tiled.block_h = 1;
     /* a block per output pixel, or per 2x2 block of a 4:2:0 output */
     if (out == CONVERT_OUT_YUV420) {
-      plan->grid_w = (p->out_width + 1) / 2;
-      plan->grid_h = (p->out_height + 1) / 2;
+      plan->tiled.grid_w = (p->out_width + 1) / 2;
+      plan->tiled.grid_h = (p->out_height + 1) / 2;
     } else {
-      plan->grid_w = p->out_width;
-      plan->grid_h = p->out_height;
+      plan->tiled.grid_w = p->out_width;
+      plan->tiled.grid_h = p->out_height;
     }
   }
 
-  plan->direct = GST_CUDA_CACHE_KERNEL_NONE;
+  plan->direct.kernel = GST_CUDA_CACHE_KERNEL_NONE;
   plan->direct_taps = gst_cuda_cache_plan_direct_taps (p);
   if (gst_cuda_cache_plan_direct (p, plan->table, plan->direct_taps)) {
     /* the groups from the one holding output row 0 to the last's */
     gint G = CONVERT_DIRECT_ROWS;
     gint groups = -p->direct_k0 + (p->out_height - p->dest_y + G - 1) / G;
 
-    plan->direct =
+    plan->direct.kernel =
         gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_DIRECT, in,
         out, plan->direct_taps);
-    plan->direct_grid_w = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
-    plan->direct_grid_h = (groups + CONVERT_DIRECT_WARPS - 1) /
+    plan->direct.grid_w = (p->out_width + CONVERT_TILE_W - 1) / CONVERT_TILE_W;
+    plan->direct.grid_h = (groups + CONVERT_DIRECT_WARPS - 1) /
         CONVERT_DIRECT_WARPS;
-    plan->direct_block_w = CONVERT_TILE_W;
-    plan->direct_block_h = CONVERT_DIRECT_WARPS;
+    plan->direct.block_w = CONVERT_TILE_W;
+    plan->direct.block_h = CONVERT_DIRECT_WARPS;
   }
 }
 

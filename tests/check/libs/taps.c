@@ -628,24 +628,24 @@ GST_START_TEST (test_plans_pick_kernels)
   /* 1080p to a letterboxed 640x640: tiles, and the narrow direct windows */
   fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_NV12, 1920, 1080,
           GST_VIDEO_FORMAT_RGBA, 640, 640, 0, 140, 640, 360));
-  fail_unless_equals_int (plan.kernel,
+  fail_unless_equals_int (plan.tiled.kernel,
       GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_tile_nv12_packed));
-  fail_unless_equals_int (plan.direct,
+  fail_unless_equals_int (plan.direct.kernel,
       GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_direct6_nv12_packed));
   fail_unless_equals_int (plan.n_planes, 2);
-  fail_unless_equals_int (plan.block_w, CONVERT_TILE_W);
-  fail_unless_equals_int (plan.block_h, CONVERT_TILE_THREADS_Y);
-  fail_unless_equals_int (plan.grid_w, 640 / CONVERT_TILE_W);
-  fail_unless (plan.shared_bytes > 0 &&
-      plan.shared_bytes <= GST_CUDA_CACHE_PLAN_MAX_SHARED_BYTES);
-  fail_unless_equals_int (plan.direct_block_w * plan.direct_block_h,
+  fail_unless_equals_int (plan.tiled.block_w, CONVERT_TILE_W);
+  fail_unless_equals_int (plan.tiled.block_h, CONVERT_TILE_THREADS_Y);
+  fail_unless_equals_int (plan.tiled.grid_w, 640 / CONVERT_TILE_W);
+  fail_unless (plan.tiled.shared_bytes > 0 &&
+      plan.tiled.shared_bytes <= GST_CUDA_CACHE_PLAN_MAX_SHARED_BYTES);
+  fail_unless_equals_int (plan.direct.block_w * plan.direct.block_h,
       CONVERT_TILE_W * CONVERT_DIRECT_WARPS);
   gst_cuda_cache_plan_clear (&plan);
 
   /* I420 to a tensor, shrinking across by 4: 8-tap windows */
   fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_I420, 2560, 1440,
           GST_VIDEO_FORMAT_UNKNOWN, 640, 640, 0, 0, 640, 640));
-  fail_unless_equals_int (plan.direct,
+  fail_unless_equals_int (plan.direct.kernel,
       GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_direct8_i420_tensor));
   fail_unless_equals_int (plan.n_planes, 3);
   gst_cuda_cache_plan_clear (&plan);
@@ -653,21 +653,21 @@ GST_START_TEST (test_plans_pick_kernels)
   /* packed RGB to NV12: no direct kernel */
   fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_BGR, 1280, 720,
           GST_VIDEO_FORMAT_NV12, 640, 360, 0, 0, 640, 360));
-  fail_unless_equals_int (plan.kernel,
+  fail_unless_equals_int (plan.tiled.kernel,
       GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_tile_rgb3_yuv420));
-  fail_unless_equals_int (plan.direct, GST_CUDA_CACHE_KERNEL_NONE);
+  fail_unless_equals_int (plan.direct.kernel, GST_CUDA_CACHE_KERNEL_NONE);
   fail_unless_equals_int (plan.n_planes, 1);
   gst_cuda_cache_plan_clear (&plan);
 
   /* 2000 input rows an output row: no tile fits, a block a pixel */
   fail_unless (plan_conversion (&plan, GST_VIDEO_FORMAT_RGBA, 1920, 4000,
           GST_VIDEO_FORMAT_RGBA, 640, 2, 0, 0, 640, 2));
-  fail_unless_equals_int (plan.kernel,
+  fail_unless_equals_int (plan.tiled.kernel,
       GST_CUDA_CACHE_KERNEL_ID (gst_cuda_cache_convert_generic_rgb4_packed));
-  fail_unless_equals_int (plan.shared_bytes, 0);
-  fail_unless_equals_int (plan.block_w, CONVERT_GENERIC_THREADS);
-  fail_unless_equals_int (plan.grid_w, 640);
-  fail_unless_equals_int (plan.grid_h, 2);
+  fail_unless_equals_int (plan.tiled.shared_bytes, 0);
+  fail_unless_equals_int (plan.tiled.block_w, CONVERT_GENERIC_THREADS);
+  fail_unless_equals_int (plan.tiled.grid_w, 640);
+  fail_unless_equals_int (plan.tiled.grid_h, 2);
   gst_cuda_cache_plan_clear (&plan);
 
   /* what the kernels do not do */
