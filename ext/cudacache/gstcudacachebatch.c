@@ -1010,7 +1010,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
   guint n = gst_cuda_cache_tensor_info_get_batch (&self->out_info);
   GstCudaCacheBatchPad **pads;
-  GstBuffer **bufs, **slot_bufs = NULL;
+  GstBuffer **bufs;
   GstCudaCacheConverter **converters = NULL;
   GstBuffer *outbuf = NULL;
   GstCudaCacheBatchMeta *meta;
@@ -1036,7 +1036,8 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
    * for them (request_new_pad marked the source pad) */
   while (follows_pads && n_pads > n)
     gst_object_unref (pads[--n_pads]);
-  bufs = g_new0 (GstBuffer *, MAX (n_pads, 1));
+  /* a frame per pad, NULL past the pads: the batch's slots */
+  bufs = g_new0 (GstBuffer *, MAX (MAX (n_pads, n), 1));
 
   /* the options are mutable while PLAYING: a change sets every pad's
    * converter up again, from the new config */
@@ -1122,13 +1123,11 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       goto done;
     }
   }
-  slot_bufs = g_new0 (GstBuffer *, n);
-  memcpy (slot_bufs, bufs, n_pads * sizeof (GstBuffer *));
   /* not live, a CUDA batch is launched, and sent once the next one is
    * launched; live, each is sent at once */
   pipelined = self->cuda && !live;
   if (!(pipelined ? gst_cuda_cache_converter_launch_batch :
-          gst_cuda_cache_converter_convert_batch) (converters, slot_bufs, n,
+          gst_cuda_cache_converter_convert_batch) (converters, bufs, n,
           outbuf, self->cuda ? gst_cuda_cache_batch_stream (self) : NULL,
           &launches, &error)) {
     gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
@@ -1174,7 +1173,6 @@ done:
   g_free (bufs);
   g_free (pads);
   g_free (converters);
-  g_free (slot_bufs);
   return ret;
 }
 

@@ -498,11 +498,13 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
   CudaInput *in;
   GstCudaCacheKernelDone *done;
   GstMapInfo map;
-  guint i, n_launch = 0;
+  guint i, first_slot = 0, n_launch = 0;
   gboolean wait, ok = TRUE;
 
-  for (i = 0; i < n && !first; i++)
+  for (i = 0; i < n && !first; i++) {
     first = slots[i];
+    first_slot = i;
+  }
   g_return_val_if_fail (first != NULL, FALSE);
 
   if (!buffer_in_context (outbuf, first->context, "output", error))
@@ -514,7 +516,7 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
       gst_cuda_cache_converter_set_error (error, GST_STREAM_ERROR,
           GST_STREAM_ERROR_WRONG_TYPE, "slot %u's converter belongs to "
           "another CUDA context (%" GST_PTR_FORMAT ") than slot %u's (%"
-          GST_PTR_FORMAT ")", i, slots[i]->context, 0, first->context);
+          GST_PTR_FORMAT ")", i, slots[i]->context, first_slot, first->context);
       return FALSE;
     }
     if (!buffer_in_context (inbufs[i], first->context, "input", error)) {
@@ -578,9 +580,6 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
   if (ok && n_launch > 0) {
     ok = gst_cuda_cache_kernel_batch_launch (first->batch, launch, n_launch,
         stream, done, n_launches);
-    if (!ok)
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-          "the CUDA conversion of a batch of %u failed", n);
   } else if (n_launches) {
     *n_launches = 0;
   }
