@@ -43,10 +43,9 @@ struct _GstCudaCacheConverterCpu
   GstCudaCacheConverterInfo info;
   GstCudaCacheConvertParams params;
 
-  /* a crop (params.src_x, src_y, in_width, in_height short of the
-   * frame): the source rectangle's own layout, and each frame seen through
-   * a view of that rectangle (cpu_source_view ()) */
-  gboolean cropped;
+  /* the source rectangle (params.src_x, src_y, in_width, in_height) as a
+   * frame of its own; each frame is read through a view of that rectangle
+   * (cpu_source_view ()) */
   GstVideoInfo source;
   /* 4:2:2 packed and GRAY8 input: the RGBx frame it is converted as, and
    * 16-bit 4:2:0 input: the NV12 frame it narrows to
@@ -350,23 +349,18 @@ gst_cuda_cache_converter_cpu_new (const GstCudaCacheConverterInfo * info,
   cpu = g_new0 (GstCudaCacheConverterCpu, 1);
   cpu->info = *info;
   cpu->params = *params;
-  cpu->cropped = p->src_x != 0 || p->src_y != 0 ||
-      p->in_width != GST_VIDEO_INFO_WIDTH (in) ||
-      p->in_height != GST_VIDEO_INFO_HEIGHT (in);
-  if (cpu->cropped) {
-    /* a frame of the rectangle's size, as GStreamer lays it out (the view
-     * takes the input's strides) */
-    gst_video_info_set_interlaced_format (&cpu->source,
-        GST_VIDEO_INFO_FORMAT (in), GST_VIDEO_INFO_INTERLACE_MODE (in),
-        p->in_width, p->in_height);
-    cpu->source.colorimetry = in->colorimetry;
-    cpu->source.chroma_site = in->chroma_site;
-    GST_VIDEO_INFO_PAR_N (&cpu->source) = GST_VIDEO_INFO_PAR_N (in);
-    GST_VIDEO_INFO_PAR_D (&cpu->source) = GST_VIDEO_INFO_PAR_D (in);
-    GST_VIDEO_INFO_FPS_N (&cpu->source) = GST_VIDEO_INFO_FPS_N (in);
-    GST_VIDEO_INFO_FPS_D (&cpu->source) = GST_VIDEO_INFO_FPS_D (in);
-    in = &cpu->source;
-  }
+  /* the rectangle's size, as GStreamer lays it out (the view of each
+   * frame takes the frame's strides) */
+  gst_video_info_set_interlaced_format (&cpu->source,
+      GST_VIDEO_INFO_FORMAT (in), GST_VIDEO_INFO_INTERLACE_MODE (in),
+      p->in_width, p->in_height);
+  cpu->source.colorimetry = in->colorimetry;
+  cpu->source.chroma_site = in->chroma_site;
+  GST_VIDEO_INFO_PAR_N (&cpu->source) = GST_VIDEO_INFO_PAR_N (in);
+  GST_VIDEO_INFO_PAR_D (&cpu->source) = GST_VIDEO_INFO_PAR_D (in);
+  GST_VIDEO_INFO_FPS_N (&cpu->source) = GST_VIDEO_INFO_FPS_N (in);
+  GST_VIDEO_INFO_FPS_D (&cpu->source) = GST_VIDEO_INFO_FPS_D (in);
+  in = &cpu->source;
   if (p->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR) {
     if (!cpu_new_resampled (cpu, in, error))
       goto failed;
@@ -597,7 +591,10 @@ pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
 
 /* @frame seen as its source rectangle: the rectangle's size and the
  * frame's strides, each plane from the rectangle's top left (its edges on
- * the chroma grid). No copy; only @frame is unmapped. */
+ * the chroma grid). No copy; only @frame is unmapped. Decided per frame:
+ * a frame with a GstVideoMeta is mapped at the meta's size, which is
+ * larger than the caps' where upstream crops by meta (videocrop gives the
+ * crop's size in the caps, the whole frame in the meta). */
 static void
 cpu_source_view (const GstCudaCacheConverterCpu * cpu,
     const GstVideoFrame * frame, GstVideoFrame * view)
@@ -606,7 +603,9 @@ cpu_source_view (const GstCudaCacheConverterCpu * cpu,
   guint i;
 
   *view = *frame;
-  if (!cpu->cropped)
+  if (cpu->params.src_x == 0 && cpu->params.src_y == 0 &&
+      GST_VIDEO_FRAME_WIDTH (frame) == cpu->params.in_width &&
+      GST_VIDEO_FRAME_HEIGHT (frame) == cpu->params.in_height)
     return;
   view->info = cpu->source;
   for (i = 0; i < GST_VIDEO_MAX_PLANES; i++)

@@ -148,8 +148,20 @@ import_layout (const DLTensor * t, ImportLayout * l, GError ** error)
           stride_of (t, 1), stride_of (t, 2));
       return FALSE;
     }
+    /* a GstVideoMeta's stride is a gint */
+    if (stride_of (t, 0) > G_MAXINT) {
+      import_fail (error, "the frame's rows are %" G_GINT64_FORMAT " bytes "
+          "apart: a GstVideoMeta describes rows at most %d bytes apart",
+          stride_of (t, 0), G_MAXINT);
+      return FALSE;
+    }
+    if (!gst_video_info_set_format (&l->vinfo, format, (guint) w, (guint) h)) {
+      import_fail (error, "GStreamer cannot lay out a %" G_GINT64_FORMAT "x%"
+          G_GINT64_FORMAT " %s frame (4 GiB or more)", w, h,
+          gst_video_format_to_string (format));
+      return FALSE;
+    }
     l->is_frame = TRUE;
-    gst_video_info_set_format (&l->vinfo, format, (guint) w, (guint) h);
     l->row_stride = (gsize) stride_of (t, 0);
     l->extent = l->row_stride * (gsize) (h - 1) + (gsize) (w * c);
     return TRUE;

@@ -20,7 +20,8 @@
  * - a *tensor* (`other/tensors`, see #GstCudaCacheTensorInfo): one packed,
  *   contiguous block, described by a #GstCudaCacheTensorMeta. Its device pointer
  *   is what gst_memory_map() with %GST_MAP_CUDA returns. The buffer's size
- *   is the tensor's size rounded up to 4 bytes.
+ *   is the tensor's size in bytes, odd sizes included, and a CPU map reads
+ *   and writes exactly those bytes.
  *
  * Configuring the pool does not allocate a throw-away block, as
  * #GstCudaBufferPool does: the block it looks at to learn the layout stays
@@ -246,23 +247,27 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
   }
 
   if (spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR) {
-    gsize row = GST_ROUND_UP_4 (spec->layout.tensor.size);
+    gsize bytes = spec->layout.tensor.size;
 
-    /* one row of RGBA pixels: the width is a gint */
-    if (spec->layout.tensor.size > G_MAXSIZE - 3 || row / 4 > G_MAXINT) {
-      GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes is "
-          "larger than one CUDA allocation can be (%" G_GSIZE_FORMAT ")",
-          spec->layout.tensor.size, (gsize) G_MAXINT * 4);
+    /* One row of exactly the tensor's bytes. gst-cuda copies a memory to
+     * and from the host as rows of the width its info's stride[0] gave
+     * (a gint), into a staging block of the memory's size: a row rounded
+     * up past the tensor's bytes makes every CPU map of an odd-sized
+     * tensor fail. The format only has to be one gst-cuda allocates. */
+    if (bytes == 0 || bytes > G_MAXINT) {
+      GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes: a "
+          "CUDA tensor holds 1 to %d bytes (GStreamer describes a CUDA "
+          "row's bytes as a gint)", bytes, G_MAXINT);
       return FALSE;
     }
-    /* GstVideoInfo lays out frames of less than 4 GiB only */
     if (!gst_video_info_set_format (&spec->alloc_info, GST_VIDEO_FORMAT_RGBA,
-            row / 4, 1)) {
+            GST_ROUND_UP_4 (bytes) / 4, 1)) {
       GST_WARNING_OBJECT (self, "tensor of %" G_GSIZE_FORMAT " bytes is "
-          "larger than GStreamer lays out as one row of pixels",
-          spec->layout.tensor.size);
+          "larger than GStreamer lays out as one row of pixels", bytes);
       return FALSE;
     }
+    spec->alloc_info.stride[0] = (gint) bytes;
+    spec->alloc_info.size = bytes;
   } else {
     if (!gst_cuda_cache_pool_format_supported (GST_VIDEO_INFO_FORMAT
             (&spec->layout.video))) {

@@ -124,14 +124,23 @@ cudacache_copy_region (GstBuffer * frame, const GstVideoInfo * info,
     gint x0 = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, r->x) * ps;
     gint y0 = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c, r->y);
 
+    gint bytes = 0;
+    guint k;
+
     if (c > 0 && GST_VIDEO_FORMAT_INFO_PLANE (finfo, c - 1) == plane)
       continue;
+    /* a row's bytes: the widest of the plane's components (an odd-width
+     * YUY2 row ends with a whole Y U Y V group) */
+    for (k = c; k < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); k++)
+      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, k) == plane)
+        bytes = MAX (bytes, GST_VIDEO_FRAME_COMP_WIDTH (&dst, k) *
+            GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, k));
     for (row = 0; row < GST_VIDEO_FRAME_COMP_HEIGHT (&dst, c); row++)
       memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&dst, plane) +
           row * GST_VIDEO_FRAME_PLANE_STRIDE (&dst, plane),
           (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&src, plane) +
           (y0 + row) * GST_VIDEO_FRAME_PLANE_STRIDE (&src, plane) + x0,
-          GST_VIDEO_FRAME_COMP_WIDTH (&dst, c) * ps);
+          bytes);
   }
   gst_video_frame_unmap (&dst);
   gst_video_frame_unmap (&src);

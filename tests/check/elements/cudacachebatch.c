@@ -12,6 +12,7 @@
 #include <gst/check/gstharness.h>
 
 #include "../cudacache-batch.h"
+#include "../cudacache-crops.h"
 
 GST_START_TEST (test_slots_are_solo_conversions)
 {
@@ -814,6 +815,15 @@ GST_START_TEST (test_caps_refused_names_its_pad)
 
 GST_END_TEST;
 
+/* A slot from a crop by meta: the region's own conversion, exactly, for
+ * every input format, edge, corner and odd region (cudacache-crops.h) */
+GST_START_TEST (test_crop_matrix)
+{
+  crop_matrix_run ("cudacachebatch", "", NULL, 0.0);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -838,6 +848,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_rois_refusals);
   tcase_add_test (tc, test_bad_frame_names_its_pad);
   tcase_add_test (tc, test_caps_refused_names_its_pad);
+  tcase_add_test (tc, test_crop_matrix);
 
   return s;
 }

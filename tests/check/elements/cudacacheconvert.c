@@ -15,6 +15,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-crops.h"
 #include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
@@ -1175,6 +1176,17 @@ GST_START_TEST (test_crop_meta_from_upstream)
 
 GST_END_TEST;
 
+/* Crops by meta of every input format, each edge, corner and odd region,
+ * into every kind of output, letterboxed and not: each the region's own
+ * conversion, exactly (cudacache-crops.h). Runs under the sanitizer setup
+ * too, where a read or write past the region's rows shows. */
+GST_START_TEST (test_crop_matrix)
+{
+  crop_matrix_run ("cudacacheconvert", "", NULL, 0.0);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -1207,6 +1219,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
   tcase_add_test (tc, test_fixation_keeps_display_aspect);
   tcase_add_test (tc, test_crop_meta_from_upstream);
+  tcase_add_test (tc, test_crop_matrix);
 
   return s;
 }
