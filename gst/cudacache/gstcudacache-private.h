@@ -124,6 +124,14 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_pool_discard_queued (GstBufferPool * pool,
     GstBufferPoolClass * base_class);
 
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_pool_start_counted (GstBufferPool * pool,
+    gint * starting, GstBufferPoolClass * base_class);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_pool_release (GstBufferPool * pool, GstBuffer * buffer,
+    gint * starting, GstBufferPoolClass * base_class);
+
 /* The cache group of a CUDA context's blocks. */
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))

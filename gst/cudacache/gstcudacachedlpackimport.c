@@ -155,7 +155,10 @@ import_layout (const DLTensor * t, ImportLayout * l, GError ** error)
           stride_of (t, 0), G_MAXINT);
       return FALSE;
     }
-    if (!gst_video_info_set_format (&l->vinfo, format, (guint) w, (guint) h)) {
+    /* 1.22 lays out rows of 2 GiB or more with a negative stride and
+     * says nothing */
+    if (!gst_video_info_set_format (&l->vinfo, format, (guint) w, (guint) h)
+        || GST_VIDEO_INFO_PLANE_STRIDE (&l->vinfo, 0) <= 0) {
       import_fail (error, "GStreamer cannot lay out a %" G_GINT64_FORMAT "x%"
           G_GINT64_FORMAT " %s frame (4 GiB or more)", w, h,
           gst_video_format_to_string (format));

@@ -174,3 +174,39 @@ gst_cuda_cache_pool_discard_queued (GstBufferPool * pool,
   /* FALSE only where buffers are out, which set_config has ruled out */
   base_class->stop (pool);
 }
+
+/* For a pool's start: @base_class's, with *@starting counting the calls
+ * in progress, during which GstBufferPool releases the buffers it
+ * preallocates into a pool not active yet. */
+gboolean
+gst_cuda_cache_pool_start_counted (GstBufferPool * pool, gint * starting,
+    GstBufferPoolClass * base_class)
+{
+  gboolean ok;
+
+  g_atomic_int_inc (starting);
+  ok = base_class->start (pool);
+  g_atomic_int_add (starting, -1);
+
+  return ok;
+}
+
+/* For a pool's release_buffer: a buffer that comes back to a pool
+ * deactivated while it was out (an element stopped while the application
+ * held its samples) goes back to the cache at once, idle and evictable.
+ * GstBufferPool would queue it, in use, until the last buffer out came
+ * back, which a sink's last sample can put off for as long as the
+ * pipeline object lives. The buffer is flagged as GstBufferPool flags one
+ * whose memory changed, so that its own release frees it and keeps its
+ * count of buffers right. */
+void
+gst_cuda_cache_pool_release (GstBufferPool * pool, GstBuffer * buffer,
+    gint * starting, GstBufferPoolClass * base_class)
+{
+  if (g_atomic_int_get (starting) == 0 && !gst_buffer_pool_is_active (pool)) {
+    GST_LOG_OBJECT (pool, "%" GST_PTR_FORMAT " back after the pool was "
+        "deactivated: to the cache", buffer);
+    GST_BUFFER_FLAG_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY);
+  }
+  base_class->release_buffer (pool, buffer);
+}

@@ -78,6 +78,8 @@ struct _GstCudaCachePoolPrivate
   GstCudaCacheStream *stream;
 
   GstCudaCacheKnownLayouts known;
+  /* start () calls in progress (gst_cuda_cache_pool_release ()) */
+  gint starting;
 };
 
 /* What a configuration asks for, parsed before anything is committed. */
@@ -101,6 +103,8 @@ static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
 static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
+static void gst_cuda_cache_pool_release_buffer (GstBufferPool * pool,
+    GstBuffer * buffer);
 
 static void
 gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
@@ -114,6 +118,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   pool_class->set_config = gst_cuda_cache_pool_set_config;
   pool_class->start = gst_cuda_cache_pool_start;
   pool_class->stop = gst_cuda_cache_pool_stop;
+  pool_class->release_buffer = gst_cuda_cache_pool_release_buffer;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_pool_debug, "cudacachepool", 0,
@@ -458,7 +463,8 @@ gst_cuda_cache_pool_start (GstBufferPool * pool)
   GstBufferPoolClass *buffer_pool_class =
       gst_cuda_cache_pool_buffer_pool_class ();
 
-  if (buffer_pool_class->start (pool))
+  if (gst_cuda_cache_pool_start_counted (pool,
+          &GST_CUDA_CACHE_POOL (pool)->priv->starting, buffer_pool_class))
     return TRUE;
 
   GST_WARNING_OBJECT (pool, "activation failed: releasing the buffers "
@@ -471,6 +477,14 @@ static gboolean
 gst_cuda_cache_pool_stop (GstBufferPool * pool)
 {
   return gst_cuda_cache_pool_buffer_pool_class ()->stop (pool);
+}
+
+static void
+gst_cuda_cache_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  gst_cuda_cache_pool_release (pool, buffer,
+      &GST_CUDA_CACHE_POOL (pool)->priv->starting,
+      gst_cuda_cache_pool_buffer_pool_class ());
 }
 
 static GstFlowReturn

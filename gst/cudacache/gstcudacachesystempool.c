@@ -51,6 +51,8 @@ struct _GstCudaCacheSystemPool
   gchar *key;
 
   GstCudaCacheKnownLayouts known;
+  /* start () calls in progress (gst_cuda_cache_pool_release ()) */
+  gint starting;
 };
 
 #define gst_cuda_cache_system_pool_parent_class parent_class
@@ -63,6 +65,9 @@ static gboolean gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
     GstStructure * config);
 static GstFlowReturn gst_cuda_cache_system_pool_alloc_buffer (GstBufferPool *
     pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
+static gboolean gst_cuda_cache_system_pool_start (GstBufferPool * pool);
+static void gst_cuda_cache_system_pool_release_buffer (GstBufferPool * pool,
+    GstBuffer * buffer);
 
 static void
 gst_cuda_cache_system_pool_class_init (GstCudaCacheSystemPoolClass * klass)
@@ -75,6 +80,8 @@ gst_cuda_cache_system_pool_class_init (GstCudaCacheSystemPoolClass * klass)
 
   pool_class->set_config = gst_cuda_cache_system_pool_set_config;
   pool_class->alloc_buffer = gst_cuda_cache_system_pool_alloc_buffer;
+  pool_class->start = gst_cuda_cache_system_pool_start;
+  pool_class->release_buffer = gst_cuda_cache_system_pool_release_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_system_pool_debug,
       "cudacachesystempool", 0, "CUDA cache: system-memory buffer pool");
@@ -281,6 +288,23 @@ gst_cuda_cache_system_pool_alloc_memory (gpointer user_data)
         &self->params);
 
   return gst_allocator_alloc (self->allocator, self->size, &self->params);
+}
+
+static gboolean
+gst_cuda_cache_system_pool_start (GstBufferPool * pool)
+{
+  return gst_cuda_cache_pool_start_counted (pool,
+      &GST_CUDA_CACHE_SYSTEM_POOL (pool)->starting,
+      GST_BUFFER_POOL_CLASS (parent_class));
+}
+
+static void
+gst_cuda_cache_system_pool_release_buffer (GstBufferPool * pool,
+    GstBuffer * buffer)
+{
+  gst_cuda_cache_pool_release (pool, buffer,
+      &GST_CUDA_CACHE_SYSTEM_POOL (pool)->starting,
+      GST_BUFFER_POOL_CLASS (parent_class));
 }
 
 static GstFlowReturn

@@ -24,6 +24,7 @@ try:
     gi.require_version("GstVideo", "1.0")
     from gi.repository import Gst, GstCudaCache, GstVideo
     import numpy
+    from numpy.lib.stride_tricks import as_strided
 except (ImportError, ValueError) as e:
     print(f"skipped: {e} (install python3-gi, python3-gst-1.0, python3-numpy)")
     sys.exit(77)
@@ -415,7 +416,13 @@ class DLPack(unittest.TestCase):
                 (numpy.zeros((4, 8, 3), numpy.uint8)[:, ::2],
                  "not packed in its rows"),
                 (numpy.zeros((1, 3, 4, 8), numpy.uint8)[..., ::2],
-                 "not packed")]:
+                 "not packed"),
+                # what a GstVideoMeta cannot describe: rows 2 GiB apart, a
+                # frame of 16 GiB (views only: nothing is read)
+                (as_strided(numpy.zeros(8, numpy.uint8), (2, 1, 3),
+                            (2 ** 31, 3, 1)), "2147483648 bytes apart"),
+                (as_strided(numpy.zeros(8, numpy.uint8), (65536, 65536, 4),
+                            (262144, 4, 1)), "cannot lay out")]:
             with self.assertRaises(ValueError) as cm:
                 gstcudacache.to_buffer(array)
             self.assertIn(says, str(cm.exception))

@@ -12,6 +12,7 @@
 #include <gst/check/gstharness.h>
 
 #include "../cudacache-batch.h"
+#include "../cudacache-held.h"
 #include "../cudacache-crops.h"
 
 GST_START_TEST (test_slots_are_solo_conversions)
@@ -824,6 +825,24 @@ GST_START_TEST (test_crop_matrix)
 
 GST_END_TEST;
 
+/* Buffers the application holds while the pipeline stops go back to the
+ * cache as idle, one by one as it lets them go, with the pipeline kept to
+ * be restarted or already freed (cudacache-held.h) */
+GST_START_TEST (test_buffers_held_past_null_come_back_idle)
+{
+  static const gchar *desc = "cudacachebatch name=e ! other/tensors,types=uint8,layout=NHWC,dimensions=3:64:64:2 ! "
+      "fakesink enable-last-sample=false "
+      "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! e. "
+      "videotestsrc num-buffers=5 ! video/x-raw,width=32,height=32 ! e.";
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+
+  cudacache_held_after_stop (desc, cache, FALSE);
+  cudacache_held_after_stop (desc, cache, TRUE);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -849,6 +868,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_bad_frame_names_its_pad);
   tcase_add_test (tc, test_caps_refused_names_its_pad);
   tcase_add_test (tc, test_crop_matrix);
+  tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
 }

@@ -15,6 +15,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-held.h"
 #include "../cudacache-crops.h"
 #include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
@@ -1187,6 +1188,23 @@ GST_START_TEST (test_crop_matrix)
 
 GST_END_TEST;
 
+/* Buffers the application holds while the pipeline stops go back to the
+ * cache as idle, one by one as it lets them go, with the pipeline kept to
+ * be restarted or already freed (cudacache-held.h) */
+GST_START_TEST (test_buffers_held_past_null_come_back_idle)
+{
+  static const gchar *desc = "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! "
+      "cudacacheconvert name=e ! video/x-raw,format=RGBA,width=64,height=64 ! "
+      "fakesink enable-last-sample=false";
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+
+  cudacache_held_after_stop (desc, cache, FALSE);
+  cudacache_held_after_stop (desc, cache, TRUE);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheconvert_suite (void)
 {
@@ -1220,6 +1238,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_fixation_keeps_display_aspect);
   tcase_add_test (tc, test_crop_meta_from_upstream);
   tcase_add_test (tc, test_crop_matrix);
+  tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
 }

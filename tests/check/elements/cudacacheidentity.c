@@ -13,6 +13,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-held.h"
 #include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
@@ -676,6 +677,22 @@ GST_START_TEST (test_statistics_properties_deprecated)
 
 GST_END_TEST;
 
+/* Buffers the application holds while the pipeline stops go back to the
+ * cache as idle, one by one as it lets them go, with the pipeline kept to
+ * be restarted or already freed (cudacache-held.h) */
+GST_START_TEST (test_buffers_held_past_null_come_back_idle)
+{
+  static const gchar *desc = "videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,width=64,height=64 ! "
+      "cudacacheidentity name=e ! fakesink enable-last-sample=false";
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+
+  cudacache_held_after_stop (desc, cache, FALSE);
+  cudacache_held_after_stop (desc, cache, TRUE);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacacheidentity_suite (void)
 {
@@ -703,6 +720,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_short_tensor_buffer_reported);
   tcase_add_test (tc, test_statistics_properties_deprecated);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
+  tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
 }
