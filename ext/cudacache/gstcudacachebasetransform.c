@@ -715,6 +715,68 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* With cuda-device-id -1, or the device of the CUDA memory that arrives,
+ * the element takes that memory's context, as gst-cuda's base transform
+ * does: an upload or a decoder on another device than the context the
+ * element found at start. The stream and the kept pools are the new
+ * context's, the subclass sets its conversion up again there (set_caps),
+ * and the output pool is negotiated anew before the buffer is
+ * transformed. Other memory is left to the subclass to refuse. */
+static void
+gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
+    self, GstBuffer * buffer)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaCacheBaseTransformPrivate *priv = self->priv;
+  GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
+      gst_buffer_peek_memory (buffer, 0) : NULL;
+  GstCudaContext *context, *old;
+  GstCudaCacheStream *stream, *old_stream;
+  GstCaps *incaps = NULL, *outcaps = NULL;
+  gboolean same;
+  gint device_id, mem_device_id = -1;
+
+  if (!mem || !gst_is_cuda_memory (mem))
+    return;
+  context = GST_CUDA_MEMORY_CAST (mem)->context;
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  same = self->context == context;
+  GST_OBJECT_UNLOCK (self);
+  if (same)
+    return;
+  if (device_id >= 0) {
+    g_object_get (context, "cuda-device-id", &mem_device_id, NULL);
+    if (mem_device_id != device_id)
+      return;
+  }
+  incaps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  outcaps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD (trans));
+  if (!incaps || !outcaps)
+    goto done;
+
+  GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
+      " from %" GST_PTR_FORMAT, context, self->context);
+  stream = gst_cuda_cache_compat_stream_new (context);
+  GST_OBJECT_LOCK (self);
+  old = self->context;
+  self->context = gst_object_ref (context);
+  old_stream = priv->stream;
+  priv->stream = stream;
+  GST_OBJECT_UNLOCK (self);
+  /* the kept pools hand out the old context's memory */
+  gst_cuda_cache_kept_pools_clear (priv->kept);
+  gst_cuda_cache_compat_stream_clear (&old_stream);
+  gst_clear_object (&old);
+
+  if (gst_cuda_cache_base_transform_set_caps (trans, incaps, outcaps))
+    gst_base_transform_reconfigure_src (trans);
+
+done:
+  gst_clear_caps (&incaps);
+  gst_clear_caps (&outcaps);
+}
+
 static void
 gst_cuda_cache_base_transform_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
@@ -722,6 +784,8 @@ gst_cuda_cache_base_transform_before_transform (GstBaseTransform * trans,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
   GstClockTime now, interval;
   gboolean post = FALSE;
+
+  gst_cuda_cache_base_transform_follow_context (self, buffer);
 
   GST_OBJECT_LOCK (self);
   interval = self->stats_interval_ms * GST_MSECOND;

@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 #include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
 #include <gst/cudacache/cudacache.h>
 #include "cudacache-check.h"
 #include "cudacache-picture.h"
@@ -73,6 +75,9 @@ static const CropOutput crop_outputs[] = {
   {"other/tensors%s,format=static,num_tensors=1,types=uint8,layout=NHWC,"
         "dimensions=1:17:13:1", FALSE, TRUE, TRUE},
 };
+
+/* the CUDA context the elements are given (the GPU suite's), or NULL */
+static GstCudaContext *crop_context;
 
 static const gchar *const crop_methods[] = { "linear", "nearest", "bilinear",
   "area", "antialias"
@@ -137,12 +142,21 @@ static GstHarness *
 crop_harness (const gchar * factory, const gchar * out_caps,
     gboolean letterbox, const gchar * method)
 {
-  GstHarness *h = g_str_equal (factory, "cudacachebatch") ?
-      gst_harness_new_with_padnames (factory, "sink_0", "src") :
-      gst_harness_new (factory);
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  GstHarness *h;
 
-  g_object_set (h->element, "letterbox", letterbox, NULL);
-  gst_util_set_object_arg (G_OBJECT (h->element), "method", method);
+  fail_unless (e != NULL);
+  if (crop_context) {
+    GstContext *ctx = gst_context_new_cuda_context (crop_context);
+
+    gst_element_set_context (e, ctx);
+    gst_context_unref (ctx);
+  }
+  g_object_set (e, "letterbox", letterbox, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "method", method);
+  h = gst_harness_new_with_element (e, g_str_equal (factory,
+          "cudacachebatch") ? "sink_0" : "sink", "src");
+  gst_object_unref (e);
   gst_harness_set_sink_caps_str (h, out_caps);
   return h;
 }

@@ -830,7 +830,8 @@ GST_END_TEST;
  * be restarted or already freed (cudacache-held.h) */
 GST_START_TEST (test_buffers_held_past_null_come_back_idle)
 {
-  static const gchar *desc = "cudacachebatch name=e ! other/tensors,types=uint8,layout=NHWC,dimensions=3:64:64:2 ! "
+  static const gchar *desc =
+      "cudacachebatch name=e ! other/tensors,types=uint8,layout=NHWC,dimensions=3:64:64:2 ! "
       "fakesink enable-last-sample=false "
       "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! e. "
       "videotestsrc num-buffers=5 ! video/x-raw,width=32,height=32 ! e.";

@@ -1193,7 +1193,8 @@ GST_END_TEST;
  * be restarted or already freed (cudacache-held.h) */
 GST_START_TEST (test_buffers_held_past_null_come_back_idle)
 {
-  static const gchar *desc = "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! "
+  static const gchar *desc =
+      "videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! "
       "cudacacheconvert name=e ! video/x-raw,format=RGBA,width=64,height=64 ! "
       "fakesink enable-last-sample=false";
   GstCudaCache *cache = gst_cuda_cache_get_system ();
