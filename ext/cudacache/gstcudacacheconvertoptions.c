@@ -160,6 +160,10 @@ static gboolean
 get_triple (GstCudaCacheConvertOptions * o, GstElement * element,
     const GValue * value, const gchar * name, gdouble min, gdouble out[3])
 {
+  /* what the property takes, written as a user would */
+  const gchar *example = g_str_equal (name, "fill-rgb") ?
+      "<124, 116, 104>" : g_str_equal (name, "std") ?
+      "<0.229, 0.224, 0.225>" : "<0.485, 0.456, 0.406>";
   gdouble triple[3];
   guint i;
 
@@ -192,16 +196,16 @@ wrong_size:
   {
     refuse_property (o, element,
         g_strdup_printf ("%s takes three values, one per "
-            "channel, such as \"<0.5, 0.5, 0.5>\"; %u given: keeping the "
-            "previous ones", name, gst_value_array_get_size (value)));
+            "channel, such as \"%s\"; %u given: keeping the previous ones",
+            name, example, gst_value_array_get_size (value)));
     return FALSE;
   }
 not_numbers:
   {
     refuse_property (o, element,
         g_strdup_printf ("%s takes three numbers, such "
-            "as \"<0.5, 0.5, 0.5>\"; a value of type %s given: keeping the "
-            "previous ones", name,
+            "as \"%s\"; a value of type %s given: keeping the previous ones",
+            name, example,
             G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
     return FALSE;
   }

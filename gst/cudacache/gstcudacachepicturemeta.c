@@ -253,7 +253,8 @@ gst_cuda_cache_picture_meta_from_source (const GstCudaCachePictureMeta *
  * and padding, per axis.
  *
  * Returns: %TRUE where some of the box lies on the picture; %FALSE where
- *   it lies on the bars alone (the outputs are then an empty box)
+ *   it lies on the bars alone, or an edge is NaN (the outputs are then an
+ *   empty box; for a NaN edge, the point at the source region's top left)
  *
  * Since: 0.1
  */
@@ -268,6 +269,12 @@ gst_cuda_cache_picture_meta_box_to_source (const GstCudaCachePictureMeta *
   g_return_val_if_fail (source_x0 && source_y0 && source_x1 && source_y1,
       FALSE);
 
+  /* a NaN edge is no box: the empty one at the region's top left */
+  if (isnan (x0) || isnan (y0) || isnan (x1) || isnan (y1)) {
+    *source_x0 = *source_x1 = meta->source.x;
+    *source_y0 = *source_y1 = meta->source.y;
+    return FALSE;
+  }
   gst_cuda_cache_picture_meta_to_source (meta, MIN (x0, x1), MIN (y0, y1),
       &left, &top);
   gst_cuda_cache_picture_meta_to_source (meta, MAX (x0, x1), MAX (y0, y1),

@@ -2285,6 +2285,15 @@ GST_START_TEST (test_crop_matrix_on_cuda_memory)
   crop_context = context;
   crop_matrix_run ("cudacacheconvert", "(memory:CUDAMemory)", upload,
       1.0 + SLACK);
+  crop_context = NULL;
+}
+
+GST_END_TEST;
+
+/* The same through cudacachebatch's slots */
+GST_START_TEST (test_batch_crop_matrix_on_cuda_memory)
+{
+  crop_context = context;
   crop_matrix_run ("cudacachebatch", "(memory:CUDAMemory)", upload,
       1.0 + SLACK);
   crop_context = NULL;
@@ -2326,6 +2335,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_nvh264dec_takes_the_pool);
   tcase_add_test (tc, test_tensors_of_any_size_map_on_cpu);
   tcase_add_test (tc, test_crop_matrix_on_cuda_memory);
+  tcase_add_test (tc, test_batch_crop_matrix_on_cuda_memory);
 
   return s;
 }

@@ -352,6 +352,23 @@ GST_START_TEST (test_batch_meta_slots)
       (gst_cuda_cache_batch_meta_get_slot (meta, 2), 0, 0, 640, 640, &x0, &y0,
           &x1, &y1));
   fail_unless (x0 == 0.0 && y0 == 0.0 && x1 == 0.0 && y1 == 0.0);
+  /* a NaN edge is no box: an empty one, no NaN out, in either call */
+  {
+    const gdouble nan = g_strtod ("nan", NULL);
+    guint k;
+
+    for (k = 0; k < 4; k++) {
+      gdouble in[4] = { 100, 100, 300, 240 };
+
+      in[k] = nan;
+      fail_if (gst_cuda_cache_batch_slot_box_to_source (slot, in[0], in[1],
+              in[2], in[3], &x0, &y0, &x1, &y1));
+      fail_unless (x0 == x1 && y0 == y1 && !isnan (x0) && !isnan (y0));
+      fail_if (gst_cuda_cache_picture_meta_box_to_source (pmeta, in[0],
+              in[1], in[2], in[3], &px0, &py0, &px1, &py1));
+      fail_unless (px0 == px1 && py0 == py1 && !isnan (px0) && !isnan (py0));
+    }
+  }
 
   copy = gst_buffer_copy (batch);
   cmeta = gst_buffer_get_cuda_cache_batch_meta (copy);
