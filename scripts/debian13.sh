@@ -97,6 +97,7 @@ chroot "$root" sh -c 'cd /src &&
   if grep -q "warning:" compile.log; then
     grep "warning:" compile.log; exit 1
   fi
+  python3 scripts/check-build-order.py build || exit 1
   meson test -C build --print-errorlogs --num-processes 2 --no-suite gpu \
     --no-suite python --no-suite stress' || status=1
 

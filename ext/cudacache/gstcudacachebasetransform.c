@@ -153,7 +153,9 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
           "CUDA device to use when the pipeline has no CUDA context yet "
-          "(-1: the pipeline's, or device 0)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          "(-1: the pipeline's, or device 0); with -1 the element follows "
+          "the device of the CUDA memory that arrives, as nvcodec's do", -1,
+          G_MAXINT, DEFAULT_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID_DEPRECATED,

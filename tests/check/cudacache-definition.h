@@ -85,7 +85,7 @@ input_caps (const GstVideoInfo * info, const Geometry * geo, gboolean cuda)
 static inline gfloat
 half_to_float (guint16 h)
 {
-  guint32 sign = (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  guint32 sign = (guint32) (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
   union
   {
     guint32 u;
