@@ -59,6 +59,14 @@
  * (`roi_id`) and its source rectangle the region (grown to the chroma
  * grid of a subsampled frame).
  *
+ * ## Time
+ *
+ * As videoaggregator keeps it: frames are taken in running time through
+ * each pad's segment, frames outside their segment are not batched, and a
+ * batch is in running time: from its earliest frame to the earliest end
+ * among its frames, never overlapping the batch before. The element's
+ * latency is the longest frame duration of its pads' caps.
+ *
  * Batch tensors are buffers of the device's cache (or of system memory's),
  * so a batch layout seen once allocates nothing again. The slots are
  * converted in place, in CUDA memory by one kernel launch per kind of
@@ -189,6 +197,7 @@ struct _GstCudaCacheBatchPad
 
   /* under the pad's object lock */
   guint64 dropped;              /* live: older frames a newer one replaced */
+  GstClockTime frame_duration;  /* of its caps' frame rate; NONE: unknown */
 };
 
 G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
@@ -240,6 +249,7 @@ static void
 gst_cuda_cache_batch_pad_init (GstCudaCacheBatchPad * pad)
 {
   pad->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (pad));
+  pad->frame_duration = GST_CLOCK_TIME_NONE;
 }
 
 struct _GstCudaCacheBatch
@@ -265,9 +275,10 @@ struct _GstCudaCacheBatch
   GstCudaCacheConverter **roi_converters;
   guint n_roi_converters;
   GstStructure *roi_config;
-  /* not live, CUDA batches: the batch launched last, sent once the next
-   * one is launched (the device converts it while the next is prepared),
-   * with what it reads until it is written: its frames and converters */
+  /* not live, CUDA batches: the batch launched last, held while the next
+   * one is prepared (its frames were queued when it launched), sent once
+   * that is launched, with what it reads until it is written: its frames
+   * and converters */
   GstBuffer *pending;
   GstClockTime pending_pts;
   GstClockTime pending_end;
@@ -296,6 +307,7 @@ gst_cuda_cache_batch_clear_roi_converters (GstCudaCacheBatch * self)
 
 static GstFlowReturn gst_cuda_cache_batch_finish (GstCudaCacheBatch * self,
     GstBuffer * outbuf, GstClockTime pts, GstClockTime end);
+static void gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self);
 
 /* Waits for the pending batch, if any, and sends it (@send) or drops it
  * (flushing, stopping). Its frames and converters go once it is
@@ -566,13 +578,77 @@ gst_cuda_cache_batch_sink_event (GstAggregator * agg,
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
+    gint fps_n = 0, fps_d = 1;
 
     gst_event_parse_caps (event, &caps);
     gst_caps_replace (&pad->caps, caps);
     pad->stale = TRUE;
+    gst_structure_get_fraction (gst_caps_get_structure (caps, 0), "framerate",
+        &fps_n, &fps_d);
+    GST_OBJECT_LOCK (pad);
+    pad->frame_duration = fps_n > 0 && fps_d > 0 ?
+        gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n) :
+        GST_CLOCK_TIME_NONE;
+    GST_OBJECT_UNLOCK (pad);
+    gst_cuda_cache_batch_update_latency (GST_CUDA_CACHE_BATCH (agg));
   }
 
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
+}
+
+/* Frames before or after their pad's segment are not batched, as
+ * videoaggregator clips them */
+static GstBuffer *
+gst_cuda_cache_batch_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
+    GstBuffer * buf)
+{
+  GstClockTime start = GST_BUFFER_PTS (buf), stop = GST_CLOCK_TIME_NONE;
+  gboolean inside;
+
+  GST_OBJECT_LOCK (aggpad);
+  if (!GST_CLOCK_TIME_IS_VALID (start) ||
+      aggpad->segment.format != GST_FORMAT_TIME) {
+    GST_OBJECT_UNLOCK (aggpad);
+    return buf;
+  }
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    stop = start + GST_BUFFER_DURATION (buf);
+  inside = gst_segment_clip (&aggpad->segment, GST_FORMAT_TIME, start, stop,
+      NULL, NULL);
+  GST_OBJECT_UNLOCK (aggpad);
+  if (inside)
+    return buf;
+  GST_DEBUG_OBJECT (aggpad, "frame of %" GST_TIME_FORMAT " outside the "
+      "segment: not batched", GST_TIME_ARGS (start));
+  gst_buffer_unref (buf);
+  return NULL;
+}
+
+/* The element's latency: a batch waits for a frame of every pad, so up to
+ * the longest frame duration of the pads' caps; updated as caps change,
+ * as videoaggregator sets its output frame's. Live pipelines add it to
+ * the upstream latency; the latency property adds to it. */
+static void
+gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self)
+{
+  GstClockTime latency = 0;
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (self);
+  for (l = pads; l; l = l->next) {
+    GstCudaCacheBatchPad *pad = l->data;
+
+    GST_OBJECT_LOCK (pad);
+    if (GST_CLOCK_TIME_IS_VALID (pad->frame_duration))
+      latency = MAX (latency, pad->frame_duration);
+    GST_OBJECT_UNLOCK (pad);
+  }
+  g_list_free_full (pads, gst_object_unref);
+  GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT, GST_TIME_ARGS (latency));
+  gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
 }
 
 /* A pool of @caps, in the output's kind of memory, active */
@@ -756,26 +832,73 @@ gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
   return outbuf;
 }
 
-/* Sends @outbuf of @pts and @end, and moves the output's position to its
- * end */
+/* @pts and @end, running times, in the output's segment, never before the
+ * end of what went out before; moves the output's position to the end.
+ * As videoaggregator's, the output's time is running time: frames of
+ * pads whose segments differ are compared on one clock. */
+static void
+gst_cuda_cache_batch_output_times (GstCudaCacheBatch * self,
+    GstClockTime * pts, GstClockTime * end)
+{
+  GstSegment *segment =
+      &GST_AGGREGATOR_PAD (GST_AGGREGATOR (self)->srcpad)->segment;
+
+  if (!GST_CLOCK_TIME_IS_VALID (*pts))
+    return;
+  GST_OBJECT_LOCK (self);
+  *pts = gst_segment_position_from_running_time (segment, GST_FORMAT_TIME,
+      *pts);
+  if (GST_CLOCK_TIME_IS_VALID (*end))
+    *end = gst_segment_position_from_running_time (segment, GST_FORMAT_TIME,
+        *end);
+  if (GST_CLOCK_TIME_IS_VALID (segment->position) &&
+      (!GST_CLOCK_TIME_IS_VALID (*pts) || *pts < segment->position))
+    *pts = segment->position;
+  if (GST_CLOCK_TIME_IS_VALID (*end) && GST_CLOCK_TIME_IS_VALID (*pts) &&
+      *end < *pts)
+    *end = *pts;
+  if (GST_CLOCK_TIME_IS_VALID (*pts))
+    segment->position = GST_CLOCK_TIME_IS_VALID (*end) ? *end : *pts;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Sends @outbuf, of output times @pts to @end */
+static GstFlowReturn
+gst_cuda_cache_batch_send (GstCudaCacheBatch * self, GstBuffer * outbuf,
+    GstClockTime pts, GstClockTime end)
+{
+  GST_BUFFER_PTS (outbuf) = pts;
+  GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) &&
+      GST_CLOCK_TIME_IS_VALID (pts) ? end - pts : GST_CLOCK_TIME_NONE;
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
+}
+
+/* Sends @outbuf of running times @pts to @end, in the output's time */
 static GstFlowReturn
 gst_cuda_cache_batch_finish (GstCudaCacheBatch * self, GstBuffer * outbuf,
     GstClockTime pts, GstClockTime end)
 {
-  GstAggregator *agg = GST_AGGREGATOR (self);
+  gst_cuda_cache_batch_output_times (self, &pts, &end);
+  return gst_cuda_cache_batch_send (self, outbuf, pts, end);
+}
 
-  if (outbuf) {
-    GST_BUFFER_PTS (outbuf) = pts;
-    GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) ?
-        end - pts : GST_CLOCK_TIME_NONE;
+/* @buf's start and end in running time on @pad's segment; NONE where it
+ * has none */
+static void
+gst_cuda_cache_batch_running_times (GstAggregatorPad * pad, GstBuffer * buf,
+    GstClockTime * start, GstClockTime * end)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+
+  *start = *end = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  if (GST_CLOCK_TIME_IS_VALID (pts) && pad->segment.format == GST_FORMAT_TIME) {
+    *start = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
+    if (GST_BUFFER_DURATION_IS_VALID (buf))
+      *end = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+          pts + GST_BUFFER_DURATION (buf));
   }
-  if (GST_CLOCK_TIME_IS_VALID (pts)) {
-    GST_OBJECT_LOCK (self);
-    GST_AGGREGATOR_PAD (agg->srcpad)->segment.position =
-        GST_CLOCK_TIME_IS_VALID (end) ? end : pts;
-    GST_OBJECT_UNLOCK (self);
-  }
-  return outbuf ? gst_aggregator_finish_buffer (agg, outbuf) : GST_FLOW_OK;
+  GST_OBJECT_UNLOCK (pad);
 }
 
 /* rois: the regions of interest of @buf (@width x @height) of the
@@ -864,15 +987,18 @@ gst_cuda_cache_batch_roi_converter (GstCudaCacheBatch * self,
   return self->roi_converters[index];
 }
 
-/* rois, a frame without a region: no batch, a GAP event for its time so
- * that downstream (a sink prerolling, a live mixer) moves on */
+/* rois, a frame without a region: no batch, a GAP event for its time
+ * (running times @pts to @end, moved to the output's) so that downstream
+ * (a sink prerolling, a live mixer) moves on */
 static void
-gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstBuffer * buf)
+gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstClockTime pts,
+    GstClockTime end)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstEvent *segment;
 
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
+  gst_cuda_cache_batch_output_times (self, &pts, &end);
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
     return;
   /* before the first batch the aggregator has sent no segment yet */
   segment = gst_pad_get_sticky_event (agg->srcpad, GST_EVENT_SEGMENT, 0);
@@ -885,8 +1011,8 @@ gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstBuffer * buf)
     gst_pad_push_event (agg->srcpad, gst_event_new_segment (&copy));
   }
   gst_clear_event (&segment);
-  gst_pad_push_event (agg->srcpad, gst_event_new_gap (GST_BUFFER_PTS (buf),
-          GST_BUFFER_DURATION (buf)));
+  gst_pad_push_event (agg->srcpad, gst_event_new_gap (pts,
+          GST_CLOCK_TIME_IS_VALID (end) ? end - pts : GST_CLOCK_TIME_NONE));
 }
 
 /* rois: the batches of @pad's frame @buf, batch-size regions each, the
@@ -898,7 +1024,7 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
   guint n = gst_cuda_cache_tensor_info_get_batch (&self->out_info);
   GstCudaCacheConverter **converters = g_new0 (GstCudaCacheConverter *, n);
   GstBuffer **inbufs = g_new0 (GstBuffer *, n);
-  GstClockTime pts = GST_BUFFER_PTS (buf), end = GST_CLOCK_TIME_NONE;
+  GstClockTime pts, end;
   GstFlowReturn ret = GST_FLOW_OK;
   GArray *boxes = NULL, *ids = NULL;
   GError *error = NULL;
@@ -911,15 +1037,14 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
     ret = GST_FLOW_NOT_NEGOTIATED;
     goto done;
   }
-  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_BUFFER_DURATION_IS_VALID (buf))
-    end = pts + GST_BUFFER_DURATION (buf);
+  gst_cuda_cache_batch_running_times (GST_AGGREGATOR_PAD (pad), buf, &pts,
+      &end);
   boxes = gst_cuda_cache_batch_rois (self, GST_PAD (pad), buf,
       GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), &ids);
   if (boxes->len == 0) {
     GST_LOG_OBJECT (pad, "no region in the frame of %" GST_TIME_FORMAT
         ": no batch", GST_TIME_ARGS (pts));
-    gst_cuda_cache_batch_push_gap (self, buf);
-    gst_cuda_cache_batch_finish (self, NULL, pts, end);
+    gst_cuda_cache_batch_push_gap (self, pts, end);
     goto done;
   }
   /* the options are mutable while PLAYING: the next region's slot is
@@ -932,6 +1057,8 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
     self->roi_config = gst_cuda_cache_convert_options_take_config
         (&self->options, GST_ELEMENT (self));
 
+  /* every batch of the frame's regions is of the frame's time */
+  gst_cuda_cache_batch_output_times (self, &pts, &end);
   for (first = 0; first < boxes->len && ret == GST_FLOW_OK; first += n) {
     guint n_boxes = MIN (n, boxes->len - first);
     GstBuffer *outbuf = gst_cuda_cache_batch_acquire (self, n);
@@ -967,7 +1094,7 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
       gst_cuda_cache_batch_set_slot (self, pad, converters[i], buf, i,
           g_array_index (ids, gint, first + i),
           gst_buffer_get_cuda_cache_batch_meta (outbuf));
-    ret = gst_cuda_cache_batch_finish (self, outbuf, pts, end);
+    ret = gst_cuda_cache_batch_send (self, outbuf, pts, end);
   }
 
 done:
@@ -1002,6 +1129,25 @@ gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
     return;
   }
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", message), (NULL));
+}
+
+/* Whether every pad not at its end has its next frame queued: the next
+ * batch can be made at once */
+static gboolean
+gst_cuda_cache_batch_next_queued (GstCudaCacheBatchPad ** pads, guint n_pads)
+{
+  gboolean any = FALSE;
+  guint i;
+
+  for (i = 0; i < n_pads; i++) {
+    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
+
+    if (gst_aggregator_pad_has_buffer (aggpad))
+      any = TRUE;
+    else if (!gst_aggregator_pad_is_eos (aggpad))
+      return FALSE;
+  }
+  return any;
 }
 
 static GstFlowReturn
@@ -1064,21 +1210,23 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
 
     bufs[i] = gst_cuda_cache_batch_pad_take (self, pads[i], live);
     if (bufs[i]) {
-      GstClockTime t = GST_BUFFER_PTS (bufs[i]);
+      GstClockTime t, t_end;
 
       n_bufs++;
       if (!gst_cuda_cache_batch_check_memory (self, GST_PAD (aggpad), bufs[i])) {
         ret = GST_FLOW_ERROR;
         goto done;
       }
-      if (GST_CLOCK_TIME_IS_VALID (t)) {
-        if (!GST_CLOCK_TIME_IS_VALID (pts) || t < pts)
-          pts = t;
-        if (GST_BUFFER_DURATION_IS_VALID (bufs[i]) &&
-            (!GST_CLOCK_TIME_IS_VALID (end) ||
-                t + GST_BUFFER_DURATION (bufs[i]) > end))
-          end = t + GST_BUFFER_DURATION (bufs[i]);
-      }
+      /* the batch starts with its earliest frame and ends with the
+       * earliest end: the next batch's frames start no earlier, so
+       * batches never overlap */
+      gst_cuda_cache_batch_running_times (aggpad, bufs[i], &t, &t_end);
+      if (GST_CLOCK_TIME_IS_VALID (t) && (!GST_CLOCK_TIME_IS_VALID (pts) ||
+              t < pts))
+        pts = t;
+      if (GST_CLOCK_TIME_IS_VALID (t_end) && (!GST_CLOCK_TIME_IS_VALID (end)
+              || t_end < end))
+        end = t_end;
     }
     if (!gst_aggregator_pad_is_eos (aggpad) || bufs[i])
       all_eos = FALSE;
@@ -1123,8 +1271,8 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       goto done;
     }
   }
-  /* not live, a CUDA batch is launched, and sent once the next one is
-   * launched; live, each is sent at once */
+  /* not live, a CUDA batch is launched, and held while the next one is
+   * prepared if its frames are there; live, each is sent at once */
   pipelined = self->cuda && !live;
   if (!(pipelined ? gst_cuda_cache_converter_launch_batch :
           gst_cuda_cache_converter_convert_batch) (converters, bufs, n,
@@ -1136,7 +1284,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
   GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches%s", n,
-      n_bufs, launches, pipelined ? ", sent with the next" : "");
+      n_bufs, launches, pipelined ? ", launched" : "");
   for (i = 0; i < n_pads; i++) {
     if (bufs[i])
       gst_cuda_cache_batch_set_slot (self, pads[i], converters[i], bufs[i],
@@ -1162,6 +1310,11 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       g_ptr_array_add (self->pending_converters,
           gst_object_ref (converters[i]));
     }
+    /* held back only while the next batch's frames are there to be
+     * prepared meanwhile: an application that waits for this batch
+     * before it sends more gets it now */
+    if (!gst_cuda_cache_batch_next_queued (pads, n_pads))
+      ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
   }
 
 done:
@@ -1344,6 +1497,10 @@ gst_cuda_cache_batch_propose_allocation (GstAggregator * agg,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps)
     return FALSE;
+  /* strides of our own, and crops by meta (videocrop, decoders): each slot
+   * reads the region in place, as cudacacheconvert does */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   GST_OBJECT_LOCK (self);
   if (self->context)
     context = gst_object_ref (self->context);
@@ -1354,12 +1511,11 @@ gst_cuda_cache_batch_propose_allocation (GstAggregator * agg,
   if (!pool) {
     GST_DEBUG_OBJECT (pad, "no pool to offer: %s", reason);
     g_free (reason);
-    return FALSE;
+    return TRUE;
   }
   GST_DEBUG_OBJECT (pad, "proposing %" GST_PTR_FORMAT, pool);
   gst_query_add_allocation_pool (query, pool, size, 0, 0);
   gst_object_unref (pool);
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
 
@@ -1410,7 +1566,7 @@ static gboolean
 gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
-
+  GstCudaContext *context;
   GList *l;
 
   gst_cuda_cache_batch_flush_pending (self, FALSE);
@@ -1419,9 +1575,15 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
   /* the converters' device frames and tables, blocks of the cache, go
    * back with the element's resources; the next start makes them again */
   GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
     gst_clear_object (&GST_CUDA_CACHE_BATCH_PAD (l->data)->converter);
+    /* the pools offered upstream hold the context's cache group */
+    gst_cuda_cache_kept_pools_clear (GST_CUDA_CACHE_BATCH_PAD (l->data)->kept);
+  }
+  /* the next start takes the context it is given, or its first frame's */
+  context = g_steal_pointer (&self->context);
   GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&context);
   return TRUE;
 }
 
@@ -1498,6 +1660,7 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
   agg_class->negotiated_src_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
+  agg_class->clip = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_clip);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_flush);
   /* live: a batch goes out at its deadline, the slots of pads without a

@@ -10,6 +10,7 @@
 
 #include <string.h>
 #include <gst/app/gstappsink.h>
+#include <gst/check/gstharness.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/cudacache/cudacache.h>
 #include "cudacache-check.h"
@@ -531,6 +532,118 @@ batch_check_names_sink_4 (const gchar * error, guint batches, guint bad,
   fail_unless (strstr (error, says) != NULL, "%s", error);
   fail_unless (strstr (error, "slot") == NULL, "%s", error);
   fail_unless_equals_int (batches, bad);
+}
+
+/* A batch of two harnessed pads (@h[0] the element's sink_0 and src,
+ * @h[1] its sink_1), frames @caps (features included), tensor @tensor,
+ * each pad's frames in a segment starting at @start[i] */
+static GstHarness *
+batch_two_pads (const gchar * caps, const gchar * tensor,
+    const GstClockTime start[2], GstContext * context, GstHarness * h[2])
+{
+  GstElement *e = gst_element_factory_make ("cudacachebatch", NULL);
+  guint i;
+
+  fail_unless (e != NULL);
+  if (context)
+    gst_element_set_context (e, context);
+  h[0] = gst_harness_new_with_element (e, "sink_0", "src");
+  h[1] = gst_harness_new_with_element (e, "sink_1", NULL);
+  gst_object_unref (e);
+  gst_harness_set_sink_caps_str (h[0], tensor);
+  for (i = 0; i < 2; i++) {
+    GstSegment segment;
+
+    gst_harness_set_src_caps_str (h[i], caps);
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    segment.start = segment.time = start[i];
+    fail_unless (gst_harness_push_event (h[i],
+            gst_event_new_segment (&segment)));
+  }
+  return h[0];
+}
+
+/* @frame (a frame of the harness's caps, in its memory) at @pts, 1/30 s */
+static GstBuffer *
+batch_frame_at (GstBuffer * frame, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_copy (frame);
+
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* The running time of @buf in the last segment @h's sink received */
+static GstClockTime
+batch_running_time (GstHarness * h, GstBuffer * buf)
+{
+  GstEvent *event = gst_pad_get_sticky_event (h->sinkpad, GST_EVENT_SEGMENT,
+      0);
+  const GstSegment *segment;
+  GstClockTime t;
+
+  fail_unless (event != NULL, "no segment downstream");
+  gst_event_parse_segment (event, &segment);
+  t = gst_segment_to_running_time (segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+  gst_event_unref (event);
+  return t;
+}
+
+/* Two pads whose segments start at 3600 s (as MPEG-TS and HLS give) and at
+ * 5 s, both at running time 0: the batches are at running times 0, 33, 67
+ * ms, as compositor gives the same input, one after the other without
+ * overlapping; a frame before its segment's start is not batched. Each
+ * request (a frame per pad) is answered with its own batch, without a
+ * next request to push it out. */
+static void
+batch_check_time (GstBuffer * frame, const gchar * caps,
+    const gchar * tensor, GstContext * context)
+{
+  static const GstClockTime start[2] = { 3600 * GST_SECOND, 5 * GST_SECOND };
+  GstHarness *h[2];
+  GstClockTime end = 0;
+  guint k, i;
+
+  batch_two_pads (caps, tensor, start, context, h);
+  /* before the segment: clipped */
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (h[i], batch_frame_at (frame,
+                start[i] - GST_SECOND)), GST_FLOW_OK);
+  for (k = 0; k < 3; k++) {
+    GstClockTime at = gst_util_uint64_scale (k, GST_SECOND, 30);
+    GstBuffer *out;
+    GstCudaCacheBatchMeta *meta;
+    gint64 deadline = g_get_monotonic_time () + 3 * G_TIME_SPAN_SECOND;
+
+    /* request k: a frame per pad, then wait for its batch */
+    for (i = 0; i < 2; i++)
+      fail_unless_equals_int (gst_harness_push (h[i], batch_frame_at (frame,
+                  start[i] + at)), GST_FLOW_OK);
+    while (!(out = gst_harness_try_pull (h[0])) &&
+        g_get_monotonic_time () < deadline)
+      g_usleep (1000);
+    fail_unless (out != NULL, "request %u: no batch within 3 s", k);
+    fail_unless_equals_uint64 (batch_running_time (h[0], out), at);
+    fail_unless (GST_BUFFER_DURATION_IS_VALID (out));
+    fail_unless (GST_BUFFER_PTS (out) >= end, "batches overlap");
+    end = GST_BUFFER_PTS (out) + GST_BUFFER_DURATION (out);
+    meta = gst_buffer_get_cuda_cache_batch_meta (out);
+    fail_unless (meta != NULL);
+    /* each slot is this request's frame, in its own stream's time */
+    for (i = 0; i < 2; i++) {
+      const GstCudaCacheBatchSlot *slot =
+          gst_cuda_cache_batch_meta_get_slot (meta, i);
+
+      fail_unless (slot->present);
+      fail_unless_equals_uint64 (slot->pts, start[i] + at);
+    }
+    gst_buffer_unref (out);
+  }
+  fail_if (gst_harness_try_pull (h[0]) != NULL, "a batch of no request");
+  gst_harness_teardown (h[1]);
+  gst_harness_teardown (h[0]);
 }
 
 #endif /* __CUDACACHE_BATCH_H__ */

@@ -28,7 +28,10 @@ pts. Rules, each failure counted by kind; exit 1 on any:
   absent slot names none;
 - a pad is present in every batch from its first frame to its last (the
   element is not live: a batch waits for every pad's frame);
-- a batch's pts is its earliest slot's;
+- a batch's pts is its earliest slot's (the sources' segments start at 0,
+  so that is its running time), or the end of the batch before where that
+  is later (a pad requested while PLAYING starts at running time 0, behind
+  the others): batches never go back in time nor overlap;
 - every slot of every --check-every'th batch equals its frame converted
   alone by cudacacheconvert with the same options (a second pipeline,
   through cudaupload too with --cuda), byte for byte, with the same picture
@@ -254,6 +257,7 @@ class Run:
         self.sources = {}
         self.released = set()
         self.batches = self.checked = self.requested = self.frames = 0
+        self.last_end = None
 
     def problem(self, kind, msg):
         self.problems[kind] += 1
@@ -357,9 +361,16 @@ class Run:
                 if picture is not None and mine != picture:
                     self.problem("slot-geometry",
                                  f"{where}: {mine}, alone {picture}")
-        if buf.pts != earliest:
+        want = earliest if self.last_end is None else max(earliest,
+                                                           self.last_end)
+        if buf.pts != want:
             self.problem("pts", f"batch {n}: pts {buf.pts}, earliest slot's "
-                         f"{earliest}")
+                         f"{earliest}, the batch before's end "
+                         f"{self.last_end}")
+        if buf.duration == Gst.CLOCK_TIME_NONE:
+            self.problem("pts", f"batch {n}: no duration")
+        else:
+            self.last_end = buf.pts + buf.duration
 
     def check_source(self, src):
         """Every frame of @src batched, in consecutive batches."""

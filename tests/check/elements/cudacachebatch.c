@@ -12,6 +12,7 @@
 #include <gst/check/gstharness.h>
 
 #include "../cudacache-batch.h"
+#include "../cudacache-picture.h"
 #include "../cudacache-held.h"
 #include "../cudacache-crops.h"
 
@@ -844,6 +845,122 @@ GST_START_TEST (test_buffers_held_past_null_come_back_idle)
 
 GST_END_TEST;
 
+/* Batches in running time, as compositor gives it (issue: two pads with
+ * segments at 3600 s and 5 s), frames before their segment not batched,
+ * each request answered at once (cudacache-batch.h) */
+GST_START_TEST (test_batches_in_running_time)
+{
+  static const gchar *caps = "video/x-raw,format=RGBA,width=32,height=24,"
+      "framerate=30/1";
+  GstVideoInfo info;
+  GstBuffer *frame = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 32, 24,
+      &info);
+
+  batch_check_time (frame, caps, U8_NHWC ("", 2), NULL);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+/* compositor, given the same input, gives the same running times */
+GST_START_TEST (test_running_time_as_compositor)
+{
+  static const GstClockTime start[2] = { 3600 * GST_SECOND, 5 * GST_SECOND };
+  GstElement *e = gst_element_factory_make ("compositor", NULL);
+  GstHarness *h[2];
+  GstVideoInfo info;
+  GstBuffer *frame = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 32, 24,
+      &info);
+  guint k, i;
+
+  fail_unless (e != NULL);
+  h[0] = gst_harness_new_with_element (e, "sink_0", "src");
+  h[1] = gst_harness_new_with_element (e, "sink_1", NULL);
+  gst_object_unref (e);
+  gst_harness_set_sink_caps_str (h[0], "video/x-raw,format=RGBA,width=32,"
+      "height=24,framerate=30/1");
+  for (i = 0; i < 2; i++) {
+    GstSegment segment;
+
+    gst_harness_set_src_caps_str (h[i], "video/x-raw,format=RGBA,width=32,"
+        "height=24,framerate=30/1");
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    segment.start = segment.time = start[i];
+    fail_unless (gst_harness_push_event (h[i],
+            gst_event_new_segment (&segment)));
+  }
+  for (k = 0; k < 3; k++) {
+    GstClockTime at = gst_util_uint64_scale (k, GST_SECOND, 30);
+    GstBuffer *out;
+
+    for (i = 0; i < 2; i++)
+      gst_harness_push (h[i], batch_frame_at (frame, start[i] + at));
+    out = gst_harness_pull (h[0]);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (batch_running_time (h[0], out), at);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h[1]);
+  gst_harness_teardown (h[0]);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+/* Live, the element reports its latency: a frame of the slowest pad */
+GST_START_TEST (test_latency_reported)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b ! "
+      U8_NHWC ("", 2) " ! fakesink sync=true "
+      "videotestsrc is-live=true ! video/x-raw,width=32,height=24,"
+      "framerate=30/1 ! b. videotestsrc is-live=true ! video/x-raw,width=32,"
+      "height=24,framerate=15/1 ! b.", NULL);
+  GstQuery *query = gst_query_new_latency ();
+  GstClockTime min = 0, max = 0;
+  gboolean live = FALSE;
+
+  fail_unless (pipeline != NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND)
+      == GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_query (pipeline, query));
+  gst_query_parse_latency (query, &live, &min, &max);
+  fail_unless (live);
+  /* videotestsrc's frame of 1/15 s, and the batch's wait for that pad */
+  fail_unless (min >= 2 * (GST_SECOND / 15), "latency %" GST_TIME_FORMAT
+      " does not count the batch's wait", GST_TIME_ARGS (min));
+  gst_query_unref (query);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Each sink pad offers GstVideoCropMeta, as cudacacheconvert does:
+ * videocrop upstream crops by meta, the slot reads the region in place */
+GST_START_TEST (test_crop_meta_offered)
+{
+  GstHarness *h = gst_harness_new_with_padnames ("cudacachebatch", "sink_0",
+      "src");
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=RGBA,width=32,"
+      "height=24,framerate=30/1");
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+
+  gst_harness_set_sink_caps_str (h, U8_NHWC ("", 1));
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_find_allocation_meta (query,
+          GST_VIDEO_CROP_META_API_TYPE, NULL), "crop meta not offered");
+  fail_unless (gst_query_find_allocation_meta (query,
+          GST_VIDEO_META_API_TYPE, NULL), "video meta not offered");
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -869,6 +986,10 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_bad_frame_names_its_pad);
   tcase_add_test (tc, test_caps_refused_names_its_pad);
   tcase_add_test (tc, test_crop_matrix);
+  tcase_add_test (tc, test_batches_in_running_time);
+  tcase_add_test (tc, test_running_time_as_compositor);
+  tcase_add_test (tc, test_latency_reported);
+  tcase_add_test (tc, test_crop_meta_offered);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;

@@ -2301,6 +2301,27 @@ GST_START_TEST (test_batch_crop_matrix_on_cuda_memory)
 
 GST_END_TEST;
 
+/* cudacachebatch on CUDA memory in running time, and a request (a frame
+ * per pad) answered with its own batch at once, not held back for the
+ * next request (cudacache-batch.h) */
+GST_START_TEST (test_batch_answers_each_request)
+{
+  GstVideoInfo info;
+  GstBuffer *sys = cudacache_make_picture (GST_VIDEO_FORMAT_NV12, 64, 48,
+      &info);
+  GstBuffer *dev = upload (sys, &info);
+  GstContext *ctx = gst_context_new_cuda_context (context);
+
+  batch_check_time (dev, "video/x-raw(memory:CUDAMemory),format=NV12,"
+      "width=64,height=48,framerate=30/1",
+      U8_NHWC ("(memory:CUDAMemory)", 2), ctx);
+  gst_context_unref (ctx);
+  gst_buffer_unref (dev);
+  gst_buffer_unref (sys);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -2336,6 +2357,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_tensors_of_any_size_map_on_cpu);
   tcase_add_test (tc, test_crop_matrix_on_cuda_memory);
   tcase_add_test (tc, test_batch_crop_matrix_on_cuda_memory);
+  tcase_add_test (tc, test_batch_answers_each_request);
 
   return s;
 }
