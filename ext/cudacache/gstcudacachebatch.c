@@ -624,6 +624,19 @@ gst_cuda_cache_batch_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
   return NULL;
 }
 
+/* The sink pads, each with a reference, for a walk outside the lock */
+static GList *
+gst_cuda_cache_batch_ref_sink_pads (GstElement * element)
+{
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (element);
+  for (l = element->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (element);
+  return pads;
+}
+
 /* The element's latency: a batch waits for a frame of every pad, so up to
  * the longest frame duration of the pads' caps; updated as caps change,
  * as videoaggregator sets its output frame's. Live pipelines add it to
@@ -632,12 +645,8 @@ static void
 gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self)
 {
   GstClockTime latency = 0;
-  GList *pads = NULL, *l;
+  GList *pads = gst_cuda_cache_batch_ref_sink_pads (GST_ELEMENT (self)), *l;
 
-  GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
-    pads = g_list_prepend (pads, gst_object_ref (l->data));
-  GST_OBJECT_UNLOCK (self);
   for (l = pads; l; l = l->next) {
     GstCudaCacheBatchPad *pad = l->data;
 
@@ -1337,12 +1346,8 @@ static GstClockTime
 gst_cuda_cache_batch_get_next_time (GstAggregator * agg)
 {
   GstClockTime next = GST_CLOCK_TIME_NONE;
-  GList *pads = NULL, *l;
+  GList *pads = gst_cuda_cache_batch_ref_sink_pads (GST_ELEMENT (agg)), *l;
 
-  GST_OBJECT_LOCK (agg);
-  for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next)
-    pads = g_list_prepend (pads, gst_object_ref (l->data));
-  GST_OBJECT_UNLOCK (agg);
   for (l = pads; l; l = l->next) {
     GstAggregatorPad *aggpad = l->data;
     GstBuffer *buf = gst_aggregator_pad_peek_buffer (aggpad);

@@ -2280,12 +2280,17 @@ GST_END_TEST;
  * GRAY8 input and output left out (GStreamer 1.22's CUDA allocator lays
  * out neither); within a level of the region's own conversion, as
  * test_crop_meta_reads_the_region allows */
-GST_START_TEST (test_crop_matrix_on_cuda_memory)
+static void
+crop_matrix_on_cuda_memory (const gchar * factory)
 {
   crop_context = context;
-  crop_matrix_run ("cudacacheconvert", "(memory:CUDAMemory)", upload,
-      1.0 + SLACK);
+  crop_matrix_run (factory, "(memory:CUDAMemory)", upload, 1.0 + SLACK);
   crop_context = NULL;
+}
+
+GST_START_TEST (test_crop_matrix_on_cuda_memory)
+{
+  crop_matrix_on_cuda_memory ("cudacacheconvert");
 }
 
 GST_END_TEST;
@@ -2293,10 +2298,7 @@ GST_END_TEST;
 /* The same through cudacachebatch's slots */
 GST_START_TEST (test_batch_crop_matrix_on_cuda_memory)
 {
-  crop_context = context;
-  crop_matrix_run ("cudacachebatch", "(memory:CUDAMemory)", upload,
-      1.0 + SLACK);
-  crop_context = NULL;
+  crop_matrix_on_cuda_memory ("cudacachebatch");
 }
 
 GST_END_TEST;
