@@ -98,7 +98,6 @@
 #include "config.h"
 #endif
 
-#include <stdio.h>
 #include <string.h>
 
 #include <gst/video/video.h>
@@ -1116,25 +1115,30 @@ done:
   return ret;
 }
 
-/* The batch's conversion failed: where the library says which slot's
- * frame it could not convert ("slot N: ..."), the error names that slot's
- * pad, which is what the user knows */
+/* The batch's conversion failed: where it failed on one slot (the
+ * library's GST_CUDA_CACHE_BATCH_SLOT_ERROR, its code the slot), the
+ * error names that slot's pad, which is what the user knows */
 static void
 gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
     GstCudaCacheBatchPad ** pads, guint n_pads, const GError * error)
 {
   const gchar *message = error ? error->message :
       "the batch's conversion failed";
-  guint slot;
-  gint skip = 0;
 
   /* the batch before is written and whole: it goes out first */
   gst_cuda_cache_batch_flush_pending (self, TRUE);
 
-  if (sscanf (message, "slot %u: %n", &slot, &skip) == 1 && skip > 0 &&
-      slot < n_pads) {
+  if (error && error->domain == GST_CUDA_CACHE_BATCH_SLOT_ERROR &&
+      error->code >= 0 && (guint) error->code < n_pads) {
+    gchar *prefix = g_strdup_printf ("slot %d: ", error->code);
+
+    /* the pad's name stands for the library's slot number */
+    if (g_str_has_prefix (message, prefix))
+      message += strlen (prefix);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s: %s",
-            GST_PAD_NAME (pads[slot]), message + skip), ("slot %u", slot));
+            GST_PAD_NAME (pads[error->code]), message), ("slot %d",
+            error->code));
+    g_free (prefix);
     return;
   }
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", message), (NULL));

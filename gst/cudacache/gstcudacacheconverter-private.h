@@ -63,6 +63,11 @@ typedef struct
 
 /* g_set_error () with GStreamer's printf, which knows GST_PTR_FORMAT
  * (GLib's would print the pointer) */
+/* Makes *@error slot @slot's (GST_CUDA_CACHE_BATCH_SLOT_ERROR, code
+ * @slot, the message prefixed "slot N: "); nothing where there is none */
+G_GNUC_INTERNAL
+void gst_cuda_cache_converter_slot_error (GError ** error, guint slot);
+
 G_GNUC_INTERNAL
 void gst_cuda_cache_converter_set_error (GError ** error, GQuark domain,
     gint code, const gchar * format, ...) G_GNUC_PRINTF (4, 5);

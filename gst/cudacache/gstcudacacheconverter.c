@@ -1215,6 +1215,32 @@ batch_slot (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint i)
 }
 
 /**
+ * gst_cuda_cache_batch_slot_domain:
+ *
+ * The error domain #GST_CUDA_CACHE_BATCH_SLOT_ERROR: a batch conversion
+ * that failed on one slot, the error's code that slot's index.
+ *
+ * Returns: the domain's #GQuark
+ *
+ * Since: 0.1
+ */
+GQuark
+gst_cuda_cache_batch_slot_domain (void)
+{
+  return g_quark_from_static_string ("gst-cuda-cache-batch-slot");
+}
+
+void
+gst_cuda_cache_converter_slot_error (GError ** error, guint slot)
+{
+  if (!error || !*error)
+    return;
+  g_prefix_error (error, "slot %u: ", slot);
+  (*error)->domain = GST_CUDA_CACHE_BATCH_SLOT_ERROR;
+  (*error)->code = (gint) slot;
+}
+
+/**
  * gst_cuda_cache_converter_convert_batch:
  * @converters: (array length=n_slots) (nullable): per slot, the converter
  *     of its frame, or %NULL where the slot is absent
@@ -1249,6 +1275,9 @@ batch_slot (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint i)
  *
  * Like a single conversion, a batch is one thread's at a time: the
  * converters of a batch are not converting elsewhere meanwhile.
+ *
+ * A failure of one slot (its frame, or its converter) is an error of
+ * #GST_CUDA_CACHE_BATCH_SLOT_ERROR whose code is the slot's index.
  *
  * Returns: %TRUE on success
  *
@@ -1354,7 +1383,8 @@ convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
     g_return_val_if_fail (GST_IS_BUFFER (inbufs[i]), FALSE);
     if (!conv->info.tensor_out) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "slot %u: its converter makes video, not a tensor", i);
+          "its converter makes video, not a tensor");
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
     if (!first) {
@@ -1363,25 +1393,27 @@ convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
     } else if (!gst_cuda_cache_tensor_info_is_equal (&conv->info.tensor,
             &first->info.tensor)) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "slot %u: its converter makes another tensor than the other "
-          "slots'", i);
+          "its converter makes another tensor than the other slots'");
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
     if (gst_buffer_n_memory (inbufs[i]) == 0 ||
         gst_is_cuda_memory (gst_buffer_peek_memory (inbufs[i], 0)) != cuda) {
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_WRONG_TYPE,
-          "slot %u: its frame is not in %s memory, as the batch is", i,
+          "its frame is not in %s memory, as the batch is",
           cuda ? "CUDA" : "system");
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
     if (cuda && !conv->cuda) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "slot %u: its converter was made without a CUDA context: it "
-          "converts system memory only", i);
+          "its converter was made without a CUDA context: it converts "
+          "system memory only");
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
     if (!converter_follow_crop (conv, inbufs[i], error)) {
-      g_prefix_error (error, "slot %u: ", i);
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
   }
@@ -1432,7 +1464,7 @@ convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
         error);
     gst_buffer_unref (slot);
     if (!ok)
-      g_prefix_error (error, "slot %u: ", i);
+      gst_cuda_cache_converter_slot_error (error, i);
   }
   gst_buffer_unmap (outbuf, &map);
 

@@ -265,6 +265,21 @@ gboolean gst_cuda_cache_converter_convert_buffer (GstCudaCacheConverter *
     converter, GstBuffer * inbuf, GstBuffer * outbuf, CUstream stream,
     GError ** error);
 
+/**
+ * GST_CUDA_CACHE_BATCH_SLOT_ERROR:
+ *
+ * The error domain of a batch conversion that failed on one slot (its
+ * frame, or its converter): the error's code is the slot's index, and its
+ * message starts with "slot N: ". Other failures of a batch keep their
+ * GStreamer error domains.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_BATCH_SLOT_ERROR (gst_cuda_cache_batch_slot_domain ())
+
+GST_CUDA_CACHE_API
+GQuark gst_cuda_cache_batch_slot_domain (void);
+
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter **
     converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,

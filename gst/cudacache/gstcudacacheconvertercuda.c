@@ -514,13 +514,14 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
       continue;
     if (slots[i]->context != first->context) {
       gst_cuda_cache_converter_set_error (error, GST_STREAM_ERROR,
-          GST_STREAM_ERROR_WRONG_TYPE, "slot %u's converter belongs to "
-          "another CUDA context (%" GST_PTR_FORMAT ") than slot %u's (%"
-          GST_PTR_FORMAT ")", i, slots[i]->context, first_slot, first->context);
+          GST_STREAM_ERROR_WRONG_TYPE, "its converter belongs to another "
+          "CUDA context (%" GST_PTR_FORMAT ") than slot %u's (%"
+          GST_PTR_FORMAT ")", slots[i]->context, first_slot, first->context);
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
     if (!buffer_in_context (inbufs[i], first->context, "input", error)) {
-      g_prefix_error (error, "slot %u: ", i);
+      gst_cuda_cache_converter_slot_error (error, i);
       return FALSE;
     }
   }
@@ -560,14 +561,15 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
     }
     if (!slots[i]->info.tensor_out || slots[i]->info.tensor.size != slot_size) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "slot %u's converter does not make a tensor of the batch's slots "
-          "(%" G_GSIZE_FORMAT " bytes)", i, slot_size);
+          "its converter does not make a tensor of the batch's slots (%"
+          G_GSIZE_FORMAT " bytes)", slot_size);
+      gst_cuda_cache_converter_slot_error (error, i);
       ok = FALSE;
       break;
     }
     ok = cuda_input_prepare (slots[i], inbufs[i], stream, &in[i], error);
     if (!ok) {
-      g_prefix_error (error, "slot %u: ", i);
+      gst_cuda_cache_converter_slot_error (error, i);
       break;
     }
     launch[n_launch].plan = slots[i]->plan;

@@ -150,9 +150,11 @@ converter_of (const gchar * in, const gchar * out)
   return conv;
 }
 
+/* The batch refused, saying @what; where @slot is not -1, as that slot's
+ * failure (GST_CUDA_CACHE_BATCH_SLOT_ERROR, the slot its code) */
 static void
 assert_batch_error (GstCudaCacheConverter ** convs, GstBuffer ** ins,
-    guint n, GstBuffer * out, const gchar * what)
+    guint n, GstBuffer * out, const gchar * what, gint slot)
 {
   GError *error = NULL;
 
@@ -160,6 +162,13 @@ assert_batch_error (GstCudaCacheConverter ** convs, GstBuffer ** ins,
           NULL, &error), "a batch that %s was converted", what);
   fail_unless (error != NULL && strstr (error->message, what) != NULL,
       "\"%s\" does not say \"%s\"", error ? error->message : "", what);
+  if (slot >= 0) {
+    fail_unless (error->domain == GST_CUDA_CACHE_BATCH_SLOT_ERROR,
+        "\"%s\" is not a slot's error", error->message);
+    fail_unless_equals_int (error->code, slot);
+  } else {
+    fail_if (error->domain == GST_CUDA_CACHE_BATCH_SLOT_ERROR);
+  }
   g_error_free (error);
 }
 
@@ -220,13 +229,13 @@ GST_START_TEST (test_batch_of_system_memory)
   fail_unless (gst_cuda_cache_converter_convert_batch (convs, ins, 3, batch,
           NULL, NULL, &error), "%s", error ? error->message : "");
 
-  assert_batch_error (convs, ins, 3, small, "the batch holds");
+  assert_batch_error (convs, ins, 3, small, "the batch holds", -1);
   convs[0] = u8;
-  assert_batch_error (convs, ins, 3, batch, "another tensor");
+  assert_batch_error (convs, ins, 3, batch, "another tensor", 2);
   convs[0] = video;
-  assert_batch_error (convs, ins, 3, batch, "makes video");
+  assert_batch_error (convs, ins, 3, batch, "makes video", 0);
   convs[0] = convs[2] = NULL;
-  assert_batch_error (convs, ins, 3, batch, "without a frame");
+  assert_batch_error (convs, ins, 3, batch, "without a frame", -1);
 
   gst_buffer_unref (batch);
   gst_buffer_unref (small);
