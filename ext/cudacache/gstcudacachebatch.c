@@ -286,6 +286,10 @@ struct _GstCudaCacheBatch
   /* the stream of the batches, in the inputs' context, made with the
    * first: one stream orders each launch after the one before */
   CUstream stream;
+
+  /* held across a pad request, so that mode=rois's one-pad check and the
+   * pad it admits are one step (two requests at once get one pad) */
+  GMutex request_lock;
 };
 
 #define gst_cuda_cache_batch_parent_class parent_class
@@ -448,6 +452,7 @@ gst_cuda_cache_batch_finalize (GObject * object)
   g_ptr_array_unref (self->pending_converters);
   g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
+  g_mutex_clear (&self->request_lock);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1538,6 +1543,7 @@ gst_cuda_cache_batch_request_new_pad (GstElement * element,
   GstPad *pad;
   gboolean follows_pads, refused;
 
+  g_mutex_lock (&self->request_lock);
   GST_OBJECT_LOCK (self);
   follows_pads = self->batch_size == 0;
   refused = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS &&
@@ -1546,12 +1552,14 @@ gst_cuda_cache_batch_request_new_pad (GstElement * element,
   /* as muxers refuse a pad they cannot take: a warning that says why,
    * and no pad */
   if (refused) {
+    g_mutex_unlock (&self->request_lock);
     GST_ELEMENT_WARNING (self, CORE, PAD, ("mode=rois takes one sink pad: "
             "a second one was requested and refused"), (NULL));
     return NULL;
   }
   pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element, templ,
       name, caps);
+  g_mutex_unlock (&self->request_lock);
   if (pad && follows_pads)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
   return pad;
@@ -1692,6 +1700,7 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
 {
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->mode = DEFAULT_MODE;
+  g_mutex_init (&self->request_lock);
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
   self->pending_frames = g_ptr_array_new_with_free_func ((GDestroyNotify)

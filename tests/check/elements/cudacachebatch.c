@@ -961,6 +961,43 @@ GST_START_TEST (test_crop_meta_offered)
 
 GST_END_TEST;
 
+/* mode=rois: pads requested from many threads at once, one is given */
+static gpointer
+request_sink (gpointer data)
+{
+  return gst_element_request_pad_simple (GST_ELEMENT (data), "sink_%u");
+}
+
+GST_START_TEST (test_rois_one_pad_under_threads)
+{
+  guint round;
+
+  for (round = 0; round < 300; round++) {
+    GstElement *e = gst_element_factory_make ("cudacachebatch", NULL);
+    GThread *threads[8];
+    GstPad *pads[8];
+    guint i, given = 0;
+
+    gst_util_set_object_arg (G_OBJECT (e), "mode", "rois");
+    /* the refusals are warnings on the bus, which has none here */
+    for (i = 0; i < G_N_ELEMENTS (threads); i++)
+      threads[i] = g_thread_new ("request", request_sink, e);
+    for (i = 0; i < G_N_ELEMENTS (threads); i++)
+      pads[i] = g_thread_join (threads[i]);
+    for (i = 0; i < G_N_ELEMENTS (threads); i++) {
+      if (pads[i]) {
+        given++;
+        gst_element_release_request_pad (e, pads[i]);
+        gst_object_unref (pads[i]);
+      }
+    }
+    fail_unless_equals_int (given, 1);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -990,6 +1027,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_running_time_as_compositor);
   tcase_add_test (tc, test_latency_reported);
   tcase_add_test (tc, test_crop_meta_offered);
+  tcase_add_test (tc, test_rois_one_pad_under_threads);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
