@@ -36,6 +36,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacachebasetransform.h"
+#include "gstcudacacheelementprops.h"
 #include "gstcudacachekeptpools.h"
 /* header-only, not installed: the version differences of gst-cuda */
 #include <gst/cudacache/gstcudacache-compat-private.h>
@@ -67,7 +68,7 @@ enum
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL 0
 
-#define STATS_MESSAGE_NAME "cudacache-stats"
+#define STATS_MESSAGE_NAME GST_CUDA_CACHE_STATS_MESSAGE_NAME
 /* the end of a deprecated statistics property's blurb */
 #define DEPRECATED_STAT " (deprecated: the " STATS_MESSAGE_NAME \
     " message and the cache property carry it)"
@@ -151,13 +152,7 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
 
   /* the name nvcodec's elements use */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "CUDA device to use when the pipeline has no CUDA context yet "
-          "(-1: the pipeline's, or device 0); with -1 the element follows "
-          "the device of the CUDA memory that arrives, as nvcodec's do", -1,
-          G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+      gst_cuda_cache_param_spec_device_id ());
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID_DEPRECATED,
       g_param_spec_int ("device-id", "Device ID (deprecated)",
           "Deprecated alias of cuda-device-id, kept for one release", -1,
@@ -165,22 +160,7 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_DEPRECATED |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
-      g_param_spec_uint64 ("cache-limit", "Cache limit",
-          "Limit, in bytes, of the cache this element's memory comes from "
-          "(the device's cache for CUDA memory, the process's system-memory "
-          "cache otherwise): idle blocks above it are freed least recently "
-          "used first, 0 disables caching. The cache is shared, and the "
-          "last write wins, whoever made it. Set before negotiation, it is "
-          "applied once the element knows its cache, unless that cache's "
-          "limit was set later; no other cache is touched. Reads give the "
-          "negotiated cache's limit; before negotiation the value written, "
-          "or 0 if none was. Default: the cache's own limit, which depends "
-          "on the machine and so reads and shows as 0 (0 written disables "
-          "caching): half the device's memory for CUDA memory, half the "
-          "machine's RAM for system memory, or " GST_CUDA_CACHE_LIMIT_ENV
-          " (bytes, K/M/G/T suffix, or a percentage of that memory)",
-          0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT));
+      gst_cuda_cache_param_spec_cache_limit ());
   g_object_class_install_property (gobject_class, PROP_CACHE,
       g_param_spec_object ("cache", "Cache",
           "The cache this element's memory comes from, for clearing it and "
@@ -232,16 +212,7 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "Allocations that failed even after that retry (out of memory)"
           DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      g_param_spec_uint ("stats-interval", "Stats interval",
-          "Milliseconds between '" STATS_MESSAGE_NAME "' element messages "
-          "while buffers flow, and one more at end of stream; 0: none. "
-          "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
-          "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
-          "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
-          "name), memory (CUDAMemory or SystemMemory)", 0, G_MAXUINT,
-          DEFAULT_STATS_INTERVAL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
+      gst_cuda_cache_param_spec_stats_interval ());
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_context);
@@ -1002,24 +973,13 @@ static void
 gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self)
 {
   GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
-  GstCudaCacheStats stats;
-  GstStructure *s;
   gboolean cuda_memory;
 
-  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
   GST_OBJECT_LOCK (self);
   cuda_memory = self->cuda_memory;
   GST_OBJECT_UNLOCK (self);
-
-  s = gst_cuda_cache_stats_to_structure (&stats, STATS_MESSAGE_NAME);
-  gst_structure_set (s, "cache", G_TYPE_STRING, GST_OBJECT_NAME (cache),
-      "memory", G_TYPE_STRING, cuda_memory ? "CUDAMemory" : "SystemMemory",
-      NULL);
-  GST_LOG_OBJECT (self, "posting %" GST_PTR_FORMAT, s);
+  gst_cuda_cache_post_stats (GST_ELEMENT (self), cache, cuda_memory);
   gst_object_unref (cache);
-
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* Puts @pool first in @query, keeping what downstream offered after it. */

@@ -108,6 +108,7 @@
 
 #include "gstcudacachebatch.h"
 #include "gstcudacacheconvertoptions.h"
+#include "gstcudacacheelementprops.h"
 #include "gstcudacachekeptpools.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_batch_debug);
@@ -120,6 +121,9 @@ enum
   PROP_MODE,
   PROP_ROI_TYPE,
   PROP_DROPPED,
+  PROP_DEVICE_ID,
+  PROP_CACHE_LIMIT,
+  PROP_STATS_INTERVAL,
   PROP_FIRST_OPTION,
 };
 
@@ -287,6 +291,18 @@ struct _GstCudaCacheBatch
    * first: one stream orders each launch after the one before */
   CUstream stream;
 
+  /* under the object lock: the properties every element has
+   * (gstcudacacheelementprops.h); the cache the batches come from, known
+   * once their pool is made; the cache-limit last written, when (0:
+   * never), and the cache it was offered to */
+  gint device_id;
+  GstCudaCache *cache;
+  guint64 limit_bytes;
+  gint64 limit_asked_at;
+  GstCudaCache *limit_cache;
+  guint stats_interval_ms;
+  GstClockTime last_stats;
+
   /* held across a pad request, so that mode=rois's one-pad check and the
    * pad it admits are one step (two requests at once get one pad) */
   GMutex request_lock;
@@ -377,6 +393,59 @@ gst_cuda_cache_batch_reset (GstCudaCacheBatch * self)
   g_clear_pointer (&self->roi_config, gst_structure_free);
 }
 
+/* Offers the cache-limit last written to the batches' cache, once per
+ * cache (@again: a new write), where both are known: a limit set later on
+ * the cache, by anyone, wins (gst_cuda_cache_set_limit_if_newer ()) */
+static void
+gst_cuda_cache_batch_offer_limit (GstCudaCacheBatch * self, gboolean again)
+{
+  GstCudaCache *cache = NULL;
+  guint64 limit_bytes;
+  gint64 asked_at;
+
+  GST_OBJECT_LOCK (self);
+  limit_bytes = self->limit_bytes;
+  asked_at = self->limit_asked_at;
+  if (self->cache && asked_at != 0 && (again || self->limit_cache !=
+          self->cache)) {
+    cache = gst_object_ref (self->cache);
+    gst_object_replace ((GstObject **) & self->limit_cache,
+        (GstObject *) cache);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (!cache)
+    return;
+  if (gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at))
+    GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " applied to %"
+        GST_PTR_FORMAT, limit_bytes, cache);
+  gst_object_unref (cache);
+}
+
+/* stats-interval: the batches' cache's statistics once the interval has
+ * passed since the last (@now: at once, as at the end of the stream) */
+static void
+gst_cuda_cache_batch_post_stats (GstCudaCacheBatch * self, gboolean now)
+{
+  GstCudaCache *cache = NULL;
+  GstClockTime interval, t = gst_util_get_timestamp ();
+
+  GST_OBJECT_LOCK (self);
+  interval = self->stats_interval_ms * GST_MSECOND;
+  if (interval > 0 && self->cache) {
+    if (!GST_CLOCK_TIME_IS_VALID (self->last_stats) && !now)
+      self->last_stats = t;
+    else if (now || t - self->last_stats >= interval) {
+      self->last_stats = t;
+      cache = gst_object_ref (self->cache);
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (cache) {
+    gst_cuda_cache_post_stats (GST_ELEMENT (self), cache, self->cuda);
+    gst_object_unref (cache);
+  }
+}
+
 static void
 gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -398,6 +467,20 @@ gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
     g_free (self->roi_type);
     self->roi_type = g_strdup (type ? type : "");
     self->roi_type_quark = type && *type ? g_quark_from_string (type) : 0;
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_DEVICE_ID) {
+    GST_OBJECT_LOCK (self);
+    self->device_id = g_value_get_int (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_CACHE_LIMIT) {
+    GST_OBJECT_LOCK (self);
+    self->limit_bytes = g_value_get_uint64 (value);
+    self->limit_asked_at = g_get_monotonic_time ();
+    GST_OBJECT_UNLOCK (self);
+    gst_cuda_cache_batch_offer_limit (self, TRUE);
+  } else if (prop_id == PROP_STATS_INTERVAL) {
+    GST_OBJECT_LOCK (self);
+    self->stats_interval_ms = g_value_get_uint (value);
     GST_OBJECT_UNLOCK (self);
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
@@ -430,6 +513,28 @@ gst_cuda_cache_batch_get_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     g_value_set_uint64 (value, self->dropped);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_DEVICE_ID) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_int (value, self->device_id);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_CACHE_LIMIT) {
+    GstCudaCache *cache;
+    guint64 limit_bytes;
+
+    /* the negotiated cache's limit; before, the value written or 0 */
+    GST_OBJECT_LOCK (self);
+    cache = self->cache ? gst_object_ref (self->cache) : NULL;
+    limit_bytes = self->limit_asked_at != 0 ? self->limit_bytes : 0;
+    GST_OBJECT_UNLOCK (self);
+    if (cache) {
+      limit_bytes = gst_cuda_cache_get_limit (cache);
+      gst_object_unref (cache);
+    }
+    g_value_set_uint64 (value, limit_bytes);
+  } else if (prop_id == PROP_STATS_INTERVAL) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint (value, self->stats_interval_ms);
+    GST_OBJECT_UNLOCK (self);
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
@@ -453,6 +558,8 @@ gst_cuda_cache_batch_finalize (GObject * object)
   g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
   g_mutex_clear (&self->request_lock);
+  gst_clear_object (&self->cache);
+  gst_clear_object (&self->limit_cache);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -672,6 +779,15 @@ gst_cuda_cache_batch_pool_new (GstCudaCacheBatch * self, GstCaps * caps,
   GstBufferPool *pool = self->cuda ? gst_cuda_cache_pool_new (self->context) :
       gst_cuda_cache_system_pool_new (NULL);
   GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCudaCache *cache = self->cuda ?
+      gst_cuda_cache_device_get_cache (self->context) :
+      gst_cuda_cache_get_system ();
+
+  GST_OBJECT_LOCK (self);
+  gst_object_replace ((GstObject **) & self->cache, (GstObject *) cache);
+  GST_OBJECT_UNLOCK (self);
+  gst_object_unref (cache);
+  gst_cuda_cache_batch_offer_limit (self, FALSE);
 
   gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
   if (!gst_buffer_pool_set_config (pool, config) ||
@@ -690,6 +806,7 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   gboolean cuda = gst_is_cuda_memory (mem);
   GstCudaContext *context;
+  gint device_id;
 
   if (cuda != self->cuda) {
     gst_cuda_cache_batch_flush_pending (self, TRUE);
@@ -703,6 +820,21 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
     return TRUE;
 
   context = GST_CUDA_MEMORY_CAST (mem)->context;
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (device_id >= 0) {
+    gint frame_device = -1;
+
+    g_object_get (context, "cuda-device-id", &frame_device, NULL);
+    if (frame_device != device_id) {
+      gst_cuda_cache_batch_flush_pending (self, TRUE);
+      GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s: the frame's CUDA "
+              "memory is on device %d, the element's cuda-device-id is %d",
+              GST_PAD_NAME (pad), frame_device, device_id), (NULL));
+      return FALSE;
+    }
+  }
   GST_OBJECT_LOCK (self);
   if (!self->context)
     self->context = gst_object_ref (context);
@@ -1336,6 +1468,9 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
 
 done:
+  /* the statistics while batches flow, and once more at the end */
+  if (ret == GST_FLOW_OK || ret == GST_FLOW_EOS)
+    gst_cuda_cache_batch_post_stats (self, ret == GST_FLOW_EOS);
   gst_clear_buffer (&outbuf);
   for (i = 0; i < n_pads; i++) {
     gst_clear_buffer (&bufs[i]);
@@ -1389,9 +1524,13 @@ gst_cuda_cache_batch_set_context (GstElement * element, GstContext * context)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
   GstCudaContext *cuda = NULL;
+  gint device_id;
 
+  GST_OBJECT_LOCK (self);
+  device_id = self->device_id;
+  GST_OBJECT_UNLOCK (self);
   /* not under the object lock: gst-cuda logs with the element's path */
-  if (gst_cuda_handle_set_context (element, context, -1, &cuda) && cuda) {
+  if (gst_cuda_handle_set_context (element, context, device_id, &cuda) && cuda) {
     GST_OBJECT_LOCK (self);
     if (!self->context)
       self->context = g_steal_pointer (&cuda);
@@ -1584,6 +1723,7 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
   GstCudaContext *context;
+  GstCudaCache *cache, *limit_cache;
   GList *l;
 
   gst_cuda_cache_batch_flush_pending (self, FALSE);
@@ -1597,9 +1737,15 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
     /* the pools offered upstream hold the context's cache group */
     gst_cuda_cache_kept_pools_clear (GST_CUDA_CACHE_BATCH_PAD (l->data)->kept);
   }
-  /* the next start takes the context it is given, or its first frame's */
+  /* the next start takes the context it is given, or its first frame's,
+   * and its cache */
   context = g_steal_pointer (&self->context);
+  cache = g_steal_pointer (&self->cache);
+  limit_cache = g_steal_pointer (&self->limit_cache);
+  self->last_stats = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&cache);
+  gst_clear_object (&limit_cache);
   gst_clear_object (&context);
   return TRUE;
 }
@@ -1651,6 +1797,12 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
           "pad's newest queued frame and drops the older ones; 0 in a "
           "pipeline that is not live", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      gst_cuda_cache_param_spec_device_id ());
+  g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
+      gst_cuda_cache_param_spec_cache_limit ());
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      gst_cuda_cache_param_spec_stats_interval ());
   gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
 
   element_class->change_state =
@@ -1701,6 +1853,8 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->mode = DEFAULT_MODE;
   g_mutex_init (&self->request_lock);
+  self->device_id = -1;
+  self->last_stats = GST_CLOCK_TIME_NONE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
   self->pending_frames = g_ptr_array_new_with_free_func ((GDestroyNotify)

@@ -998,6 +998,62 @@ GST_START_TEST (test_rois_one_pad_under_threads)
 
 GST_END_TEST;
 
+/* The properties every element has: stats-interval posts the batches'
+ * cache's statistics while batches flow and at the end; cache-limit is
+ * applied to that cache once the element knows it */
+GST_START_TEST (test_shared_properties)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b "
+      "stats-interval=1 cache-limit=123456789 ! " U8_NHWC ("", 2)
+      " ! fakesink videotestsrc num-buffers=30 ! video/x-raw,width=64,"
+      "height=48 ! b. videotestsrc num-buffers=30 ! video/x-raw,width=32,"
+      "height=32 ! b.", NULL);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 before = gst_cuda_cache_get_limit (cache), limit = 0;
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  guint stats = 0;
+  gint device_id = 0;
+
+  g_object_get (b, "cuda-device-id", &device_id, NULL);
+  fail_unless_equals_int (device_id, -1);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+
+    if (type == GST_MESSAGE_ELEMENT && gst_message_has_name (msg,
+            "cudacache-stats")) {
+      const GstStructure *s = gst_message_get_structure (msg);
+
+      fail_unless_equals_string (gst_structure_get_string (s, "memory"),
+          "SystemMemory");
+      fail_unless (gst_structure_has_field (s, "used-bytes"));
+      stats++;
+    }
+    gst_message_unref (msg);
+    if (type != GST_MESSAGE_ELEMENT) {
+      fail_unless (type == GST_MESSAGE_EOS);
+      break;
+    }
+  }
+  /* one at the end at least, whatever the machine's speed */
+  fail_unless (stats >= 1, "no cudacache-stats message");
+  g_object_get (b, "cache-limit", &limit, NULL);
+  fail_unless_equals_uint64 (limit, 123456789);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123456789);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_cuda_cache_set_limit (cache, before);
+  gst_object_unref (cache);
+  gst_object_unref (bus);
+  gst_object_unref (b);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -1028,6 +1084,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_latency_reported);
   tcase_add_test (tc, test_crop_meta_offered);
   tcase_add_test (tc, test_rois_one_pad_under_threads);
+  tcase_add_test (tc, test_shared_properties);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
