@@ -16,48 +16,46 @@ GParamSpec *
 gst_cuda_cache_param_spec_device_id (void)
 {
   return g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "CUDA device to use when the pipeline has no CUDA context yet "
-          "(-1: the pipeline's, or device 0); with -1 the element follows "
-          "the device of the CUDA memory that arrives, as nvcodec's do", -1,
-          G_MAXINT, -1,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY);
+      "CUDA device to use when the pipeline has no CUDA context yet "
+      "(-1: the pipeline's, or device 0); with -1 the element follows "
+      "the device of the CUDA memory that arrives, as nvcodec's do", -1,
+      G_MAXINT, -1,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 }
 
 GParamSpec *
 gst_cuda_cache_param_spec_cache_limit (void)
 {
   return g_param_spec_uint64 ("cache-limit", "Cache limit",
-          "Limit, in bytes, of the cache this element's memory comes from "
-          "(the device's cache for CUDA memory, the process's system-memory "
-          "cache otherwise): idle blocks above it are freed least recently "
-          "used first, 0 disables caching. The cache is shared, and the "
-          "last write wins, whoever made it. Set before negotiation, it is "
-          "applied once the element knows its cache, unless that cache's "
-          "limit was set later; no other cache is touched. Reads give the "
-          "negotiated cache's limit; before negotiation the value written, "
-          "or 0 if none was. Default: the cache's own limit, which depends "
-          "on the machine and so reads and shows as 0 (0 written disables "
-          "caching): half the device's memory for CUDA memory, half the "
-          "machine's RAM for system memory, or " GST_CUDA_CACHE_LIMIT_ENV
-          " (bytes, K/M/G/T suffix, or a percentage of that memory)",
-          0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT);
+      "Limit, in bytes, of the cache this element's memory comes from "
+      "(the device's cache for CUDA memory, the process's system-memory "
+      "cache otherwise): idle blocks above it are freed least recently "
+      "used first, 0 disables caching. The cache is shared, and the "
+      "last write wins, whoever made it. Set before negotiation, it is "
+      "applied once the element knows its cache, unless that cache's "
+      "limit was set later; no other cache is touched. Reads give the "
+      "negotiated cache's limit; before negotiation the value written, "
+      "or 0 if none was. Default: the cache's own limit, which depends "
+      "on the machine and so reads and shows as 0 (0 written disables "
+      "caching): half the device's memory for CUDA memory, half the "
+      "machine's RAM for system memory, or " GST_CUDA_CACHE_LIMIT_ENV
+      " (bytes, K/M/G/T suffix, or a percentage of that memory)",
+      0, G_MAXUINT64, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT);
 }
 
 GParamSpec *
 gst_cuda_cache_param_spec_stats_interval (void)
 {
   return g_param_spec_uint ("stats-interval", "Stats interval",
-          "Milliseconds between '" GST_CUDA_CACHE_STATS_MESSAGE_NAME "' element messages "
-          "while buffers flow, and one more at end of stream; 0: none. "
-          "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
-          "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
-          "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
-          "name), memory (CUDAMemory or SystemMemory)", 0, G_MAXUINT,
-          0,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING);
+      "Milliseconds between '" GST_CUDA_CACHE_STATS_MESSAGE_NAME
+      "' element messages "
+      "while buffers flow, and one more at end of stream; 0: none. "
+      "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
+      "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
+      "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
+      "name), memory (CUDAMemory or SystemMemory)", 0, G_MAXUINT, 0,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
 /* Posts @cache's statistics from @element: a GST_CUDA_CACHE_STATS_MESSAGE_NAME

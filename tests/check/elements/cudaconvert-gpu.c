@@ -2324,6 +2324,85 @@ GST_START_TEST (test_batch_answers_each_request)
 
 GST_END_TEST;
 
+/* cudacachebatch stopped lets go of its context and pools: the same
+ * element runs again in another pipeline whose frames are of another
+ * context, and gives the same batches */
+GST_START_TEST (test_batch_reused_with_another_context)
+{
+  GstCudaContext *contexts[2] = { context,
+    gst_cuda_cache_device_context_new (0)
+  };
+  GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
+  GBytes *first = NULL;
+  guint run;
+
+  fail_unless (contexts[1] != NULL && contexts[1] != contexts[0]);
+  gst_object_ref_sink (batch);
+  for (run = 0; run < 2; run++) {
+    GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 "
+        "pattern=ball ! video/x-raw,format=NV12,width=64,height=48,"
+        "framerate=30/1 ! cudaupload name=up ! capsfilter name=in "
+        "caps=video/x-raw(memory:CUDAMemory) capsfilter name=out caps="
+        "\"" U8_NHWC ("(memory:CUDAMemory)", 1) "\" ! appsink name=sink "
+        "sync=false", NULL);
+    GstElement *in = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+    GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    GstContext *ctx = gst_context_new_cuda_context (contexts[run]);
+    GstSample *sample;
+    GstMapInfo map;
+    GBytes *last = NULL;
+
+    gst_element_set_context (pipeline, ctx);
+    gst_context_unref (ctx);
+    gst_bin_add (GST_BIN (pipeline), gst_object_ref (batch));
+    fail_unless (gst_element_link (in, batch) && gst_element_link (batch, out));
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    while (TRUE) {
+      g_signal_emit_by_name (sink, "pull-sample", &sample);
+      if (!sample)
+        break;
+      fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+              GST_MAP_READ));
+      if (last)
+        g_bytes_unref (last);
+      last = g_bytes_new (map.data, map.size);
+      gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+      gst_sample_unref (sample);
+    }
+    {
+      GstMessage *msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipeline),
+          GST_MESSAGE_ERROR);
+      GError *err = NULL;
+
+      if (msg)
+        gst_message_parse_error (msg, &err, NULL);
+      fail_unless (msg == NULL, "run %u: %s", run, err ? err->message : "");
+    }
+    fail_unless (last != NULL, "run %u: no batch", run);
+    if (!first)
+      first = g_bytes_ref (last);
+    else
+      fail_unless (g_bytes_equal (first, last), "the element reused with "
+          "another context gives other batches");
+    g_bytes_unref (last);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_element_unlink (in, batch);
+    gst_element_unlink (batch, out);
+    gst_bin_remove (GST_BIN (pipeline), batch);
+    gst_object_unref (in);
+    gst_object_unref (out);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+  }
+  g_bytes_unref (first);
+  gst_object_unref (batch);
+  gst_object_unref (contexts[1]);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudaconvert_suite (void)
 {
@@ -2360,6 +2439,7 @@ cudaconvert_suite (void)
   tcase_add_test (tc, test_crop_matrix_on_cuda_memory);
   tcase_add_test (tc, test_batch_crop_matrix_on_cuda_memory);
   tcase_add_test (tc, test_batch_answers_each_request);
+  tcase_add_test (tc, test_batch_reused_with_another_context);
 
   return s;
 }
