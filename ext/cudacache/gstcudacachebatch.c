@@ -1136,8 +1136,8 @@ gst_cuda_cache_batch_roi_converter (GstCudaCacheBatch * self,
  * (running times @pts to @end, moved to the output's) so that downstream
  * (a sink prerolling, a live mixer) moves on */
 static void
-gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstClockTime pts,
-    GstClockTime end)
+gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstPad * pad,
+    GstClockTime pts, GstClockTime end)
 {
   GstAggregator *agg = GST_AGGREGATOR (self);
   GstEvent *segment;
@@ -1145,15 +1145,23 @@ gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstClockTime pts,
   gst_cuda_cache_batch_output_times (self, &pts, &end);
   if (!GST_CLOCK_TIME_IS_VALID (pts))
     return;
-  /* before the first batch the aggregator has sent no segment yet */
+  /* before the first batch the aggregator has sent no segment yet: the
+   * one it will send, with the seqnum it gives it (the input segment's) */
   segment = gst_pad_get_sticky_event (agg->srcpad, GST_EVENT_SEGMENT, 0);
   if (!segment) {
+    GstEvent *input = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
     GstSegment copy;
+    GstEvent *event;
 
     GST_OBJECT_LOCK (self);
     copy = GST_AGGREGATOR_PAD (agg->srcpad)->segment;
     GST_OBJECT_UNLOCK (self);
-    gst_pad_push_event (agg->srcpad, gst_event_new_segment (&copy));
+    event = gst_event_new_segment (&copy);
+    if (input) {
+      gst_event_set_seqnum (event, gst_event_get_seqnum (input));
+      gst_event_unref (input);
+    }
+    gst_pad_push_event (agg->srcpad, event);
   }
   gst_clear_event (&segment);
   gst_pad_push_event (agg->srcpad, gst_event_new_gap (pts,
@@ -1189,7 +1197,7 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
   if (boxes->len == 0) {
     GST_LOG_OBJECT (pad, "no region in the frame of %" GST_TIME_FORMAT
         ": no batch", GST_TIME_ARGS (pts));
-    gst_cuda_cache_batch_push_gap (self, pts, end);
+    gst_cuda_cache_batch_push_gap (self, GST_PAD (pad), pts, end);
     goto done;
   }
   /* the options are mutable while PLAYING: the next region's slot is
