@@ -64,8 +64,9 @@
  * As videoaggregator keeps it: frames are taken in running time through
  * each pad's segment, frames outside their segment are not batched, and a
  * batch is in running time: from its earliest frame to the earliest end
- * among its frames, never overlapping the batch before. The element's
- * latency is the longest frame duration of its pads' caps.
+ * among its frames, never overlapping the batch before. The element
+ * reports its latency, what a live batch takes to convert (measured; it
+ * grows, with a latency message, when a batch takes longer).
  *
  * Batch tensors are buffers of the device's cache (or of system memory's),
  * so a batch layout seen once allocates nothing again. The slots are
@@ -200,7 +201,6 @@ struct _GstCudaCacheBatchPad
 
   /* under the pad's object lock */
   guint64 dropped;              /* live: older frames a newer one replaced */
-  GstClockTime frame_duration;  /* of its caps' frame rate; NONE: unknown */
 };
 
 G_DEFINE_TYPE (GstCudaCacheBatchPad, gst_cuda_cache_batch_pad,
@@ -252,7 +252,6 @@ static void
 gst_cuda_cache_batch_pad_init (GstCudaCacheBatchPad * pad)
 {
   pad->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (pad));
-  pad->frame_duration = GST_CLOCK_TIME_NONE;
 }
 
 struct _GstCudaCacheBatch
@@ -303,6 +302,9 @@ struct _GstCudaCacheBatch
   guint stats_interval_ms;
   GstClockTime last_stats;
 
+  /* the aggregator's thread: the latency reported (update_latency ()) */
+  GstClockTime latency;
+
   /* held across a pad request, so that mode=rois's one-pad check and the
    * pad it admits are one step (two requests at once get one pad) */
   GMutex request_lock;
@@ -326,7 +328,6 @@ gst_cuda_cache_batch_clear_roi_converters (GstCudaCacheBatch * self)
 
 static GstFlowReturn gst_cuda_cache_batch_finish (GstCudaCacheBatch * self,
     GstBuffer * outbuf, GstClockTime pts, GstClockTime end);
-static void gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self);
 
 /* Waits for the pending batch, if any, and sends it (@send) or drops it
  * (flushing, stopping). Its frames and converters go once it is
@@ -689,19 +690,10 @@ gst_cuda_cache_batch_sink_event (GstAggregator * agg,
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
-    gint fps_n = 0, fps_d = 1;
 
     gst_event_parse_caps (event, &caps);
     gst_caps_replace (&pad->caps, caps);
     pad->stale = TRUE;
-    gst_structure_get_fraction (gst_caps_get_structure (caps, 0), "framerate",
-        &fps_n, &fps_d);
-    GST_OBJECT_LOCK (pad);
-    pad->frame_duration = fps_n > 0 && fps_d > 0 ?
-        gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n) :
-        GST_CLOCK_TIME_NONE;
-    GST_OBJECT_UNLOCK (pad);
-    gst_cuda_cache_batch_update_latency (GST_CUDA_CACHE_BATCH (agg));
   }
 
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
@@ -748,26 +740,26 @@ gst_cuda_cache_batch_ref_sink_pads (GstElement * element)
   return pads;
 }
 
-/* The element's latency: a batch waits for a frame of every pad, so up to
- * the longest frame duration of the pads' caps; updated as caps change,
- * as videoaggregator sets its output frame's. Live pipelines add it to
- * the upstream latency; the latency property adds to it. */
+/* The element's latency: what a batch's conversion takes, from its
+ * deadline to its push, so that a syncing sink downstream receives it in
+ * time. Measured: each batch that takes longer than the latency reported
+ * raises it to twice that time (rounded up to a millisecond, at most a
+ * second), and gst_aggregator_set_latency () tells the pipeline. Live
+ * pipelines add it to the upstream latency; the latency property adds to
+ * it (and sets how long a batch waits for slower pads). */
 static void
-gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self)
+gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self,
+    GstClockTime took)
 {
-  GstClockTime latency = 0;
-  GList *pads = gst_cuda_cache_batch_ref_sink_pads (GST_ELEMENT (self)), *l;
+  GstClockTime latency;
 
-  for (l = pads; l; l = l->next) {
-    GstCudaCacheBatchPad *pad = l->data;
-
-    GST_OBJECT_LOCK (pad);
-    if (GST_CLOCK_TIME_IS_VALID (pad->frame_duration))
-      latency = MAX (latency, pad->frame_duration);
-    GST_OBJECT_UNLOCK (pad);
-  }
-  g_list_free_full (pads, gst_object_unref);
-  GST_DEBUG_OBJECT (self, "latency %" GST_TIME_FORMAT, GST_TIME_ARGS (latency));
+  if (took <= self->latency)
+    return;
+  latency = MIN (GST_SECOND, gst_util_uint64_scale_ceil (2 * took, 1,
+          GST_MSECOND) * GST_MSECOND);
+  GST_DEBUG_OBJECT (self, "a batch took %" GST_TIME_FORMAT ": latency %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (took), GST_TIME_ARGS (latency));
+  self->latency = latency;
   gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
 }
 
@@ -1324,6 +1316,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
   gboolean all_eos = TRUE, options_changed, rois, follows_pads, pipelined;
   gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
+  GstClockTime started;
   GList *l;
 
   GST_OBJECT_LOCK (self);
@@ -1402,7 +1395,11 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       goto done;
   }
   if (rois) {
+    started = gst_util_get_timestamp ();
     ret = gst_cuda_cache_batch_aggregate_rois (self, pads[0], bufs[0]);
+    if (live)
+      gst_cuda_cache_batch_update_latency (self,
+          gst_util_get_timestamp () - started);
     goto done;
   }
 
@@ -1432,6 +1429,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   /* not live, a CUDA batch is launched, and held while the next one is
    * prepared if its frames are there; live, each is sent at once */
   pipelined = self->cuda && !live;
+  started = gst_util_get_timestamp ();
   if (!(pipelined ? gst_cuda_cache_converter_launch_batch :
           gst_cuda_cache_converter_convert_batch) (converters, bufs, n,
           outbuf, self->cuda ? gst_cuda_cache_batch_stream (self) : NULL,
@@ -1443,6 +1441,10 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
   GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches%s", n,
       n_bufs, launches, pipelined ? ", launched" : "");
+  /* live, each batch is converted whole before it is sent */
+  if (live)
+    gst_cuda_cache_batch_update_latency (self,
+        gst_util_get_timestamp () - started);
   for (i = 0; i < n_pads; i++) {
     if (bufs[i])
       gst_cuda_cache_batch_set_slot (self, pads[i], converters[i], bufs[i],
@@ -1861,6 +1863,7 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->mode = DEFAULT_MODE;
   g_mutex_init (&self->request_lock);
+  self->latency = 0;
   self->device_id = -1;
   self->last_stats = GST_CLOCK_TIME_NONE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
