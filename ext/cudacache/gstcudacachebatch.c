@@ -198,6 +198,8 @@ struct _GstCudaCacheBatchPad
   gboolean stale;
   /* the pools the pad offers upstream, over the cache */
   GstCudaCacheKeptPools *kept;
+  /* while samples-selected is emitted: the frame the batch took */
+  GstBuffer *selected;
 
   /* under the pad's object lock */
   guint64 dropped;              /* live: older frames a newer one replaced */
@@ -970,12 +972,13 @@ gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
 }
 
 /* @pts and @end, running times, in the output's segment, never before the
- * end of what went out before; moves the output's position to the end.
+ * end of what went out before; moves the output's position to the end
+ * where @advance (gst_cuda_cache_batch_output_times ()).
  * As videoaggregator's, the output's time is running time: frames of
  * pads whose segments differ are compared on one clock. */
 static void
-gst_cuda_cache_batch_output_times (GstCudaCacheBatch * self,
-    GstClockTime * pts, GstClockTime * end)
+gst_cuda_cache_batch_to_output (GstCudaCacheBatch * self, GstClockTime * pts,
+    GstClockTime * end, gboolean advance)
 {
   GstSegment *segment =
       &GST_AGGREGATOR_PAD (GST_AGGREGATOR (self)->srcpad)->segment;
@@ -994,10 +997,13 @@ gst_cuda_cache_batch_output_times (GstCudaCacheBatch * self,
   if (GST_CLOCK_TIME_IS_VALID (*end) && GST_CLOCK_TIME_IS_VALID (*pts) &&
       *end < *pts)
     *end = *pts;
-  if (GST_CLOCK_TIME_IS_VALID (*pts))
+  if (advance && GST_CLOCK_TIME_IS_VALID (*pts))
     segment->position = GST_CLOCK_TIME_IS_VALID (*end) ? *end : *pts;
   GST_OBJECT_UNLOCK (self);
 }
+
+#define gst_cuda_cache_batch_output_times(self, pts, end) \
+    gst_cuda_cache_batch_to_output (self, pts, end, TRUE)
 
 /* Sends @outbuf, of output times @pts to @end */
 static GstFlowReturn
@@ -1281,6 +1287,46 @@ gst_cuda_cache_batch_post_error (GstCudaCacheBatch * self,
   GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", message), (NULL));
 }
 
+/* The frame of @aggpad the batch being made takes (within
+ * samples-selected), or the next one queued, with its caps and segment */
+static GstSample *
+gst_cuda_cache_batch_peek_next_sample (GstAggregator * agg,
+    GstAggregatorPad * aggpad)
+{
+  GstCudaCacheBatchPad *pad = GST_CUDA_CACHE_BATCH_PAD (aggpad);
+  GstBuffer *buf = pad->selected ? gst_buffer_ref (pad->selected) :
+      gst_aggregator_pad_peek_buffer (aggpad);
+  GstSample *sample;
+
+  if (!buf)
+    return NULL;
+  GST_OBJECT_LOCK (aggpad);
+  sample = gst_sample_new (buf, pad->caps, &aggpad->segment, NULL);
+  GST_OBJECT_UNLOCK (aggpad);
+  gst_buffer_unref (buf);
+  return sample;
+}
+
+/* The aggregator's samples-selected, for the batch of @bufs (running
+ * times @pts to @end): a handler reads each pad's frame with
+ * gst_aggregator_peek_next_sample () */
+static void
+gst_cuda_cache_batch_selected (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, GstBuffer ** bufs, guint n_pads,
+    GstClockTime pts, GstClockTime end)
+{
+  guint i;
+
+  gst_cuda_cache_batch_to_output (self, &pts, &end, FALSE);
+  for (i = 0; i < n_pads; i++)
+    pads[i]->selected = bufs[i];
+  gst_aggregator_selected_samples (GST_AGGREGATOR (self), pts,
+      GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_IS_VALID (end) &&
+      GST_CLOCK_TIME_IS_VALID (pts) ? end - pts : GST_CLOCK_TIME_NONE, NULL);
+  for (i = 0; i < n_pads; i++)
+    pads[i]->selected = NULL;
+}
+
 /* Whether every pad not at its end has its next frame queued: the next
  * batch can be made at once */
 static gboolean
@@ -1394,6 +1440,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     if (ret != GST_FLOW_OK)
       goto done;
   }
+  gst_cuda_cache_batch_selected (self, pads, bufs, n_pads, pts, end);
   if (rois) {
     started = gst_util_get_timestamp ();
     ret = gst_cuda_cache_batch_aggregate_rois (self, pads[0], bufs[0]);
@@ -1840,6 +1887,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_negotiated_src_caps);
   agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_event);
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_clip);
+  agg_class->peek_next_sample =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_peek_next_sample);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_flush);
   /* live: a batch goes out at its deadline, the slots of pads without a

@@ -1109,6 +1109,58 @@ GST_START_TEST (test_live_syncing_sink_drops_nothing)
 
 GST_END_TEST;
 
+/* samples-selected, as GstAggregator defines it: once per batch, at the
+ * batch's time, each pad's frame readable with
+ * gst_aggregator_peek_next_sample () from the handler */
+static void
+on_samples_selected (GstAggregator * agg, GstSegment * segment,
+    GstClockTime pts, GstClockTime dts, GstClockTime duration,
+    GstStructure * info, gpointer user_data)
+{
+  guint *calls = user_data;
+  GList *l;
+
+  fail_unless (GST_CLOCK_TIME_IS_VALID (pts));
+  GST_OBJECT_LOCK (agg);
+  for (l = GST_ELEMENT (agg)->sinkpads; l; l = l->next) {
+    GstSample *sample = gst_aggregator_peek_next_sample (agg, l->data);
+
+    fail_unless (sample != NULL && gst_sample_get_buffer (sample) != NULL,
+        "no sample of %s", GST_PAD_NAME (l->data));
+    fail_unless (gst_sample_get_caps (sample) != NULL);
+    gst_sample_unref (sample);
+  }
+  GST_OBJECT_UNLOCK (agg);
+  (*calls)++;
+}
+
+GST_START_TEST (test_samples_selected)
+{
+  GstElement *pipeline = gst_parse_launch ("cudacachebatch name=b "
+      "emit-signals=true ! " U8_NHWC ("", 2) " ! fakesink "
+      "videotestsrc num-buffers=3 ! video/x-raw,width=64,height=48 ! b. "
+      "videotestsrc num-buffers=3 ! video/x-raw,width=32,height=32 ! b.",
+      NULL);
+  GstElement *b = gst_bin_get_by_name (GST_BIN (pipeline), "b");
+  GstMessage *msg;
+  guint calls = 0;
+
+  g_signal_connect (b, "samples-selected", G_CALLBACK (on_samples_selected),
+      &calls);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      10 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (calls, 3);
+  gst_object_unref (b);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudacachebatch_suite (void)
 {
@@ -1141,6 +1193,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_rois_one_pad_under_threads);
   tcase_add_test (tc, test_shared_properties);
   tcase_add_test (tc, test_live_syncing_sink_drops_nothing);
+  tcase_add_test (tc, test_samples_selected);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
   return s;
