@@ -68,9 +68,8 @@ enum
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL 0
 
-#define STATS_MESSAGE_NAME GST_CUDA_CACHE_STATS_MESSAGE_NAME
 /* the end of a deprecated statistics property's blurb */
-#define DEPRECATED_STAT " (deprecated: the " STATS_MESSAGE_NAME \
+#define DEPRECATED_STAT " (deprecated: the " GST_CUDA_CACHE_STATS_MESSAGE_NAME \
     " message and the cache property carry it)"
 
 struct _GstCudaCacheBaseTransformPrivate
