@@ -65,8 +65,8 @@ enum
 
 #define SRC_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      CONVERT_CUDA_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (CONVERT_FORMATS) "; " \
+      GST_CUDA_CACHE_CONVERTER_CUDA_OUTPUT_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (GST_CUDA_CACHE_CONVERTER_OUTPUT_FORMATS) "; " \
   TENSOR_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
   TENSOR_CAPS ("")
 
@@ -368,10 +368,13 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     /* 16-bit 4:2:0 and 4:2:2 come in only; GRAY8 in system memory only */
     GstStructure *video = gst_structure_from_string (direction ==
         GST_PAD_SINK ? (cuda ? "video/x-raw, format = (string) "
-            CONVERT_CUDA_FORMATS : "video/x-raw, format = (string) "
-            CONVERT_FORMATS) : (cuda ? "video/x-raw, format = (string) "
-            CONVERT_CUDA_IN_FORMATS : "video/x-raw, format = (string) "
-            CONVERT_IN_FORMATS), NULL);
+            GST_CUDA_CACHE_CONVERTER_CUDA_OUTPUT_FORMATS :
+            "video/x-raw, format = (string) "
+            GST_CUDA_CACHE_CONVERTER_OUTPUT_FORMATS) : (cuda ?
+            "video/x-raw, format = (string) "
+            GST_CUDA_CACHE_CONVERTER_CUDA_INPUT_FORMATS :
+            "video/x-raw, format = (string) "
+            GST_CUDA_CACHE_CONVERTER_INPUT_FORMATS), NULL);
 
     /* any size and pixel aspect ratio, any of our formats, in the same
      * memory */
@@ -514,7 +517,8 @@ gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
     gboolean letterbox;
 
     GST_OBJECT_LOCK (self);
-    letterbox = self->options.letterbox;
+    gst_structure_get_boolean (self->options.config,
+        GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, &letterbox);
     GST_OBJECT_UNLOCK (self);
     fixate_video_size (in, out, letterbox);
     format = gst_structure_get_string (in, "format");
@@ -681,6 +685,9 @@ gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
+  GstCudaCachePictureGeometry geometry = { self->passed, self->passed,
+    self->passed.w, self->passed.h, 1.0, 1.0
+  };
 
   if (ret != GST_FLOW_OK || !*outbuf ||
       !gst_base_transform_is_passthrough (trans) || self->passed.w <= 0 ||
@@ -688,8 +695,7 @@ gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
     return ret;
 
   *outbuf = gst_buffer_make_writable (*outbuf);
-  gst_buffer_add_cuda_cache_picture_meta (*outbuf, &self->passed,
-      &self->passed, self->passed.w, self->passed.h);
+  gst_buffer_add_cuda_cache_picture_meta (*outbuf, &geometry);
 
   return ret;
 }
@@ -699,6 +705,7 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
+  GstCudaCachePictureGeometry geometry;
   GError *error = NULL;
   gboolean changed;
 
@@ -725,8 +732,11 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
-  /* where the picture lies, for mapping detections back */
-  if (!gst_cuda_cache_converter_add_picture_meta (self->converter, outbuf))
+  /* where the picture lies, for mapping detections back: of this buffer's
+   * conversion, which its crop meta took part in */
+  if (!gst_cuda_cache_converter_get_geometry (self->converter, inbuf,
+          &geometry, NULL) ||
+      !gst_buffer_add_cuda_cache_picture_meta (outbuf, &geometry))
     GST_WARNING_OBJECT (self, "could not put the picture meta on %"
         GST_PTR_FORMAT, outbuf);
 

@@ -16,32 +16,23 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_options_debug);
 void
 gst_cuda_cache_convert_options_init (GstCudaCacheConvertOptions * o)
 {
-  guint i;
-
   memset (o, 0, sizeof (*o));
-  o->letterbox = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX;
-  o->method = GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD;
-  o->position = GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION;
-  o->fill[0] = o->fill[1] = o->fill[2] =
-      GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE;
-  o->channel_order = GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER;
-  o->scale = GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE;
-  for (i = 0; i < 3; i++) {
-    o->mean[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN;
-    o->std[i] = GST_CUDA_CACHE_CONVERTER_DEFAULT_STD;
-  }
+  o->config = gst_structure_new_empty ("GstCudaCacheConverter.config");
+  /* every option at its default, as the properties read them */
+  gst_cuda_cache_converter_check_config (o->config, NULL);
 }
 
 void
 gst_cuda_cache_convert_options_clear (GstCudaCacheConvertOptions * o)
 {
   g_clear_pointer (&o->refusal, g_free);
+  g_clear_pointer (&o->config, gst_structure_free);
 }
 
 /* No element spec: GObject would replace each value not of its type by
  * the default and refuse the array with a GLib warning, and Python's
- * Gst.ValueArray([1, 2, 3]) holds ints. get_triple () takes any number and
- * checks the range. */
+ * Gst.ValueArray([1, 2, 3]) holds ints. The converter's config check
+ * takes any number and checks the range. */
 static GParamSpec *
 triple_param_spec (const gchar * name, const gchar * nick, const gchar * blurb)
 {
@@ -156,162 +147,66 @@ gst_cuda_cache_convert_options_post_refusal (GstCudaCacheConvertOptions * o,
   }
 }
 
-static gboolean
-get_triple (GstCudaCacheConvertOptions * o, GstElement * element,
-    const GValue * value, const gchar * name, gdouble min, gdouble out[3])
+/* The config field of option @option */
+static const gchar *
+option_field (guint option)
 {
-  /* what the property takes, written as a user would */
-  const gchar *example = g_str_equal (name, "fill-rgb") ?
-      "<124, 116, 104>" : g_str_equal (name, "std") ?
-      "<0.229, 0.224, 0.225>" : "<0.485, 0.456, 0.406>";
-  gdouble triple[3];
-  guint i;
-
-  if (gst_value_array_get_size (value) != 3)
-    goto wrong_size;
-  /* numbers of any type: "<1, 2, 3>" parses as integers, and Python's
-   * Gst.ValueArray of ints holds ints */
-  for (i = 0; i < 3; i++) {
-    const GValue *v = gst_value_array_get_value (value, i);
-    GValue d = G_VALUE_INIT;
-
-    g_value_init (&d, G_TYPE_DOUBLE);
-    if (!g_value_type_transformable (G_VALUE_TYPE (v), G_TYPE_DOUBLE) ||
-        !g_value_transform (v, &d)) {
-      g_value_unset (&d);
-      goto not_numbers;
-    }
-    triple[i] = g_value_get_double (&d);
-    g_value_unset (&d);
-    if (!(triple[i] >= min && triple[i] <= G_MAXFLOAT))
-      goto out_of_range;
-  }
-  for (i = 0; i < 3; i++)
-    out[i] = triple[i];
-
-  return TRUE;
-
-  /* ERRORS */
-wrong_size:
-  {
-    refuse_property (o, element,
-        g_strdup_printf ("%s takes three values, one per "
-            "channel, such as \"%s\"; %u given: keeping the previous ones",
-            name, example, gst_value_array_get_size (value)));
-    return FALSE;
-  }
-not_numbers:
-  {
-    refuse_property (o, element,
-        g_strdup_printf ("%s takes three numbers, such "
-            "as \"%s\"; a value of type %s given: keeping the previous ones",
-            name, example,
-            G_VALUE_TYPE_NAME (gst_value_array_get_value (value, i))));
-    return FALSE;
-  }
-out_of_range:
-  {
-    refuse_property (o, element,
-        g_strdup_printf ("%s takes three numbers%s up to "
-            "%g; value %u is %g: keeping the previous ones", name,
-            min > 0 ? " above 0" : " from -3.4e38", G_MAXFLOAT, i, triple[i]));
-    return FALSE;
+  switch (option) {
+    case GST_CUDA_CACHE_CONVERT_OPTION_METHOD:
+      return GST_CUDA_CACHE_CONVERTER_OPT_METHOD;
+    case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX:
+      return GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX;
+    case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX_POSITION:
+      return GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION;
+    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_VALUE:
+    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB:
+      return GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE;
+    case GST_CUDA_CACHE_CONVERT_OPTION_CHANNEL_ORDER:
+      return GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER;
+    case GST_CUDA_CACHE_CONVERT_OPTION_SCALE:
+      return GST_CUDA_CACHE_CONVERTER_OPT_SCALE;
+    case GST_CUDA_CACHE_CONVERT_OPTION_MEAN:
+      return GST_CUDA_CACHE_CONVERTER_OPT_MEAN;
+    case GST_CUDA_CACHE_CONVERT_OPTION_STD:
+      return GST_CUDA_CACHE_CONVERTER_OPT_STD;
+    default:
+      g_assert_not_reached ();
+      return NULL;
   }
 }
 
-/* fill-rgb: three whole numbers from 0 to 255 */
-static gboolean
-get_fill_rgb (GstCudaCacheConvertOptions * o, GstElement * element,
-    const GValue * value, gdouble out[3])
-{
-  gdouble triple[3];
-  guint i;
-
-  if (!get_triple (o, element, value, "fill-rgb", 0, triple))
-    return FALSE;
-  for (i = 0; i < 3; i++) {
-    if (triple[i] > 255 || triple[i] != floor (triple[i])) {
-      refuse_property (o, element,
-          g_strdup_printf ("fill-rgb takes three whole "
-              "numbers from 0 to 255, such as \"<114, 114, 114>\"; value %u "
-              "is %g: keeping the previous ones", i, triple[i]));
-      return FALSE;
-    }
-    out[i] = triple[i];
-  }
-
-  return TRUE;
-}
-
-static void
-set_triple (GValue * value, const gdouble in[3])
-{
-  guint i;
-
-  for (i = 0; i < 3; i++) {
-    GValue v = G_VALUE_INIT;
-
-    g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, in[i]);
-    gst_value_array_append_and_take_value (value, &v);
-  }
-}
-
+/* Every property writes its option into a copy of the config, which the
+ * library checks (gst_cuda_cache_converter_check_config (), the one check
+ * of the options): a refused value keeps the previous one. */
 void
 gst_cuda_cache_convert_options_set (GstCudaCacheConvertOptions * o,
     GstElement * element, guint option, const GValue * value)
 {
-  gdouble triple[3];
-  gboolean valid = TRUE;
-
-  /* parsed before the lock: a refusal is posted, which takes it */
-  if (option == GST_CUDA_CACHE_CONVERT_OPTION_MEAN)
-    valid = get_triple (o, element, value, "mean", -G_MAXFLOAT, triple);
-  else if (option == GST_CUDA_CACHE_CONVERT_OPTION_STD)
-    valid = get_triple (o, element, value, "std", 1e-12, triple);
-  else if (option == GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB)
-    valid = get_fill_rgb (o, element, value, triple);
+  const gchar *field = option_field (option);
+  GstStructure *config;
+  GError *error = NULL;
 
   GST_OBJECT_LOCK (element);
-  switch (option) {
-    case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX:
-      o->letterbox = g_value_get_boolean (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_METHOD:
-      o->method = g_value_get_enum (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX_POSITION:
-      o->position = g_value_get_enum (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_VALUE:
-      o->fill[0] = o->fill[1] = o->fill[2] = g_value_get_uint (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB:
-      if (valid) {
-        guint i;
+  config = gst_structure_copy (o->config);
+  GST_OBJECT_UNLOCK (element);
 
-        for (i = 0; i < 3; i++)
-          o->fill[i] = (guint) triple[i];
-      }
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_CHANNEL_ORDER:
-      o->channel_order = g_value_get_enum (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_SCALE:
-      o->scale = g_value_get_double (value);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_MEAN:
-      if (valid)
-        memcpy (o->mean, triple, sizeof (triple));
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_STD:
-      if (valid)
-        memcpy (o->std, triple, sizeof (triple));
-      break;
-    default:
-      g_assert_not_reached ();
-      break;
+  gst_structure_set_value (config, field, value);
+  if (!gst_cuda_cache_converter_check_config (config, &error)) {
+    const gchar *prefix = "GstCudaCacheConverter.";
+    const gchar *message = error->message;
+
+    if (g_str_has_prefix (message, prefix))
+      message += strlen (prefix);
+    refuse_property (o, element, g_strdup_printf ("%s; keeping the previous "
+            "value", message));
+    g_clear_error (&error);
+    gst_structure_free (config);
+    return;
   }
+
+  GST_OBJECT_LOCK (element);
+  gst_structure_free (o->config);
+  o->config = config;
   o->changed = TRUE;
   GST_OBJECT_UNLOCK (element);
 }
@@ -320,46 +215,24 @@ void
 gst_cuda_cache_convert_options_get (GstCudaCacheConvertOptions * o,
     GstElement * element, guint option, GValue * value)
 {
+  const GValue *v;
+
   GST_OBJECT_LOCK (element);
+  v = gst_structure_get_value (o->config, option_field (option));
   switch (option) {
-    case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX:
-      g_value_set_boolean (value, o->letterbox);
+    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_VALUE:
+      /* red: the one value of a gray fill */
+      g_value_set_uint (value, g_value_get_uint (gst_value_array_get_value (v,
+                  0)));
       break;
     case GST_CUDA_CACHE_CONVERT_OPTION_METHOD:
-      g_value_set_enum (value, o->method);
-      break;
     case GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX_POSITION:
-      g_value_set_enum (value, o->position);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_VALUE:
-      g_value_set_uint (value, o->fill[0]);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB:{
-      guint i;
-
-      for (i = 0; i < 3; i++) {
-        GValue v = G_VALUE_INIT;
-
-        g_value_init (&v, G_TYPE_UINT);
-        g_value_set_uint (&v, o->fill[i]);
-        gst_value_array_append_and_take_value (value, &v);
-      }
-      break;
-    }
     case GST_CUDA_CACHE_CONVERT_OPTION_CHANNEL_ORDER:
-      g_value_set_enum (value, o->channel_order);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_SCALE:
-      g_value_set_double (value, o->scale);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_MEAN:
-      set_triple (value, o->mean);
-      break;
-    case GST_CUDA_CACHE_CONVERT_OPTION_STD:
-      set_triple (value, o->std);
+      g_value_set_enum (value, g_value_get_enum (v));
       break;
     default:
-      g_assert_not_reached ();
+      /* the canonical config holds each option in the property's type */
+      g_value_copy (v, value);
       break;
   }
   GST_OBJECT_UNLOCK (element);
@@ -372,14 +245,7 @@ gst_cuda_cache_convert_options_take_config (GstCudaCacheConvertOptions * o,
   GstStructure *config;
 
   GST_OBJECT_LOCK (element);
-  config = gst_cuda_cache_converter_build_config (o->letterbox, o->fill[0],
-      o->channel_order, o->scale, o->mean, o->std);
-  gst_structure_set (config, GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
-      GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, o->position,
-      GST_CUDA_CACHE_CONVERTER_OPT_METHOD, GST_TYPE_CUDA_CACHE_RESIZE_METHOD,
-      o->method, NULL);
-  gst_cuda_cache_converter_config_set_fill (config, o->fill[0], o->fill[1],
-      o->fill[2]);
+  config = gst_structure_copy (o->config);
   o->changed = FALSE;
   GST_OBJECT_UNLOCK (element);
 

@@ -7,15 +7,8 @@
 #include <gst/gst.h>
 #include <gst/cudacache/cudacache.h>
 
-/* The caps of what the elements that convert take and make */
-#define CONVERT_CUDA_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, " \
-  "BGR }"
-/* GRAY8 in system memory only: GStreamer 1.22's CUDA allocator has no
- * layout for it */
-#define CONVERT_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
-  "GRAY8 }"
-#define CONVERT_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR, " \
-  "GRAY8, P010_10LE, P016_LE, YUY2, UYVY }"
+/* The caps of what the elements that convert take and make: the
+ * converter's formats (GST_CUDA_CACHE_CONVERTER_*_FORMATS) and tensors */
 #define CONVERT_TYPES "{ float32, float16, uint8 }"
 #define CONVERT_LAYOUTS "{ NCHW, NHWC }"
 
@@ -24,13 +17,10 @@
       formats) "; " \
   GST_VIDEO_CAPS_MAKE (formats)
 
-#define CONVERT_CUDA_IN_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx, " \
-  "RGB, BGR, P010_10LE, P016_LE, YUY2, UYVY }"
-
 #define SINK_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      CONVERT_CUDA_IN_FORMATS) "; " \
-  GST_VIDEO_CAPS_MAKE (CONVERT_IN_FORMATS)
+      GST_CUDA_CACHE_CONVERTER_CUDA_INPUT_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (GST_CUDA_CACHE_CONVERTER_INPUT_FORMATS)
 
 /* the fields a tensor's caps may name; dimensions, a string, is checked by
  * the converter */
@@ -43,19 +33,14 @@ G_BEGIN_DECLS
 
 /* The conversion's options, as properties of every element that converts
  * (method, letterbox, letterbox-position, fill-value, fill-rgb,
- * channel-order, scale, mean, std): one definition of their specs, checks
- * and the converter's config they make. Fields under the element's object
+ * channel-order, scale, mean, std): their specs, over the converter's
+ * config, which the library checks. Fields under the element's object
  * lock. */
 typedef struct
 {
-  GstCudaCacheResizeMethod method;
-  gboolean letterbox;
-  GstCudaCacheLetterboxPosition position;
-  guint fill[3];                /* red, green, blue */
-  GstCudaCacheChannelOrder channel_order;
-  gdouble scale;
-  gdouble mean[3];
-  gdouble std[3];
+  /* every option, canonical (gst_cuda_cache_converter_check_config ()):
+   * what the properties read and write */
+  GstStructure *config;
   gboolean changed;             /* since the config was last taken */
   /* a value refused before the element had a bus: posted as a warning
    * when it leaves NULL (gst_cuda_cache_convert_options_post_refusal ()) */

@@ -11,8 +11,8 @@
  * dimension. #GstCudaCacheBatchMeta says, per slot, whether it holds a
  * frame and which: the sink pad and stream-id it came through, its
  * timestamps, the region of ROI it was cut from, and its picture's
- * geometry, from which gst_cuda_cache_batch_slot_box_to_source () maps a
- * model's box found in the slot back to that frame.
+ * geometry, from which gst_cuda_cache_picture_geometry_box_to_source () maps
+ * a model's box found in the slot back to that frame.
  *
  * Since: 0.1
  */
@@ -46,7 +46,7 @@ slot_clear (GstCudaCacheBatchSlot * slot)
   g_free (slot->stream_id);
   memset (slot, 0, sizeof (*slot));
   slot->pts = slot->duration = GST_CLOCK_TIME_NONE;
-  slot->scale_x = slot->scale_y = 1.0;
+  slot->geometry.scale_x = slot->geometry.scale_y = 1.0;
   slot->roi_id = -1;
 }
 
@@ -177,8 +177,9 @@ gst_buffer_get_cuda_cache_batch_meta (GstBuffer * buffer)
  * @stream_id: (nullable): that pad's stream-id
  * @pts: the frame's presentation timestamp
  * @duration: the frame's duration
- * @picture: (nullable): the frame's geometry in the slot, as the converter
- *   made it; %NULL marks the slot absent and clears it
+ * @geometry: (nullable): the frame's geometry in the slot
+ *   (gst_cuda_cache_converter_get_geometry()); %NULL marks the slot absent
+ *   and clears it
  * @roi_id: the id of the region of interest the slot was cut from, or -1
  *
  * Fills slot @index of @meta.
@@ -191,7 +192,7 @@ gboolean
 gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
     guint index, const gchar * pad_name, const gchar * stream_id,
     GstClockTime pts, GstClockTime duration,
-    const GstCudaCachePictureMeta * picture, gint roi_id)
+    const GstCudaCachePictureGeometry * geometry, gint roi_id)
 {
   GstCudaCacheBatchSlot *slot;
 
@@ -202,7 +203,7 @@ gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
 
   slot = &meta->slots[index];
   slot_clear (slot);
-  if (!picture)
+  if (!geometry)
     return TRUE;
 
   slot->present = TRUE;
@@ -210,12 +211,7 @@ gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
   slot->stream_id = g_strdup (stream_id);
   slot->pts = pts;
   slot->duration = duration;
-  slot->picture = picture->picture;
-  slot->source = picture->source;
-  slot->source_width = picture->source_width;
-  slot->source_height = picture->source_height;
-  slot->scale_x = picture->scale_x;
-  slot->scale_y = picture->scale_y;
+  slot->geometry = *geometry;
   slot->roi_id = roi_id;
 
   return TRUE;
@@ -238,55 +234,4 @@ gst_cuda_cache_batch_meta_get_slot (const GstCudaCacheBatchMeta * meta,
   g_return_val_if_fail (meta != NULL, NULL);
 
   return index < meta->n_slots ? &meta->slots[index] : NULL;
-}
-
-/**
- * gst_cuda_cache_batch_slot_box_to_source:
- * @slot: a #GstCudaCacheBatchSlot
- * @x0: the box's left edge in the slot
- * @y0: its top edge
- * @x1: its right edge
- * @y1: its bottom edge
- * @source_x0: (out): the box's left edge in the slot's source frame
- * @source_y0: (out): its top edge
- * @source_x1: (out): its right edge
- * @source_y1: (out): its bottom edge
- *
- * Maps a box found in the slot to the frame it was made from, as
- * gst_cuda_cache_picture_meta_box_to_source () does for one converted
- * frame: clipped to the region the picture shows.
- *
- * Returns: %TRUE where some of the box lies on the picture; %FALSE where
- *   it lies on the bars alone or the slot is absent (the outputs are then
- *   an empty box)
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_cache_batch_slot_box_to_source (const GstCudaCacheBatchSlot * slot,
-    gdouble x0, gdouble y0, gdouble x1, gdouble y1, gdouble * source_x0,
-    gdouble * source_y0, gdouble * source_x1, gdouble * source_y1)
-{
-  GstCudaCachePictureMeta geometry;
-
-  g_return_val_if_fail (slot != NULL, FALSE);
-  g_return_val_if_fail (source_x0 && source_y0 && source_x1 && source_y1,
-      FALSE);
-
-  if (!slot->present) {
-    *source_x0 = *source_y0 = *source_x1 = *source_y1 = 0.0;
-    return FALSE;
-  }
-
-  /* the one map of a picture's geometry, on the slot's */
-  memset (&geometry, 0, sizeof (geometry));
-  geometry.picture = slot->picture;
-  geometry.source = slot->source;
-  geometry.source_width = slot->source_width;
-  geometry.source_height = slot->source_height;
-  geometry.scale_x = slot->scale_x;
-  geometry.scale_y = slot->scale_y;
-
-  return gst_cuda_cache_picture_meta_box_to_source (&geometry, x0, y0, x1,
-      y1, source_x0, source_y0, source_x1, source_y1);
 }

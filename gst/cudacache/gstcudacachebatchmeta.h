@@ -13,22 +13,19 @@ G_BEGIN_DECLS
 /**
  * GstCudaCacheBatchSlot:
  * @present: whether the slot holds a frame; an absent slot's other fields
- *   are empty and its tensor values the fill
+ *   are empty and its tensor values zeros
  * @pad_name: (nullable): the name of the sink pad the frame came through
  * @stream_id: (nullable): the stream-id of that pad's stream
  * @pts: the frame's presentation timestamp
  * @duration: the frame's duration
- * @picture: where the picture lies in the slot
- * @source: the region of the source frame it shows
- * @source_width: the source frame's width
- * @source_height: the source frame's height
- * @scale_x: @picture's width over @source's
- * @scale_y: @picture's height over @source's
+ * @geometry: where the picture lies in the slot, the region of the source
+ *   frame it shows, and the map between them
  * @roi_id: the id of the #GstVideoRegionOfInterestMeta the slot was cut
  *   from, or -1
  *
  * One slot of a batch: where its frame came from, and the map back to it
- * (as #GstCudaCachePictureMeta has it for one frame).
+ * (gst_cuda_cache_picture_geometry_box_to_source()). The library allocates
+ * the slots: fields may be added in the padding.
  *
  * Since: 0.1
  */
@@ -39,13 +36,11 @@ typedef struct
   gchar *stream_id;
   GstClockTime pts;
   GstClockTime duration;
-  GstVideoRectangle picture;
-  GstVideoRectangle source;
-  gint source_width;
-  gint source_height;
-  gdouble scale_x;
-  gdouble scale_y;
+  GstCudaCachePictureGeometry geometry;
   gint roi_id;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstCudaCacheBatchSlot;
 
 /**
@@ -86,17 +81,11 @@ GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
     guint index, const gchar * pad_name, const gchar * stream_id,
     GstClockTime pts, GstClockTime duration,
-    const GstCudaCachePictureMeta * picture, gint roi_id);
+    const GstCudaCachePictureGeometry * geometry, gint roi_id);
 
 GST_CUDA_CACHE_API
 const GstCudaCacheBatchSlot *gst_cuda_cache_batch_meta_get_slot (const
     GstCudaCacheBatchMeta * meta, guint index);
-
-GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_batch_slot_box_to_source (const
-    GstCudaCacheBatchSlot * slot, gdouble x0, gdouble y0, gdouble x1,
-    gdouble y1, gdouble * source_x0, gdouble * source_y0,
-    gdouble * source_x1, gdouble * source_y1);
 
 G_END_DECLS
 

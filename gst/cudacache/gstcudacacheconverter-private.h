@@ -2,19 +2,25 @@
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
 /*
- * What the layers of GstCudaCacheConverter share. The converter is four
- * files, each one concern:
+ * The converter's front end, shared by its files. The converter is layers,
+ * each calling only the ones below it:
  *
- *   gstcudacacheconverter.c      the front end: the public API, options,
- *                                caps validation, which back end converts
- *   gstcudacacheconvertparams.c  the definition's parameters: colour
- *                                matrices, picture rectangle, chroma
- *                                siting, tensor normalisation
- *   gstcudacacheconvertercpu.c   the CPU back end: system memory, LINEAR
- *                                through gstcudacachelinear.c, the presets
- *                                through gstcudacacheresample.c
- *   gstcudacacheconvertercuda.c  the CUDA back end: streams, their
- *                                synchronisation, the kernels' launches
+ *   gstcudacacheconverter.c        the public API: caps, which back end
+ *                                  converts, the picture's geometry
+ *   gstcudacacheconverterconfig.c  the options: their one definition,
+ *                                  checked and made canonical
+ *   gstcudacacheconverterbatch.c   batches: many converters into one
+ *                                  tensor, and launches waited for later
+ *   gstcudacacheconvertercpu.c     the CPU back end: system memory, LINEAR
+ *                                  through gstcudacachelinear.c, the presets
+ *                                  through gstcudacacheresample.c
+ *   gstcudacacheconvertercuda.c    the CUDA back end: streams, their
+ *                                  synchronisation, the kernels' launches
+ *   gstcudacacheconvertparams.c    the definition's parameters: colour
+ *                                  matrices, picture rectangle, chroma
+ *                                  siting, tensor normalisation
+ *   gstcudacacheconvertbase.c      beneath them all: mapping frames and
+ *                                  batches, errors
  *
  * Both back ends take the same GstCudaCacheConvertParams
  * (gstcudacachekernels-private.h) from the definition's parameters, so
@@ -24,73 +30,62 @@
 #ifndef __GST_CUDA_CACHE_CONVERTER_PRIVATE_H__
 #define __GST_CUDA_CACHE_CONVERTER_PRIVATE_H__
 
-#include <gst/video/video.h>
-#include "gstcudacacheconverter.h"
-#include "gstcudacachetensor.h"
+#include "gstcudacacheconvertbase-private.h"
+#include "gstcudacacheconvertparams-private.h"
+#include "gstcudacacheconvertercpu-private.h"
+#include "gstcudacacheconvertercuda-private.h"
 
 G_BEGIN_DECLS
 
-GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_converter_debug);
-
-/* What a config says, parsed. */
-typedef struct
+struct _GstCudaCacheConverter
 {
-  GstCudaCacheResizeMethod method;
-  gboolean letterbox;
-  GstCudaCacheLetterboxPosition position;
-  guint fill[3];                /* red, green, blue */
-  GstCudaCacheChannelOrder channel_order;
-  gdouble scale;
-  gdouble mean[3];
-  gdouble std[3];
-  /* the source rectangle (GST_CUDA_CACHE_CONVERTER_OPT_SRC_*): width and
-   * height 0 reach the frame's edge; all 0: the whole frame, or a buffer's
-   * GstVideoCropMeta */
-  gint src_x;
-  gint src_y;
-  gint src_width;
-  gint src_height;
-} GstCudaCacheConverterOptions;
+  GstObject parent;
 
-/* What a pair of caps says, parsed and validated. */
-typedef struct
-{
-  GstVideoInfo in_info;
-  gboolean tensor_out;
-  GstVideoInfo out_info;        /* video output */
-  GstCudaCacheTensorInfo tensor;        /* tensor output */
-} GstCudaCacheConverterInfo;
+  GstCudaContext *context;      /* NULL: the CPU back end only */
 
-/* g_set_error () with GStreamer's printf, which knows GST_PTR_FORMAT
- * (GLib's would print the pointer) */
-/* Makes *@error slot @slot's (GST_CUDA_CACHE_BATCH_SLOT_ERROR, code
- * @slot, the message prefixed "slot N: "); nothing where there is none */
+  /* every option, canonical (gstcudacacheconverterconfig.c): the one
+   * record of them */
+  GstStructure *config;
+  GstCudaCacheConverterInfo info;
+  /* the conversion as set up for the crop of the frames that last came
+   * (a plan per rectangle, which the kernels keep): the input's crop meta
+   * changes it, nothing reads it but the conversion */
+  gboolean has_crop;
+  GstCudaCacheInputCrop crop;
+  GstCudaCacheConvertParams params;
+
+  /* the back ends: CUDA where there is a context, made with the converter;
+   * the CPU's where there is none, or when system memory first comes */
+  GstCudaCacheConverterCuda *cuda;
+  GstCudaCacheConverterCpu *cpu;
+};
+
+/* The defaults, as GST_CUDA_CACHE_CONVERTER_OPT_* document them. */
 G_GNUC_INTERNAL
-void gst_cuda_cache_converter_slot_error (GError ** error, guint slot);
+void gst_cuda_cache_converter_options_init (GstCudaCacheConverterOptions *
+    options);
 
+/* Parses @config (NULL: nothing) over @options; @options is left alone on
+ * failure. */
 G_GNUC_INTERNAL
-void gst_cuda_cache_converter_set_error (GError ** error, GQuark domain,
-    gint code, const gchar * format, ...) G_GNUC_PRINTF (4, 5);
+gboolean gst_cuda_cache_converter_options_parse (GstCudaCacheConverterOptions
+    * options, const GstStructure * config, GError ** error);
 
-/* gst_video_frame_map (), saying which buffer (@side: "input", "output")
- * did not map and why it may not have */
+/* The canonical config of @options: every option, each in its one type. */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags,
-    const gchar * side, GError ** error);
+GstStructure *gst_cuda_cache_converter_options_to_config (const
+    GstCudaCacheConverterOptions * options);
 
-/* Maps @outbuf with @flags (writing) for a batch of @n slots of @slot_size
- * bytes: FALSE, with @error set, where it cannot be mapped or is
- * smaller. */
+/* Sets @self's conversion up for the crop meta of @inbuf (or its absence)
+ * where it was set up for another; @self is unchanged on failure. */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_converter_batch_map (GstBuffer * outbuf,
-    GstMapFlags flags, guint n, gsize slot_size, GstMapInfo * map,
-    GError ** error);
+gboolean gst_cuda_cache_converter_follow_crop (GstCudaCacheConverter * self,
+    GstBuffer * inbuf, GError ** error);
 
-/* Whether @size bytes, a mapped output buffer's, hold @info's tensor. */
+/* The CPU back end of @self, made for its caps where it has none yet. */
 G_GNUC_INTERNAL
-gboolean gst_cuda_cache_converter_tensor_fits (const
-    GstCudaCacheConverterInfo * info, gsize size, GError ** error);
+GstCudaCacheConverterCpu *gst_cuda_cache_converter_get_cpu
+    (GstCudaCacheConverter * self, GError ** error);
 
 G_END_DECLS
 

@@ -95,8 +95,9 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_METHOD:
  *
- * #GST_TYPE_CUDA_CACHE_RESIZE_METHOD: how the picture is resampled.
- * Default %GST_CUDA_CACHE_RESIZE_METHOD_LINEAR.
+ * #GST_TYPE_CUDA_CACHE_RESIZE_METHOD, or its nick as a string (such as
+ * `"area"`): how the picture is resampled. Default
+ * %GST_CUDA_CACHE_RESIZE_METHOD_LINEAR.
  *
  * Since: 0.1
  */
@@ -105,8 +106,8 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION:
  *
- * #GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION: where a letterboxed picture
- * lies. Default %GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER.
+ * #GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, or its nick as a string: where
+ * a letterboxed picture lies. Default %GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER.
  *
  * Since: 0.1
  */
@@ -115,9 +116,9 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE:
  *
- * The letterbox padding's colour, before normalisation: #G_TYPE_UINT, 0
- * to 255, for red, green and blue alike, or #GST_TYPE_ARRAY of three
- * #G_TYPE_UINT (or int) from 0 to 255: red, green and blue. Default 0.
+ * The letterbox padding's colour, before normalisation: #GST_TYPE_ARRAY of
+ * three whole numbers from 0 to 255 (red, green, blue), or one for all
+ * three. Canonical: an array of three #G_TYPE_UINT. Default 0.
  *
  * Since: 0.1
  */
@@ -126,7 +127,8 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER:
  *
- * #GST_TYPE_CUDA_CACHE_CHANNEL_ORDER: a tensor's channel order. Default
+ * #GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, or its nick as a string: a tensor's
+ * channel order. Default
  * %GST_CUDA_CACHE_CHANNEL_ORDER_RGB.
  *
  * Since: 0.1
@@ -136,8 +138,9 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_SCALE:
  *
- * #G_TYPE_DOUBLE: tensors are `value * scale / std - mean / std` per
- * channel, for pixel values 0..255. Default 1.
+ * #G_TYPE_DOUBLE, from -3.40282e+38 to 3.40282e+38: tensors are
+ * `value * scale / std - mean / std` per channel, for pixel values 0..255.
+ * Default 1.
  *
  * Since: 0.1
  */
@@ -146,8 +149,9 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_MEAN:
  *
- * #GST_TYPE_ARRAY of three #G_TYPE_DOUBLE, in the tensor's channel order.
- * Default 0.
+ * #GST_TYPE_ARRAY of three numbers from -3.40282e+38 to 3.40282e+38 (of
+ * any numeric type; canonical: #G_TYPE_DOUBLE), in the tensor's channel
+ * order. Default 0.
  *
  * Since: 0.1
  */
@@ -156,7 +160,8 @@ typedef enum
 /**
  * GST_CUDA_CACHE_CONVERTER_OPT_STD:
  *
- * #GST_TYPE_ARRAY of three #G_TYPE_DOUBLE above 0, in the tensor's channel
+ * #GST_TYPE_ARRAY of three numbers from 1e-12 to 3.40282e+38 (of any
+ * numeric type; canonical: #G_TYPE_DOUBLE), in the tensor's channel
  * order. Default 1.
  *
  * Since: 0.1
@@ -209,6 +214,58 @@ typedef enum
  */
 #define GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT "GstCudaCacheConverter.src-height"
 
+/* the one table of the converter's formats, which the lists below make */
+#define _GST_CUDA_CACHE_CONVERTER_FORMATS \
+  "NV12, I420, RGBA, BGRA, RGBx, BGRx, RGB, BGR"
+#define _GST_CUDA_CACHE_CONVERTER_INPUT_ONLY_FORMATS \
+  "P010_10LE, P016_LE, YUY2, UYVY"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_INPUT_FORMATS:
+ *
+ * The video formats a converter takes in system memory, as a caps field's
+ * list.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_INPUT_FORMATS "{ " \
+  _GST_CUDA_CACHE_CONVERTER_FORMATS ", GRAY8, " \
+  _GST_CUDA_CACHE_CONVERTER_INPUT_ONLY_FORMATS " }"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_CUDA_INPUT_FORMATS:
+ *
+ * The video formats a converter takes in CUDA memory: those of system
+ * memory but GRAY8, for which GStreamer 1.22's CUDA allocator has no
+ * layout.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_CUDA_INPUT_FORMATS "{ " \
+  _GST_CUDA_CACHE_CONVERTER_FORMATS ", " \
+  _GST_CUDA_CACHE_CONVERTER_INPUT_ONLY_FORMATS " }"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_OUTPUT_FORMATS:
+ *
+ * The video formats a converter makes in system memory.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_OUTPUT_FORMATS "{ " \
+  _GST_CUDA_CACHE_CONVERTER_FORMATS ", GRAY8 }"
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_CUDA_OUTPUT_FORMATS:
+ *
+ * The video formats a converter makes in CUDA memory: those of system
+ * memory but GRAY8.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_CONVERTER_CUDA_OUTPUT_FORMATS "{ " \
+  _GST_CUDA_CACHE_CONVERTER_FORMATS " }"
+
 /* The options' defaults, as the OPT_ documentation above states them. */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD GST_CUDA_CACHE_RESIZE_METHOD_LINEAR
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
@@ -220,13 +277,8 @@ typedef enum
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_STD 1.0
 
 GST_CUDA_CACHE_API
-GstStructure *gst_cuda_cache_converter_build_config (gboolean letterbox,
-    guint fill_value, GstCudaCacheChannelOrder channel_order, gdouble scale,
-    const gdouble mean[3], const gdouble std[3]);
-
-GST_CUDA_CACHE_API
-void gst_cuda_cache_converter_config_set_fill (GstStructure * config,
-    guint red, guint green, guint blue);
+gboolean gst_cuda_cache_converter_check_config (GstStructure * config,
+    GError ** error);
 
 GST_CUDA_CACHE_API
 GstCudaCacheConverter *gst_cuda_cache_converter_new (const GstCaps * in_caps,
@@ -285,22 +337,35 @@ gboolean gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter **
     converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,
     CUstream stream, guint * n_launches, GError ** error);
 
+typedef struct _GstCudaCacheBatchLaunch GstCudaCacheBatchLaunch;
+
+#define GST_TYPE_CUDA_CACHE_BATCH_LAUNCH (gst_cuda_cache_batch_launch_get_type ())
 GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter **
-    converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,
-    CUstream stream, guint * n_launches, GError ** error);
+GType gst_cuda_cache_batch_launch_get_type (void);
 
 GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_converter_wait_batch (GstBuffer * outbuf,
+GstCudaCacheBatchLaunch *gst_cuda_cache_converter_launch_batch
+    (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint n_slots,
+    GstBuffer * outbuf, CUstream stream, guint * n_launches, GError ** error);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_batch_launch_wait (GstCudaCacheBatchLaunch * launch,
     GError ** error);
 
 GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_converter_get_picture_rect (GstCudaCacheConverter *
-    converter, GstVideoRectangle * rect);
+GstCudaCacheBatchLaunch *gst_cuda_cache_batch_launch_ref
+    (GstCudaCacheBatchLaunch * launch);
 
 GST_CUDA_CACHE_API
-GstCudaCachePictureMeta *gst_cuda_cache_converter_add_picture_meta
-    (GstCudaCacheConverter * converter, GstBuffer * outbuf);
+void gst_cuda_cache_batch_launch_unref (GstCudaCacheBatchLaunch * launch);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCudaCacheBatchLaunch,
+    gst_cuda_cache_batch_launch_unref)
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_get_geometry (GstCudaCacheConverter *
+    converter, GstBuffer * inbuf, GstCudaCachePictureGeometry * geometry,
+    GError ** error);
 
 G_END_DECLS
 

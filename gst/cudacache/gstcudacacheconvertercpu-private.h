@@ -10,7 +10,7 @@
 #ifndef __GST_CUDA_CACHE_CONVERTER_CPU_PRIVATE_H__
 #define __GST_CUDA_CACHE_CONVERTER_CPU_PRIVATE_H__
 
-#include "gstcudacacheconverter-private.h"
+#include "gstcudacacheconvertbase-private.h"
 #include "gstcudacachekernels-private.h"
 
 G_BEGIN_DECLS

@@ -448,50 +448,31 @@ map_failed:
   return FALSE;
 }
 
-/* A batch launched and not waited for yet, on its output buffer */
-typedef struct
-{
-  GstCudaCacheKernels *kernels;
-  GstCudaCacheKernelDone *done;
-  guint32 seq;
-  CUstream stream;
-} CudaPending;
-
-static GQuark
-pending_quark (void)
-{
-  static GQuark quark;
-
-  if (!quark)
-    quark = g_quark_from_static_string ("GstCudaCacheBatchPending");
-  return quark;
-}
-
 gboolean
-gst_cuda_cache_converter_cuda_wait_batch (GstBuffer * outbuf, GError ** error)
+gst_cuda_cache_converter_cuda_wait_pending (GstCudaCacheConverterCudaPending *
+    pending)
 {
-  CudaPending *pending = gst_mini_object_steal_qdata (GST_MINI_OBJECT_CAST
-      (outbuf), pending_quark ());
-  gboolean ok;
+  gboolean ok = TRUE;
+  guint i;
 
-  if (!pending)
+  if (!pending->kernels)
     return TRUE;
   ok = gst_cuda_cache_kernels_wait_for (pending->kernels, pending->stream,
       pending->done, pending->seq);
-  g_free (pending);
-  if (!ok) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        "the CUDA conversion of a batch failed");
-    return FALSE;
-  }
-  buffer_set_need_sync (outbuf, FALSE);
-  return TRUE;
+  pending->kernels = NULL;
+  for (i = 0; ok && i < pending->memory->len; i++)
+    gst_cuda_cache_compat_memory_set_need_sync (g_ptr_array_index
+        (pending->memory, i), FALSE);
+  g_clear_pointer (&pending->memory, g_ptr_array_unref);
+
+  return ok;
 }
 
 gboolean
 gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
     slots, GstBuffer ** inbufs, guint n, GstBuffer * outbuf, gsize slot_size,
-    CUstream stream, gboolean defer, guint * n_launches, GError ** error)
+    CUstream stream, GstCudaCacheConverterCudaPending * pending,
+    guint * n_launches, GError ** error)
 {
   GstCudaCacheConverterCuda *first = NULL;
   GstCudaCacheKernelBatchSlot *launch;
@@ -589,16 +570,17 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
    * are unmapped, or, deferred, before the caller lets them go (the
    * mapping of CUDA memory for CUDA only gives its address); a batch of
    * absent slots has no signal */
-  if (ok && wait && defer) {
-    CudaPending *pending = g_new0 (CudaPending, 1);
-
+  if (ok && wait && pending) {
     pending->kernels = first->kernels;
     pending->done = n_launch > 0 ? done : NULL;
     pending->seq = pending->done ?
         gst_cuda_cache_kernel_done_get_seq (done) : 0;
     pending->stream = stream;
-    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (outbuf),
-        pending_quark (), pending, g_free);
+    pending->memory = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_memory_unref);
+    for (i = 0; i < gst_buffer_n_memory (outbuf); i++)
+      g_ptr_array_add (pending->memory,
+          gst_memory_ref (gst_buffer_peek_memory (outbuf, i)));
   } else if (ok && wait)
     ok = gst_cuda_cache_kernels_wait (first->kernels, stream,
         n_launch > 0 ? done : NULL);
@@ -615,7 +597,7 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
   g_free (launch);
 
   if (ok)
-    buffer_set_need_sync (outbuf, !wait || defer);
+    buffer_set_need_sync (outbuf, !wait || pending);
   return ok;
 }
 

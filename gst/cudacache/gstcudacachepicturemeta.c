@@ -10,7 +10,8 @@
  * `cudacacheconvert` puts a #GstCudaCachePictureMeta on every buffer it
  * makes: the picture's rectangle in the output (inside the letterbox bars,
  * if any), the region of the source frame it shows, and the scale between
- * them. gst_cuda_cache_picture_meta_box_to_source () maps a detection box
+ * them (its #GstCudaCachePictureGeometry).
+ * gst_cuda_cache_picture_geometry_box_to_source () maps a detection box
  * found in a tensor back to the frame the tensor was made from.
  *
  * Since: 0.1
@@ -49,10 +50,8 @@ gst_cuda_cache_picture_meta_init (GstMeta * meta, gpointer params,
 {
   GstCudaCachePictureMeta *pmeta = (GstCudaCachePictureMeta *) meta;
 
-  memset (&pmeta->picture, 0, sizeof (pmeta->picture));
-  memset (&pmeta->source, 0, sizeof (pmeta->source));
-  pmeta->source_width = pmeta->source_height = 0;
-  pmeta->scale_x = pmeta->scale_y = 1.0;
+  memset (&pmeta->geometry, 0, sizeof (pmeta->geometry));
+  pmeta->geometry.scale_x = pmeta->geometry.scale_y = 1.0;
 
   return TRUE;
 }
@@ -65,26 +64,21 @@ gst_cuda_cache_picture_meta_transform (GstBuffer * dest, GstMeta * meta,
     GstBuffer * buffer, GQuark type, gpointer data)
 {
   GstCudaCachePictureMeta *pmeta = (GstCudaCachePictureMeta *) meta;
-  GstCudaCachePictureMeta *copy;
 
   if (GST_META_TRANSFORM_IS_COPY (type)) {
     GstMetaTransformCopy *c = data;
 
     if (c->region)
       return TRUE;
-    copy = gst_buffer_add_cuda_cache_picture_meta (dest, &pmeta->picture,
-        &pmeta->source, pmeta->source_width, pmeta->source_height);
-    if (!copy)
-      return FALSE;
-    copy->scale_x = pmeta->scale_x;
-    copy->scale_y = pmeta->scale_y;
-    return TRUE;
+    return gst_buffer_add_cuda_cache_picture_meta (dest,
+        &pmeta->geometry) != NULL;
   }
 
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     GstVideoMetaTransform *t = data;
+    const GstCudaCachePictureGeometry *g = &pmeta->geometry;
+    GstCudaCachePictureGeometry scaled = *g;
     gdouble sx, sy;
-    GstVideoRectangle r;
 
     if (GST_VIDEO_INFO_WIDTH (t->in_info) <= 0 ||
         GST_VIDEO_INFO_HEIGHT (t->in_info) <= 0)
@@ -93,17 +87,17 @@ gst_cuda_cache_picture_meta_transform (GstBuffer * dest, GstMeta * meta,
         GST_VIDEO_INFO_WIDTH (t->in_info);
     sy = (gdouble) GST_VIDEO_INFO_HEIGHT (t->out_info) /
         GST_VIDEO_INFO_HEIGHT (t->in_info);
-    r.x = (gint) rint (pmeta->picture.x * sx);
-    r.y = (gint) rint (pmeta->picture.y * sy);
-    r.w = (gint) rint ((pmeta->picture.x + pmeta->picture.w) * sx) - r.x;
-    r.h = (gint) rint ((pmeta->picture.y + pmeta->picture.h) * sy) - r.y;
-    copy = gst_buffer_add_cuda_cache_picture_meta (dest, &r, &pmeta->source,
-        pmeta->source_width, pmeta->source_height);
-    if (!copy)
-      return FALSE;
-    copy->scale_x = pmeta->scale_x * sx;
-    copy->scale_y = pmeta->scale_y * sy;
-    return TRUE;
+    scaled.picture.x = (gint) rint (g->picture.x * sx);
+    scaled.picture.y = (gint) rint (g->picture.y * sy);
+    scaled.picture.w = (gint) rint ((g->picture.x + g->picture.w) * sx) -
+        scaled.picture.x;
+    scaled.picture.h = (gint) rint ((g->picture.y + g->picture.h) * sy) -
+        scaled.picture.y;
+    scaled.scale_x = g->scale_x * sx;
+    scaled.scale_y = g->scale_y * sy;
+    if (scaled.picture.w <= 0 || scaled.picture.h <= 0)
+      return TRUE;
+    return gst_buffer_add_cuda_cache_picture_meta (dest, &scaled) != NULL;
   }
 
   return FALSE;
@@ -129,43 +123,39 @@ gst_cuda_cache_picture_meta_get_info (void)
 /**
  * gst_buffer_add_cuda_cache_picture_meta:
  * @buffer: a writable buffer
- * @picture: where the picture lies in @buffer
- * @source: the region of the source frame it was made from
- * @source_width: the source frame's width
- * @source_height: the source frame's height
+ * @geometry: how @buffer's picture relates to the frame it was made from
+ *   (gst_cuda_cache_converter_get_geometry())
  *
- * Adds the meta, its scale the ratio of @picture's size to @source's.
+ * Adds the meta, a copy of @geometry.
  *
  * Returns: (transfer none) (nullable): the new meta on @buffer, or %NULL
- *   where a rectangle is empty or @source lies outside the source frame
+ *   where a rectangle of @geometry is empty, its source region lies outside
+ *   the source frame or a scale is not above 0
  *
  * Since: 0.1
  */
 GstCudaCachePictureMeta *
 gst_buffer_add_cuda_cache_picture_meta (GstBuffer * buffer,
-    const GstVideoRectangle * picture, const GstVideoRectangle * source,
-    gint source_width, gint source_height)
+    const GstCudaCachePictureGeometry * geometry)
 {
   GstCudaCachePictureMeta *meta;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
-  g_return_val_if_fail (picture != NULL && source != NULL, NULL);
-  g_return_val_if_fail (picture->w > 0 && picture->h > 0, NULL);
-  g_return_val_if_fail (source->w > 0 && source->h > 0, NULL);
-  g_return_val_if_fail (source->x >= 0 && source->y >= 0 &&
-      (gint64) source->x + source->w <= source_width &&
-      (gint64) source->y + source->h <= source_height, NULL);
+  g_return_val_if_fail (geometry != NULL, NULL);
+  g_return_val_if_fail (geometry->picture.w > 0 && geometry->picture.h > 0,
+      NULL);
+  g_return_val_if_fail (geometry->source.w > 0 && geometry->source.h > 0, NULL);
+  g_return_val_if_fail (geometry->source.x >= 0 && geometry->source.y >= 0 &&
+      (gint64) geometry->source.x + geometry->source.w <=
+      geometry->source_width && (gint64) geometry->source.y +
+      geometry->source.h <= geometry->source_height, NULL);
+  g_return_val_if_fail (geometry->scale_x > 0 && geometry->scale_y > 0, NULL);
 
   meta = (GstCudaCachePictureMeta *) gst_buffer_add_meta (buffer,
       GST_CUDA_CACHE_PICTURE_META_INFO, NULL);
   if (!meta)
     return NULL;
-  meta->picture = *picture;
-  meta->source = *source;
-  meta->source_width = source_width;
-  meta->source_height = source_height;
-  meta->scale_x = (gdouble) picture->w / source->w;
-  meta->scale_y = (gdouble) picture->h / source->h;
+  meta->geometry = *geometry;
 
   return meta;
 }
@@ -187,102 +177,116 @@ gst_buffer_get_cuda_cache_picture_meta (GstBuffer * buffer)
       GST_CUDA_CACHE_PICTURE_META_API_TYPE);
 }
 
+static GstCudaCachePictureGeometry *
+picture_geometry_copy (const GstCudaCachePictureGeometry * geometry)
+{
+  return g_memdup2 (geometry, sizeof (*geometry));
+}
+
+G_DEFINE_BOXED_TYPE (GstCudaCachePictureGeometry,
+    gst_cuda_cache_picture_geometry, picture_geometry_copy, g_free);
+
 /**
- * gst_cuda_cache_picture_meta_to_source:
- * @meta: a #GstCudaCachePictureMeta
- * @x: a position across the buffer, in its pixels
- * @y: a position down the buffer
- * @source_x: (out): the same position in the source frame
- * @source_y: (out): the same position in the source frame
+ * gst_cuda_cache_picture_geometry_to_source:
+ * @geometry: a #GstCudaCachePictureGeometry
+ * @x: a position across the converted picture's buffer, in its pixels
+ * @y: a position down it
+ * @source_x: (out): @x in the source frame's pixels
+ * @source_y: (out): @y in the source frame's pixels
  *
- * Maps a position in the converted buffer to the source frame. Positions
- * in the letterbox bars map outside @meta's source region; see
- * gst_cuda_cache_picture_meta_box_to_source () for boxes, clipped.
+ * Maps a position found in a converted buffer (a point of a detection, a
+ * keypoint) back to the source frame. Positions in the bars map outside
+ * the source region; gst_cuda_cache_picture_geometry_box_to_source()
+ * clips boxes.
  *
  * Since: 0.1
  */
 void
-gst_cuda_cache_picture_meta_to_source (const GstCudaCachePictureMeta * meta,
-    gdouble x, gdouble y, gdouble * source_x, gdouble * source_y)
+gst_cuda_cache_picture_geometry_to_source (const GstCudaCachePictureGeometry *
+    geometry, gdouble x, gdouble y, gdouble * source_x, gdouble * source_y)
 {
-  g_return_if_fail (meta != NULL && source_x != NULL && source_y != NULL);
+  g_return_if_fail (geometry != NULL && source_x != NULL && source_y != NULL);
 
-  *source_x = meta->source.x + (x - meta->picture.x) / meta->scale_x;
-  *source_y = meta->source.y + (y - meta->picture.y) / meta->scale_y;
+  *source_x = geometry->source.x + (x - geometry->picture.x) /
+      geometry->scale_x;
+  *source_y = geometry->source.y + (y - geometry->picture.y) /
+      geometry->scale_y;
 }
 
 /**
- * gst_cuda_cache_picture_meta_from_source:
- * @meta: a #GstCudaCachePictureMeta
+ * gst_cuda_cache_picture_geometry_from_source:
+ * @geometry: a #GstCudaCachePictureGeometry
  * @source_x: a position across the source frame, in its pixels
  * @source_y: a position down the source frame
- * @x: (out): the same position in the converted buffer
- * @y: (out): the same position in the converted buffer
+ * @x: (out): where it lies across the converted buffer
+ * @y: (out): where it lies down the converted buffer
  *
- * Maps a position in the source frame to the converted buffer: the
- * inverse of gst_cuda_cache_picture_meta_to_source ().
+ * The inverse of gst_cuda_cache_picture_geometry_to_source().
  *
  * Since: 0.1
  */
 void
-gst_cuda_cache_picture_meta_from_source (const GstCudaCachePictureMeta *
-    meta, gdouble source_x, gdouble source_y, gdouble * x, gdouble * y)
+gst_cuda_cache_picture_geometry_from_source (const
+    GstCudaCachePictureGeometry * geometry, gdouble source_x,
+    gdouble source_y, gdouble * x, gdouble * y)
 {
-  g_return_if_fail (meta != NULL && x != NULL && y != NULL);
+  g_return_if_fail (geometry != NULL && x != NULL && y != NULL);
 
-  *x = meta->picture.x + (source_x - meta->source.x) * meta->scale_x;
-  *y = meta->picture.y + (source_y - meta->source.y) * meta->scale_y;
+  *x = geometry->picture.x + (source_x - geometry->source.x) *
+      geometry->scale_x;
+  *y = geometry->picture.y + (source_y - geometry->source.y) *
+      geometry->scale_y;
 }
 
 /**
- * gst_cuda_cache_picture_meta_box_to_source:
- * @meta: a #GstCudaCachePictureMeta
- * @x0: the box's left edge in the converted buffer
+ * gst_cuda_cache_picture_geometry_box_to_source:
+ * @geometry: a #GstCudaCachePictureGeometry
+ * @x0: the box's left edge, in the converted buffer's pixels
  * @y0: its top edge
  * @x1: its right edge
  * @y1: its bottom edge
  * @source_x0: (out): the box's left edge in the source frame
- * @source_y0: (out): its top edge
- * @source_x1: (out): its right edge
- * @source_y1: (out): its bottom edge
+ * @source_y0: (out): its top edge in the source frame
+ * @source_x1: (out): its right edge in the source frame
+ * @source_y1: (out): its bottom edge in the source frame
  *
- * Maps a box found in the converted buffer (a detection's, in the
- * buffer's pixels) to the source frame, clipped to the region the picture
- * shows: the part of a box over the letterbox bars is not in the frame.
- * This is what Ultralytics' `scale_boxes` does with the letterbox's gain
- * and padding, per axis.
+ * Maps a detection box back to the source frame, clipped to the region
+ * the picture shows (a box reaching into the letterbox bars stops at the
+ * picture's edge). The edges may come in either order; a NaN edge is no
+ * box: it gives the empty box at the region's top left.
  *
  * Returns: %TRUE where some of the box lies on the picture; %FALSE where
- *   it lies on the bars alone, or an edge is NaN (the outputs are then an
- *   empty box; for a NaN edge, the point at the source region's top left)
+ *   it lies wholly in the bars or off the picture (the box is then empty)
  *
  * Since: 0.1
  */
 gboolean
-gst_cuda_cache_picture_meta_box_to_source (const GstCudaCachePictureMeta *
-    meta, gdouble x0, gdouble y0, gdouble x1, gdouble y1, gdouble * source_x0,
-    gdouble * source_y0, gdouble * source_x1, gdouble * source_y1)
+gst_cuda_cache_picture_geometry_box_to_source (const
+    GstCudaCachePictureGeometry * geometry, gdouble x0, gdouble y0,
+    gdouble x1, gdouble y1, gdouble * source_x0, gdouble * source_y0,
+    gdouble * source_x1, gdouble * source_y1)
 {
+  const GstVideoRectangle *src;
   gdouble left, top, right, bottom;
 
-  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (geometry != NULL, FALSE);
   g_return_val_if_fail (source_x0 && source_y0 && source_x1 && source_y1,
       FALSE);
 
-  /* a NaN edge is no box: the empty one at the region's top left */
+  src = &geometry->source;
   if (isnan (x0) || isnan (y0) || isnan (x1) || isnan (y1)) {
-    *source_x0 = *source_x1 = meta->source.x;
-    *source_y0 = *source_y1 = meta->source.y;
+    *source_x0 = *source_x1 = src->x;
+    *source_y0 = *source_y1 = src->y;
     return FALSE;
   }
-  gst_cuda_cache_picture_meta_to_source (meta, MIN (x0, x1), MIN (y0, y1),
-      &left, &top);
-  gst_cuda_cache_picture_meta_to_source (meta, MAX (x0, x1), MAX (y0, y1),
-      &right, &bottom);
-  *source_x0 = CLAMP (left, meta->source.x, meta->source.x + meta->source.w);
-  *source_y0 = CLAMP (top, meta->source.y, meta->source.y + meta->source.h);
-  *source_x1 = CLAMP (right, meta->source.x, meta->source.x + meta->source.w);
-  *source_y1 = CLAMP (bottom, meta->source.y, meta->source.y + meta->source.h);
+  gst_cuda_cache_picture_geometry_to_source (geometry, MIN (x0, x1),
+      MIN (y0, y1), &left, &top);
+  gst_cuda_cache_picture_geometry_to_source (geometry, MAX (x0, x1),
+      MAX (y0, y1), &right, &bottom);
+  *source_x0 = CLAMP (left, src->x, src->x + src->w);
+  *source_y0 = CLAMP (top, src->y, src->y + src->h);
+  *source_x1 = CLAMP (right, src->x, src->x + src->w);
+  *source_y1 = CLAMP (bottom, src->y, src->y + src->h);
 
   return *source_x1 > *source_x0 && *source_y1 > *source_y0;
 }

@@ -14,6 +14,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/cudacache/cudacache.h>
 #include "cudacache-check.h"
+#include "cudacache-config.h"
 
 /* batch tensors of 40x40 float32 NCHW and 33x21 uint8 NHWC, of @n slots,
  * in memory of caps features @features ("" or "(memory:CUDAMemory)") */
@@ -283,11 +284,10 @@ batch_solo_region (GstBuffer * frame, const gchar * in_caps,
           NULL, &error), "%s", error ? error->message : "");
   if (picture) {
     GstCudaCachePictureMeta *pmeta =
-        gst_cuda_cache_converter_add_picture_meta (conv, outbuf);
+        test_add_picture_meta (conv, frame, outbuf);
 
     fail_unless (pmeta != NULL);
-    picture->picture = pmeta->picture;
-    picture->source = pmeta->source;
+    picture->geometry = pmeta->geometry;
   }
   /* the tensor's bytes: CUDA memory's size counts its padding too */
   fail_unless (gst_buffer_map (outbuf, &map, GST_MAP_READ));
@@ -345,7 +345,7 @@ batch_check_regions (GstBuffer * batch, GstBuffer * frame,
     const GstVideoRectangle * clipped, guint n_present)
 {
   static const gdouble zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 };
-  GstStructure *config = gst_cuda_cache_converter_build_config (TRUE, 114,
+  GstStructure *config = test_config_new (TRUE, 114,
       GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0, zero, one);
   GstCudaCacheBatchMeta *meta = gst_buffer_get_cuda_cache_batch_meta (batch);
   GstCudaCacheTensorMeta *tmeta = gst_buffer_get_cuda_cache_tensor_meta (batch);
@@ -386,17 +386,17 @@ batch_check_regions (GstBuffer * batch, GstBuffer * frame,
               slot_size) == 0, "slot %u (region %d) differs from the frame "
           "converted alone with its source rectangle", i, expected[i].id);
       /* the source rectangle: the region, grown to the chroma grid */
-      fail_unless_equals_int (slot->source.x, sub_x ? r->x & ~1 : r->x);
-      fail_unless_equals_int (slot->source.y, sub_y ? r->y & ~1 : r->y);
-      fail_unless_equals_int (slot->source.x + slot->source.w, sub_x ?
+      fail_unless_equals_int (slot->geometry.source.x, sub_x ? r->x & ~1 : r->x);
+      fail_unless_equals_int (slot->geometry.source.y, sub_y ? r->y & ~1 : r->y);
+      fail_unless_equals_int (slot->geometry.source.x + slot->geometry.source.w, sub_x ?
           MIN ((r->x + r->w + 1) & ~1, GST_VIDEO_INFO_WIDTH (&info)) :
           r->x + r->w);
-      fail_unless_equals_int (slot->source.y + slot->source.h, sub_y ?
+      fail_unless_equals_int (slot->geometry.source.y + slot->geometry.source.h, sub_y ?
           MIN ((r->y + r->h + 1) & ~1, GST_VIDEO_INFO_HEIGHT (&info)) :
           r->y + r->h);
-      fail_unless (memcmp (&slot->source, &solo_picture.source,
+      fail_unless (memcmp (&slot->geometry.source, &solo_picture.geometry.source,
               sizeof (GstVideoRectangle)) == 0);
-      fail_unless (memcmp (&slot->picture, &solo_picture.picture,
+      fail_unless (memcmp (&slot->geometry.picture, &solo_picture.geometry.picture,
               sizeof (GstVideoRectangle)) == 0);
       g_bytes_unref (solo);
     } else {

@@ -14,6 +14,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
+#include "cudacache-config.h"
 
 /* One output of the element: a video format, or a tensor (format NULL). */
 typedef struct
@@ -522,7 +523,7 @@ compare_with_definition (GstBuffer * sys, const GstVideoInfo * info,
       gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
           G_TYPE_BOOLEAN, geo->letterbox, NULL), NULL);
   fail_unless (conv != NULL);
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   gst_object_unref (conv);
 
   /* GstVideoConverter scales RGB and BGR in place when the output (a

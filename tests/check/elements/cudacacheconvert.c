@@ -914,10 +914,10 @@ GST_START_TEST (test_picture_meta_maps_boxes_back)
     meta = gst_buffer_get_cuda_cache_picture_meta (out);
     fail_unless (meta != NULL, "%dx%d -> %dx%d: no picture meta", in_w, in_h,
         out_w, out_h);
-    fail_unless_equals_int (meta->source_width, in_w);
-    fail_unless_equals_int (meta->source_height, in_h);
-    fail_unless (meta->source.x == 0 && meta->source.y == 0 &&
-        meta->source.w == in_w && meta->source.h == in_h);
+    fail_unless_equals_int (meta->geometry.source_width, in_w);
+    fail_unless_equals_int (meta->geometry.source_height, in_h);
+    fail_unless (meta->geometry.source.x == 0 && meta->geometry.source.y == 0 &&
+        meta->geometry.source.w == in_w && meta->geometry.source.h == in_h);
 
     /* the picture where the output is not the fill, the box where white */
     fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
@@ -940,33 +940,39 @@ GST_START_TEST (test_picture_meta_maps_boxes_back)
       }
     }
     gst_buffer_unmap (out, &map);
-    fail_unless (meta->picture.x == px0 && meta->picture.y == py0 &&
-        meta->picture.w == px1 - px0 && meta->picture.h == py1 - py0,
+    fail_unless (meta->geometry.picture.x == px0
+        && meta->geometry.picture.y == py0
+        && meta->geometry.picture.w == px1 - px0
+        && meta->geometry.picture.h == py1 - py0,
         "%dx%d -> %dx%d: the meta's picture is %d,%d %dx%d, drawn at %d,%d "
-        "%dx%d", in_w, in_h, out_w, out_h, meta->picture.x, meta->picture.y,
-        meta->picture.w, meta->picture.h, px0, py0, px1 - px0, py1 - py0);
-    fail_unless (cases[i].letterbox || (meta->picture.w == out_w &&
-            meta->picture.h == out_h));
+        "%dx%d", in_w, in_h, out_w, out_h, meta->geometry.picture.x,
+        meta->geometry.picture.y, meta->geometry.picture.w,
+        meta->geometry.picture.h, px0, py0, px1 - px0, py1 - py0);
+    fail_unless (cases[i].letterbox || (meta->geometry.picture.w == out_w
+            && meta->geometry.picture.h == out_h));
 
     /* back to the source: within a source pixel and the taps' blur (an
      * output pixel each side of a threshold at the middle) */
-    fail_unless (gst_cuda_cache_picture_meta_box_to_source (meta, wx0, wy0,
-            wx1, wy1, &sx0, &sy0, &sx1, &sy1));
-    slack_x = 1.0 + 1.0 / meta->scale_x;
-    slack_y = 1.0 + 1.0 / meta->scale_y;
+    fail_unless (gst_cuda_cache_picture_geometry_box_to_source (&meta->geometry,
+            wx0, wy0, wx1, wy1, &sx0, &sy0, &sx1, &sy1));
+    slack_x = 1.0 + 1.0 / meta->geometry.scale_x;
+    slack_y = 1.0 + 1.0 / meta->geometry.scale_y;
     fail_unless (fabs (sx0 - bx0) <= slack_x && fabs (sx1 - bx1) <= slack_x &&
         fabs (sy0 - by0) <= slack_y && fabs (sy1 - by1) <= slack_y,
         "%dx%d -> %dx%d: box %d,%d-%d,%d came back as %.2f,%.2f-%.2f,%.2f",
         in_w, in_h, out_w, out_h, bx0, by0, bx1, by1, sx0, sy0, sx1, sy1);
 
     /* the two maps are each other's inverse; the bars map outside */
-    gst_cuda_cache_picture_meta_from_source (meta, bx0, by1, &rx, &ry);
-    gst_cuda_cache_picture_meta_to_source (meta, rx, ry, &sx0, &sy0);
+    gst_cuda_cache_picture_geometry_from_source (&meta->geometry, bx0, by1, &rx,
+        &ry);
+    gst_cuda_cache_picture_geometry_to_source (&meta->geometry, rx, ry, &sx0,
+        &sy0);
     fail_unless (fabs (sx0 - bx0) < 1e-9 && fabs (sy0 - by1) < 1e-9);
-    if (meta->picture.x > 0 || meta->picture.y > 0)
-      fail_if (gst_cuda_cache_picture_meta_box_to_source (meta, 0, 0,
-              MAX (meta->picture.x, 1), MAX (meta->picture.y, 1), &sx0, &sy0,
-              &sx1, &sy1) && meta->picture.x > 0 && meta->picture.y > 0);
+    if (meta->geometry.picture.x > 0 || meta->geometry.picture.y > 0)
+      fail_if (gst_cuda_cache_picture_geometry_box_to_source (&meta->geometry,
+              0, 0, MAX (meta->geometry.picture.x, 1),
+              MAX (meta->geometry.picture.y, 1), &sx0, &sy0, &sx1, &sy1)
+          && meta->geometry.picture.x > 0 && meta->geometry.picture.y > 0);
 
     gst_buffer_unref (out);
     gst_harness_teardown (h);
@@ -1018,11 +1024,13 @@ GST_START_TEST (test_letterbox_aspect_position_and_fill)
       fail_unless (out != NULL);
       meta = gst_buffer_get_cuda_cache_picture_meta (out);
       fail_unless (meta != NULL);
-      fail_unless (meta->picture.x == 0 && meta->picture.y == y0 &&
-          meta->picture.w == 640 && meta->picture.h == pars[i].pic_h,
+      fail_unless (meta->geometry.picture.x == 0
+          && meta->geometry.picture.y == y0 && meta->geometry.picture.w == 640
+          && meta->geometry.picture.h == pars[i].pic_h,
           "PAR %d/%d%s: picture %d,%d %dx%d", pars[i].par_n, pars[i].par_d,
-          top_left ? " top-left" : "", meta->picture.x, meta->picture.y,
-          meta->picture.w, meta->picture.h);
+          top_left ? " top-left" : "", meta->geometry.picture.x,
+          meta->geometry.picture.y, meta->geometry.picture.w,
+          meta->geometry.picture.h);
 
       fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
       /* the last row is a bar either way; the picture 200 */
@@ -1159,12 +1167,13 @@ GST_START_TEST (test_crop_meta_from_upstream)
 
   meta = gst_buffer_get_cuda_cache_picture_meta (out);
   fail_unless (meta != NULL);
-  fail_unless (meta->source.x == 0 && meta->source.y == 0 &&
-      meta->source.w == 31 && meta->source.h == 21);
-  fail_unless (meta->source_width == 31 && meta->source_height == 21);
+  fail_unless (meta->geometry.source.x == 0 && meta->geometry.source.y == 0 &&
+      meta->geometry.source.w == 31 && meta->geometry.source.h == 21);
+  fail_unless (meta->geometry.source_width == 31
+      && meta->geometry.source_height == 21);
   fail_if (gst_buffer_get_video_crop_meta (out) != NULL,
       "the input's crop went downstream");
-  gst_cuda_cache_picture_meta_to_source (meta, 32, 24, &x, &y);
+  gst_cuda_cache_picture_geometry_to_source (&meta->geometry, 32, 24, &x, &y);
   fail_unless (fabs (x - 31.0) < 1e-9 && fabs (y - 21.0) < 1e-9);
 
   gst_buffer_unref (out);

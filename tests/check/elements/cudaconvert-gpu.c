@@ -21,6 +21,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cudacache/gstcudacache-compat-private.h>
 #include "../cudacache-check-gpu.h"
+#include "../cudacache-config.h"
 #include "../cudacache-pipeline.h"
 #include "../cudacache-picture.h"
 #include "../cudacache-definition.h"
@@ -1590,7 +1591,7 @@ batch_slot_converter (const BatchSlot * sl, GstCaps * out)
   GstCaps *in;
 
   gst_video_info_set_format (&info, sl->format, sl->width, sl->height);
-  config = gst_cuda_cache_converter_build_config (TRUE, 114,
+  config = test_config_new (TRUE, 114,
       GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0 / 255.0, (const gdouble[3]) {
         0.485, 0.456, 0.406
       }, (const gdouble[3]) {
@@ -1631,6 +1632,8 @@ check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
   GstCudaCacheConverter **convs = g_new0 (GstCudaCacheConverter *, n);
   GstBuffer **ins = g_new0 (GstBuffer *, n * rounds);
   GstBuffer **batches = g_new0 (GstBuffer *, rounds);
+  GstCudaCacheBatchLaunch **launched = g_newa (GstCudaCacheBatchLaunch *,
+      rounds);
   GstCaps *out = gst_caps_from_string (slot_caps);
   CUstream stream = NULL;
   GError *error = NULL;
@@ -1672,15 +1675,19 @@ check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
                 CU_STREAM_NON_BLOCKING)));
     gst_cuda_context_pop (NULL);
     for (r = 0; r < rounds; r++) {
-      fail_unless (gst_cuda_cache_converter_launch_batch (convs, ins + r * n,
-              n, batches[r], stream, &launches, &error), "%s",
-          error ? error->message : "");
+      launched[r] = gst_cuda_cache_converter_launch_batch (convs,
+          ins + r * n, n, batches[r], stream, &launches, &error);
+      fail_unless (launched[r] != NULL, "%s", error ? error->message : "");
       if (r == 0)
         first_launches = launches;
     }
-    for (r = 0; r < rounds; r++)
-      fail_unless (gst_cuda_cache_converter_wait_batch (batches[r], &error),
+    for (r = 0; r < rounds; r++) {
+      fail_unless (gst_cuda_cache_batch_launch_wait (launched[r], &error),
           "%s", error ? error->message : "");
+      /* waiting again gives the same answer, at once */
+      fail_unless (gst_cuda_cache_batch_launch_wait (launched[r], NULL));
+      gst_cuda_cache_batch_launch_unref (launched[r]);
+    }
   }
 
   for (r = 0; r < rounds; r++) {

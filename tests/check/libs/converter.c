@@ -16,6 +16,7 @@
 #include <gst/video/video.h>
 #include <gst/cudacache/cudacache.h>
 #include "../cudacache-check.h"
+#include "../cudacache-config.h"
 #include "../cudacache-picture.h"
 #include "../cudacache-definition.h"
 
@@ -387,16 +388,133 @@ GST_START_TEST (test_rejected_config_changes_nothing)
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
           &error));
-  fail_unless (error != NULL && strstr (error->message, "above 0"));
+  fail_unless (error != NULL && strstr (error->message, "from 1e-12"));
   g_clear_error (&error);
   after = gst_cuda_cache_converter_get_config (conv);
   fail_unless (gst_structure_is_equal (before, after));
   /* the letterbox, from the config that stayed */
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   fail_unless_equals_int (rect.h, 24);
 
   gst_structure_free (before);
   gst_structure_free (after);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
+/* The config is one record of the options: what a converter is given,
+ * written as gst-launch and Python write it (enum nicks as strings, ints
+ * for doubles, one fill for three), comes back canonical and whole from
+ * get_config, which gst_cuda_cache_converter_check_config () makes of it
+ * too, and which makes the same converter again */
+GST_START_TEST (test_config_is_one_record_of_every_option)
+{
+  static const gchar *const options[] = {
+    GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX, GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+    GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+    GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE,
+    GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+    GST_CUDA_CACHE_CONVERTER_OPT_SCALE, GST_CUDA_CACHE_CONVERTER_OPT_MEAN,
+    GST_CUDA_CACHE_CONVERTER_OPT_STD, GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+    GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH,
+    GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT
+  };
+  const gchar *given = "c, GstCudaCacheConverter.method=area, "
+      "GstCudaCacheConverter.letterbox=true, "
+      "GstCudaCacheConverter.letterbox-position=top-left, "
+      "GstCudaCacheConverter.channel-order=bgr, "
+      "GstCudaCacheConverter.fill-value=114, GstCudaCacheConverter.scale=0.5, "
+      "GstCudaCacheConverter.mean=<1, 2, 3>, "
+      "GstCudaCacheConverter.std=<0.25, 2, 3>, "
+      "GstCudaCacheConverter.src-x=2, GstCudaCacheConverter.src-y=4, "
+      "GstCudaCacheConverter.src-width=32, GstCudaCacheConverter.src-height=24";
+  g_autoptr (GstCaps) in_caps = gst_caps_from_string (RGBA_64x48);
+  g_autoptr (GstCaps) out_caps = gst_caps_from_string (RGBA_64x48);
+  GstStructure *config, *checked, *again, *defaults, *kept;
+  GstCudaCacheConverter *conv, *conv2;
+  const GValue *fill, *mean;
+  GError *error = NULL;
+  gint method, position, order, v;
+  guint i;
+
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
+      gst_structure_from_string (given, NULL), &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+  config = gst_cuda_cache_converter_get_config (conv);
+  fail_unless_equals_int (gst_structure_n_fields (config),
+      G_N_ELEMENTS (options));
+  for (i = 0; i < G_N_ELEMENTS (options); i++)
+    fail_unless (gst_structure_has_field (config, options[i]), "%s",
+        options[i]);
+  fail_unless (gst_structure_get_enum (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+          GST_TYPE_CUDA_CACHE_RESIZE_METHOD, &method));
+  fail_unless_equals_int (method, GST_CUDA_CACHE_RESIZE_METHOD_AREA);
+  fail_unless (gst_structure_get_enum (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX_POSITION,
+          GST_TYPE_CUDA_CACHE_LETTERBOX_POSITION, &position));
+  fail_unless_equals_int (position, GST_CUDA_CACHE_LETTERBOX_POSITION_TOP_LEFT);
+  fail_unless (gst_structure_get_enum (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_CHANNEL_ORDER,
+          GST_TYPE_CUDA_CACHE_CHANNEL_ORDER, &order));
+  fail_unless_equals_int (order, GST_CUDA_CACHE_CHANNEL_ORDER_BGR);
+  fill = gst_structure_get_value (config,
+      GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE);
+  fail_unless (GST_VALUE_HOLDS_ARRAY (fill) &&
+      gst_value_array_get_size (fill) == 3);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (g_value_get_uint (gst_value_array_get_value (fill,
+                i)), 114);
+  mean = gst_structure_get_value (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_float (g_value_get_double (gst_value_array_get_value
+            (mean, i)), i + 1.0);
+  fail_unless (gst_structure_get_int (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, &v));
+  fail_unless_equals_int (v, 24);
+  fail_unless (gst_structure_get_int (config,
+          GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, &v));
+  fail_unless_equals_int (v, 2);
+
+  /* the library's one check makes the same of what was given */
+  checked = gst_structure_from_string (given, NULL);
+  fail_unless (gst_cuda_cache_converter_check_config (checked, &error), "%s",
+      error ? error->message : "");
+  fail_unless (gst_structure_is_equal (checked, config));
+  /* and a converter made from get_config is the same converter */
+  conv2 = gst_cuda_cache_converter_new (in_caps, out_caps, NULL,
+      gst_structure_copy (config), &error);
+  fail_unless (conv2 != NULL, "%s", error ? error->message : "");
+  again = gst_cuda_cache_converter_get_config (conv2);
+  fail_unless (gst_structure_is_equal (again, config));
+
+  /* nothing given: every option at its default, as a new converter has */
+  defaults = gst_structure_new_empty ("c");
+  fail_unless (gst_cuda_cache_converter_check_config (defaults, NULL));
+  fail_unless_equals_int (gst_structure_n_fields (defaults),
+      G_N_ELEMENTS (options));
+  fail_unless (gst_structure_get_enum (defaults,
+          GST_CUDA_CACHE_CONVERTER_OPT_METHOD,
+          GST_TYPE_CUDA_CACHE_RESIZE_METHOD, &method));
+  fail_unless_equals_int (method, GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD);
+
+  /* a refused config is left as it was */
+  kept = gst_structure_from_string ("c, GstCudaCacheConverter.method=area, "
+      "GstCudaCacheConverter.scale=(string)x", NULL);
+  fail_if (gst_cuda_cache_converter_check_config (kept, &error));
+  fail_unless (error != NULL);
+  g_clear_error (&error);
+  fail_unless_equals_int (gst_structure_n_fields (kept), 2);
+  fail_unless_equals_string (gst_structure_get_string (kept,
+          GST_CUDA_CACHE_CONVERTER_OPT_METHOD), "area");
+
+  gst_structure_free (kept);
+  gst_structure_free (defaults);
+  gst_structure_free (again);
+  gst_structure_free (checked);
+  gst_structure_free (config);
+  gst_object_unref (conv2);
   gst_object_unref (conv);
 }
 
@@ -412,25 +530,36 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
   } cases[] = {
     {"c, GstCudaCacheConverter.fill-value=(uint)300",
         "GstCudaCacheConverter.fill-value=(guint)300 is not valid: it takes a "
-          "guint from 0 to 255, or a GstValueArray of three (red, green, "
-          "blue)"},
+          "whole number from 0 to 255, or a GstValueArray of three (red, "
+          "green, blue)"},
     {"c, GstCudaCacheConverter.fill-value=(int)-1",
         "GstCudaCacheConverter.fill-value=(gint)-1 is not valid: it takes a "
-          "guint from 0 to 255"},
+          "whole number from 0 to 255"},
     {"c, GstCudaCacheConverter.fill-value=<(uint)1, (uint)2>",
         "GstCudaCacheConverter.fill-value=(GstValueArray)< (uint)1, "
-          "(uint)2 > is not valid: it takes a guint from 0 to 255, or a "
-          "GstValueArray of three"},
+          "(uint)2 > is not valid: it takes a whole number from 0 to 255, or "
+          "a GstValueArray of three"},
     {"c, GstCudaCacheConverter.fill-value=<(uint)1, (uint)2, (uint)256>",
-        "is not valid: it takes a guint from 0 to 255, or a GstValueArray "
-          "of three"},
-    {"c, GstCudaCacheConverter.fill-value=<1.0, 2.0, 3.0>",
-        "is not valid: it takes a guint from 0 to 255, or a GstValueArray "
-          "of three"},
-    {"c, GstCudaCacheConverter.letterbox-position=(string)top-left",
-        "GstCudaCacheConverter.letterbox-position=(gchararray)top-left is "
+        "is not valid: it takes a whole number from 0 to 255, or a "
+          "GstValueArray of three"},
+    {"c, GstCudaCacheConverter.fill-value=<1.5, 2.0, 3.0>",
+        "is not valid: it takes a whole number from 0 to 255, or a "
+          "GstValueArray of three"},
+    {"c, GstCudaCacheConverter.fill-value=(string)114",
+        "is not valid: it takes a whole number from 0 to 255"},
+    /* an enum takes its nick as a string, and says which where not */
+    {"c, GstCudaCacheConverter.letterbox-position=(string)middle",
+        "GstCudaCacheConverter.letterbox-position=(gchararray)middle is "
           "not valid: it takes a GstCudaCacheLetterboxPosition (center or "
-          "top-left)"},
+          "top-left), or its name as a string"},
+    {"c, GstCudaCacheConverter.method=(string)bicubic",
+        "GstCudaCacheConverter.method=(gchararray)bicubic is not valid: it "
+          "takes a GstCudaCacheResizeMethod (linear, nearest, bilinear, area "
+          "or antialias), or its name as a string"},
+    {"c, GstCudaCacheConverter.channel-order=(int)1",
+        "GstCudaCacheConverter.channel-order=(gint)1 is not valid: it "
+          "takes a GstCudaCacheChannelOrder (rgb or bgr), or its name as a "
+          "string"},
     /* a name without its prefix, or misspelt, is no option */
     {"c, method=(string)area",
         "method is no option of the converter's config; the options are "
@@ -440,20 +569,24 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
     {"c, GstCudaCacheConverter.letterbox=(string)yes",
         "GstCudaCacheConverter.letterbox=(gchararray)yes is not valid: it "
           "takes a gboolean (true or false)"},
-    {"c, GstCudaCacheConverter.channel-order=(string)bgr",
-        "GstCudaCacheConverter.channel-order=(gchararray)bgr is not valid: it "
-          "takes a GstCudaCacheChannelOrder (rgb or bgr)"},
     {"c, GstCudaCacheConverter.scale=(int)2",
-        "GstCudaCacheConverter.scale=(gint)2 is not valid: it takes a finite "
-          "gdouble"},
+        "GstCudaCacheConverter.scale=(gint)2 is not valid: it takes a "
+          "gdouble from -3.40282e+38 to 3.40282e+38"},
+    {"c, GstCudaCacheConverter.scale=1e39",
+        "is not valid: it takes a gdouble from -3.40282e+38 to 3.40282e+38"},
     {"c, GstCudaCacheConverter.mean=<1.0, 2.0>",
         "GstCudaCacheConverter.mean=(GstValueArray)< (double)1, (double)2 > "
-          "is not valid: it takes a GstValueArray of three finite numbers, one "
-          "per channel"},
+          "is not valid: it takes a GstValueArray of three numbers from "
+          "-3.40282e+38 to 3.40282e+38, one per channel"},
+    {"c, GstCudaCacheConverter.mean=<1.0, 2.0, (string)x>",
+        "is not valid: it takes a GstValueArray of three numbers"},
     {"c, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>",
         "GstCudaCacheConverter.std=(GstValueArray)< (double)1, (double)0, "
-          "(double)1 > is not valid: it takes a GstValueArray of three finite "
-          "numbers above 0"},
+          "(double)1 > is not valid: it takes a GstValueArray of three "
+          "numbers from 1e-12 to 3.40282e+38"},
+    {"c, GstCudaCacheConverter.src-x=-2",
+        "GstCudaCacheConverter.src-x=(gint)-2 is not valid: it takes a gint, "
+          "0 or more"},
   };
   g_autoptr (GstCaps) in_caps = gst_caps_from_string (RGBA_64x48);
   g_autoptr (GstCaps) out_caps = gst_caps_from_string (RGBA_64x48);
@@ -496,7 +629,7 @@ pack_two_pixels (const gchar * types, gsize value_size, gdouble scale,
       "dimensions=3:2:1:1", types);
   GstCudaCacheConverter *conv =
       converter_new ("video/x-raw,format=RGBA,width=2,height=1", out,
-      gst_cuda_cache_converter_build_config (FALSE, 0,
+      test_config_new (FALSE, 0,
           GST_CUDA_CACHE_CHANNEL_ORDER_RGB, scale, mean, std));
   GstBuffer *in = gst_buffer_new_memdup (pixels, sizeof (pixels));
   GstBuffer *outbuf = gst_buffer_new_allocate (NULL, 6 * value_size, NULL);
@@ -656,7 +789,7 @@ GST_START_TEST (test_reconfigure_caps_and_config)
   gint made;
 
   /* 64x48 letterboxed into 32x32: 32x24 */
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   fail_unless_equals_int (rect.h, 24);
 
   /* P010 160x90 to RGBA 64x64, no letterbox: the whole output, and the
@@ -667,7 +800,7 @@ GST_START_TEST (test_reconfigure_caps_and_config)
               "false", NULL), &error), "%s", error ? error->message : "");
   made = count_memories_stop ();
   fail_unless_equals_int (made, 1);
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   fail_unless (rect.x == 0 && rect.y == 0 && rect.w == 64 && rect.h == 64);
   after = gst_cuda_cache_converter_get_config (conv);
   fail_unless (gst_structure_get_boolean (after,
@@ -703,7 +836,7 @@ GST_START_TEST (test_reconfigure_caps_and_config)
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
           &error));
-  fail_unless (error != NULL && strstr (error->message, "above 0"));
+  fail_unless (error != NULL && strstr (error->message, "from 1e-12"));
   g_clear_error (&error);
   fail_if (gst_cuda_cache_converter_reconfigure (conv, gray, rgba,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
@@ -713,13 +846,13 @@ GST_START_TEST (test_reconfigure_caps_and_config)
   after = gst_cuda_cache_converter_get_config (conv);
   fail_unless (gst_structure_is_equal (before, after));
   /* still 160x90 letterboxed into 48x48 */
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   fail_unless (rect.w == 48 && rect.h == 27, "%dx%d", rect.w, rect.h);
 
   /* no config: the options stay */
   fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010, rgba, NULL,
           NULL));
-  fail_unless (gst_cuda_cache_converter_get_picture_rect (conv, &rect));
+  fail_unless (test_picture_rect (conv, &rect));
   fail_unless (rect.w == 64 && rect.h == 36, "%dx%d", rect.w, rect.h);
 
   gst_structure_free (before);
@@ -740,7 +873,7 @@ GST_START_TEST (test_letterbox_rect_both_directions)
   conv = converter_new ("video/x-raw,format=NV12,width=1920,height=1080",
       TENSOR "types=float32,dimensions=640:640:3:1",
       gst_structure_copy (letterbox));
-  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+  test_picture_rect (conv, &rect);
   fail_unless_equals_int (rect.x, 0);
   fail_unless_equals_int (rect.w, 640);
   fail_unless_equals_int (rect.h, 360);
@@ -750,7 +883,7 @@ GST_START_TEST (test_letterbox_rect_both_directions)
   /* tall into wide: bars left and right */
   conv = converter_new ("video/x-raw,format=RGBA,width=30,height=100",
       "video/x-raw,format=RGBA,width=200,height=50", letterbox);
-  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+  test_picture_rect (conv, &rect);
   fail_unless_equals_int (rect.y, 0);
   fail_unless_equals_int (rect.h, 50);
   fail_unless_equals_int (rect.w, 15);
@@ -847,7 +980,7 @@ check_cpu_against_definition (gint in_w, gint in_h, gint out_w, gint out_h,
 
   fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, outbuf,
           NULL, &error), "%s", error ? error->message : "");
-  gst_cuda_cache_converter_get_picture_rect (conv, &rect);
+  test_picture_rect (conv, &rect);
 
   wx = g_new0 (gdouble, 128);
   wy = g_new0 (gdouble, 128);
@@ -947,7 +1080,7 @@ cpu_path_convert (GstBuffer * in, const GstVideoInfo * info, const Output * o,
   static const gdouble none[3] = { 0.0, 0.0, 0.0 }, ones[3] = { 1, 1, 1 };
   gchar *in_str = input_caps (info, g, FALSE);
   gchar *out_str = output_caps (o, g->out_w, g->out_h, FALSE);
-  GstStructure *config = gst_cuda_cache_converter_build_config (g->letterbox,
+  GstStructure *config = test_config_new (g->letterbox,
       114, o->order && g_str_equal (o->order, "bgr") ?
       GST_CUDA_CACHE_CHANNEL_ORDER_BGR : GST_CUDA_CACHE_CHANNEL_ORDER_RGB,
       o->normalise ? 1.0 / 255.0 : 1.0, o->normalise ? imagenet_mean : none,
@@ -1093,7 +1226,7 @@ preset_convert (GstBuffer * in, const gchar * in_caps, const gchar * format,
     GstVideoRectangle * rect)
 {
   static const gdouble none[3] = { 0.0, 0.0, 0.0 }, ones[3] = { 1, 1, 1 };
-  GstStructure *config = gst_cuda_cache_converter_build_config (g->letterbox,
+  GstStructure *config = test_config_new (g->letterbox,
       114, GST_CUDA_CACHE_CHANNEL_ORDER_RGB, 1.0, none, ones);
   gchar *out_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d", format, g->out_w, g->out_h);
@@ -1106,7 +1239,7 @@ preset_convert (GstBuffer * in, const gchar * in_caps, const gchar * format,
       GST_TYPE_CUDA_CACHE_RESIZE_METHOD, method, NULL);
   conv = converter_new (in_caps, out_caps, config);
   fail_unless (gst_video_info_from_caps (out, caps));
-  gst_cuda_cache_converter_get_picture_rect (conv, rect);
+  test_picture_rect (conv, rect);
   buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (out), NULL);
   fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, buf, NULL,
           &error), "%s", error ? error->message : "");
@@ -1496,10 +1629,10 @@ convert_with (GstBuffer * in, const gchar * in_caps, const gchar * out_caps,
 
   fail_unless (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
           &error), "%s", error ? error->message : "");
-  meta = gst_cuda_cache_converter_add_picture_meta (conv, out);
+  meta = test_add_picture_meta (conv, in, out);
   fail_unless (meta != NULL);
   if (source)
-    *source = meta->source;
+    *source = meta->geometry.source;
   gst_object_unref (conv);
 
   return out;
@@ -1668,6 +1801,7 @@ converter_suite (void)
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_config_errors_say_option_value_and_range);
+  tcase_add_test (tc, test_config_is_one_record_of_every_option);
   tcase_add_test (tc, test_tensor_values_beyond_their_type);
   tcase_add_test (tc, test_small_buffers_refused);
   tcase_add_test (tc, test_three_dimensions_mean_batch_one);

@@ -298,8 +298,8 @@ GST_END_TEST;
 GST_START_TEST (test_batch_meta_slots)
 {
   /* a 1280x720 frame letterboxed into 640x640: picture 640x360 at y 140 */
-  GstVideoRectangle picture = { 0, 140, 640, 360 }, source = { 0, 0, 1280,
-    720
+  const GstCudaCachePictureGeometry geometry = { {0, 140, 640, 360},
+  {0, 0, 1280, 720}, 1280, 720, 0.5, 0.5
   };
   GstBuffer *frame = gst_buffer_new (), *batch = gst_buffer_new (), *copy;
   GstCudaCachePictureMeta *pmeta;
@@ -308,8 +308,7 @@ GST_START_TEST (test_batch_meta_slots)
   gdouble x0, y0, x1, y1, px0, py0, px1, py1;
   guint i;
 
-  pmeta = gst_buffer_add_cuda_cache_picture_meta (frame, &picture, &source,
-      1280, 720);
+  pmeta = gst_buffer_add_cuda_cache_picture_meta (frame, &geometry);
   fail_unless (pmeta != NULL);
   fail_unless (gst_buffer_add_cuda_cache_batch_meta (batch, 0) == NULL);
   meta = gst_buffer_add_cuda_cache_batch_meta (batch, 3);
@@ -323,13 +322,14 @@ GST_START_TEST (test_batch_meta_slots)
   fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 3) == NULL);
 
   fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 0, "sink_0",
-          "stream-a", 40 * GST_MSECOND, 20 * GST_MSECOND, pmeta, -1));
+          "stream-a", 40 * GST_MSECOND, 20 * GST_MSECOND, &pmeta->geometry,
+          -1));
   fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 1, "sink_1",
-          "stream-b", 0, GST_CLOCK_TIME_NONE, pmeta, 7));
+          "stream-b", 0, GST_CLOCK_TIME_NONE, &pmeta->geometry, 7));
   fail_unless (gst_cuda_cache_batch_meta_set_slot (meta, 1, NULL, NULL, 0, 0,
           NULL, -1));
   fail_if (gst_cuda_cache_batch_meta_set_slot (meta, 3, "sink_3", NULL, 0, 0,
-          pmeta, -1));
+          &pmeta->geometry, -1));
   slot = gst_cuda_cache_batch_meta_get_slot (meta, 0);
   fail_unless (slot->present);
   fail_unless_equals_string (slot->pad_name, "sink_0");
@@ -339,18 +339,18 @@ GST_START_TEST (test_batch_meta_slots)
   fail_unless (!gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
 
   /* the slot's map is its frame's */
-  fail_unless (gst_cuda_cache_batch_slot_box_to_source (slot, 100, 100, 300,
-          240, &x0, &y0, &x1, &y1));
-  fail_unless (gst_cuda_cache_picture_meta_box_to_source (pmeta, 100, 100,
-          300, 240, &px0, &py0, &px1, &py1));
+  fail_unless (gst_cuda_cache_picture_geometry_box_to_source (&slot->geometry,
+          100, 100, 300, 240, &x0, &y0, &x1, &y1));
+  fail_unless (gst_cuda_cache_picture_geometry_box_to_source (&pmeta->geometry,
+          100, 100, 300, 240, &px0, &py0, &px1, &py1));
   fail_unless (x0 == px0 && y0 == py0 && x1 == px1 && y1 == py1);
   fail_unless (x0 == 200.0 && y0 == 0.0 && x1 == 600.0 && y1 == 200.0);
   /* on the bars, or an absent slot: nothing */
-  fail_if (gst_cuda_cache_batch_slot_box_to_source (slot, 10, 10, 50, 130,
+  fail_if (gst_cuda_cache_picture_geometry_box_to_source (&slot->geometry, 10,
+          10, 50, 130, &x0, &y0, &x1, &y1));
+  fail_if (gst_cuda_cache_picture_geometry_box_to_source
+      (&gst_cuda_cache_batch_meta_get_slot (meta, 2)->geometry, 0, 0, 640, 640,
           &x0, &y0, &x1, &y1));
-  fail_if (gst_cuda_cache_batch_slot_box_to_source
-      (gst_cuda_cache_batch_meta_get_slot (meta, 2), 0, 0, 640, 640, &x0, &y0,
-          &x1, &y1));
   fail_unless (x0 == 0.0 && y0 == 0.0 && x1 == 0.0 && y1 == 0.0);
   /* a NaN edge is no box: an empty one, no NaN out, in either call */
   {
@@ -361,11 +361,11 @@ GST_START_TEST (test_batch_meta_slots)
       gdouble in[4] = { 100, 100, 300, 240 };
 
       in[k] = nan;
-      fail_if (gst_cuda_cache_batch_slot_box_to_source (slot, in[0], in[1],
-              in[2], in[3], &x0, &y0, &x1, &y1));
+      fail_if (gst_cuda_cache_picture_geometry_box_to_source (&slot->geometry,
+              in[0], in[1], in[2], in[3], &x0, &y0, &x1, &y1));
       fail_unless (x0 == x1 && y0 == y1 && !isnan (x0) && !isnan (y0));
-      fail_if (gst_cuda_cache_picture_meta_box_to_source (pmeta, in[0],
-              in[1], in[2], in[3], &px0, &py0, &px1, &py1));
+      fail_if (gst_cuda_cache_picture_geometry_box_to_source (&pmeta->geometry,
+              in[0], in[1], in[2], in[3], &px0, &py0, &px1, &py1));
       fail_unless (px0 == px1 && py0 == py1 && !isnan (px0) && !isnan (py0));
     }
   }
@@ -375,7 +375,7 @@ GST_START_TEST (test_batch_meta_slots)
   fail_unless (cmeta != NULL && cmeta != meta && cmeta->n_slots == 3);
   fail_unless (cmeta->slots[0].pad_name != meta->slots[0].pad_name);
   fail_unless_equals_string (cmeta->slots[0].pad_name, "sink_0");
-  fail_unless_equals_int (cmeta->slots[0].picture.y, 140);
+  fail_unless_equals_int (cmeta->slots[0].geometry.picture.y, 140);
   gst_buffer_unref (batch);
   fail_unless_equals_string (cmeta->slots[0].stream_id, "stream-a");
   gst_buffer_unref (copy);
