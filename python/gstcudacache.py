@@ -187,15 +187,17 @@ def _gi():
     import gi
     gi.require_version("GstCudaCache", "1.0")
     from gi.repository import GLib, GstCudaCache
-    return GLib, GstCudaCache.CudaCache
+    return GLib, GstCudaCache
 
 
 def _gi_export(buffer, caps, plane):
     """The export, without waiting for work still queued on the memory's
     stream (1.24+), and that stream (0: none)"""
-    GLib, lib = _gi()
+    GLib, gcc = _gi()
+    lib = gcc.CudaCache
     try:
-        address = lib.dlpack_export_async(buffer, caps, plane) or None
+        address = lib.dlpack_export(
+            buffer, caps, plane, gcc.CudaCacheDLPackFlags.NO_WAIT) or None
     except GLib.Error as e:
         # the library's reason, as the exception's message
         raise ValueError(e.message) from None
@@ -203,9 +205,9 @@ def _gi_export(buffer, caps, plane):
 
 
 def _gi_stream_wait(buffer, stream):
-    GLib, lib = _gi()
+    GLib, gcc = _gi()
     try:
-        lib.dlpack_stream_wait(buffer, stream)
+        gcc.CudaCache.dlpack_stream_wait(buffer, stream)
     except GLib.Error as e:
         raise BufferError(e.message) from None
 

@@ -46,6 +46,9 @@ static inline GstDebugCategory *ensure_debug_category (void)
  * (gst_cuda_cache_device_get_cache ()). */
 #define GST_CUDA_CACHE_DEVICE_NAME_PREFIX "cudacache-device"
 
+/* The name of the process's system-memory cache (gst_cuda_cache_get_system ()). */
+#define GST_CUDA_CACHE_SYSTEM_NAME "cudacache-system"
+
 /* What a pool's caps ask for: a pitched video image, or a packed tensor. */
 typedef enum
 {
@@ -141,12 +144,6 @@ void gst_cuda_cache_pool_release (GstBufferPool * pool, GstBuffer * buffer,
 G_GNUC_INTERNAL
 GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
     guint64 device_memory, GstCudaCacheFlags flags);
-
-/* For the tests, which link the library: how many sets of per-thread
- * counters @cache holds, those of living threads and those kept for blocks
- * whose thread has ended. Not in the public headers. */
-GST_CUDA_CACHE_API
-guint gst_cuda_cache_count_thread_counters (GstCudaCache * cache);
 
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_device_synchronize (GstCudaContext * context);

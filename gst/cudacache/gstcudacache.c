@@ -11,7 +11,8 @@
  * with the same key instead of allocating again. It works with any
  * #GstAllocator: a block returns to the cache through its #GstMiniObject
  * dispose hook when its last reference goes away, wherever that happens
- * (a buffer pool, a buffer that outlived its pool, another thread).
+ * (a buffer pool, a buffer that outlived its pool, another thread). The
+ * memory's own dispose, if it has one, runs once the cache lets it go.
  *
  * The cache owns `current-size` bytes: the blocks handed out (used) and the
  * blocks kept for reuse (idle). Above its limit it drops idle blocks, least
@@ -32,20 +33,16 @@
  * Since: 0.1
  */
 
-/* One concern, at its length: the cache's books. Acquisition, release,
- * the limit and trimming, groups, the reaper and the global and per-thread
- * figures all read and change the same accounting under one lock
- * (GstCudaCache's struct says which fields it guards); split into files,
- * that lock's rules would be split with them. */
-
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstcudacache.h"
 #include "gstcudacache-private.h"
+#include "gstcudacachelimit-private.h"
+#include "gstcudacachereaper-private.h"
+#include "gstcudacachethreadcounters-private.h"
 
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,36 +72,6 @@ enum
 #define DEFAULT_DEVICE_MEMORY 0
 #define DEFAULT_FLAGS GST_CUDA_CACHE_FLAG_NONE
 
-/* the process's system-memory cache (gst_cuda_cache_get_system ()) */
-#define SYSTEM_CACHE_NAME "cudacache-system"
-
-typedef struct
-{
-  guint64 used_bytes;
-  guint64 idle_bytes;
-  guint used_blocks;
-  guint idle_blocks;
-  guint64 hits;
-  guint64 misses;
-  guint64 evictions;
-  guint64 peak_size;
-  guint64 peak_used_bytes;
-  guint64 alloc_retries;
-  guint64 alloc_failures;
-  /* its thread ended: the counters live on only for the blocks they count
-   * (used_blocks + idle_blocks), and go with the last of them */
-  gboolean orphaned;
-} GstCudaCacheCounters;
-
-/* A thread that has counters in some caches: the caches hold its counters
- * under this record's address, the record holds a weak reference to each
- * cache, and when the thread ends the record takes its counters out of
- * every cache still alive. Only its own thread touches it. */
-typedef struct
-{
-  GSList *caches;               /* GWeakRef * to a GstCudaCache */
-} GstCudaCacheThread;
-
 /* The keys of one user-defined group (a CUDA context, for the pools): kept
  * while the group has users, freed once it has none. */
 typedef struct
@@ -131,6 +98,8 @@ typedef struct
   GstCudaCache *cache;
   GstCudaCacheEntry *entry;
   GstCudaCacheCounters *owner;
+  /* the memory's own dispose, back in place once the cache lets it go */
+  GstMiniObjectDisposeFunction dispose;
   gsize size;
   gsize offset;
   gsize mem_size;
@@ -147,21 +116,21 @@ struct _GstCudaCache
   guint64 device_memory;
   GstCudaCacheFlags flags;
 
-  /* guards every field below it except the reaper's queue */
+  /* guards every field below it but the reaper */
   GMutex lock;
   guint64 limit_bytes;
   GHashTable *entries;          /* key -> GstCudaCacheEntry, no group */
   GHashTable *groups;           /* name -> GstCudaCacheGroup */
   GQueue idle_lru;              /* all idle blocks, most recent first */
   GstCudaCacheCounters totals;
-  /* GstCudaCacheThread -> GstCudaCacheCounters, of living threads */
-  GHashTable *threads;
-  guint orphans;                /* counters of ended threads, still counting */
-  GThread *reaper;
-  guint pending_frees;
-  GCond drained;
+  GstCudaCacheThreadCounters threads;
+  /* when the limit set by gst_cuda_cache_set_limit_if_newer() was asked for
+   * (G_MININT64: never) */
+  gint64 limit_asked_at;
 
-  GAsyncQueue *reap_queue;
+  /* construct-only: GST_CUDA_CACHE_FLAG_ASYNC_FREE's thread, with a lock
+   * of its own */
+  GstCudaCacheReaper *reaper;
 };
 
 #define gst_cuda_cache_parent_class parent_class
@@ -176,14 +145,7 @@ static void gst_cuda_cache_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cuda_cache_finalize (GObject * object);
 static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
-static gpointer gst_cuda_cache_reaper_thread (gpointer data);
 static void gst_cuda_cache_entry_free (GstCudaCacheEntry * entry);
-static void gst_cuda_cache_thread_free (GstCudaCacheThread * thread);
-static gboolean gst_cuda_cache_parse_limit_why (const gchar * str,
-    guint64 device_memory, guint64 * limit_bytes, const gchar ** why);
-
-static GPrivate thread_private =
-G_PRIVATE_INIT ((GDestroyNotify) gst_cuda_cache_thread_free);
 
 static void
 gst_cuda_cache_class_init (GstCudaCacheClass * klass)
@@ -264,54 +226,25 @@ static void
 gst_cuda_cache_init (GstCudaCache * self)
 {
   g_mutex_init (&self->lock);
-  g_cond_init (&self->drained);
   g_queue_init (&self->idle_lru);
   self->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       (GDestroyNotify) gst_cuda_cache_entry_free);
   self->groups = g_hash_table_new (g_str_hash, g_str_equal);
-  self->threads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  self->reap_queue = g_async_queue_new ();
+  gst_cuda_cache_thread_counters_init (&self->threads, &self->lock);
+  self->limit_asked_at = G_MININT64;
 }
 
 static void
 gst_cuda_cache_constructed (GObject * object)
 {
   GstCudaCache *self = GST_CUDA_CACHE (object);
-  const gchar *env = g_getenv (GST_CUDA_CACHE_LIMIT_ENV);
-  /* what a percentage is of, in the user's words */
-  const gchar *memory =
-      g_strcmp0 (GST_OBJECT_NAME (self), SYSTEM_CACHE_NAME) == 0 ?
-      "system memory" : g_str_has_prefix (GST_OBJECT_NAME (self),
-      GST_CUDA_CACHE_DEVICE_NAME_PREFIX) ? "device memory" :
-      "memory this cache allocates from";
 
-  self->limit_bytes = self->device_memory / 2;
-
-  if (env) {
-    const gchar *why = NULL;
-    guint64 limit;
-
-    if (gst_cuda_cache_parse_limit_why (env, self->device_memory, &limit, &why)) {
-      GST_INFO_OBJECT (self, "limit %" G_GUINT64_FORMAT " bytes from "
-          GST_CUDA_CACHE_LIMIT_ENV "=%s", limit, env);
-      self->limit_bytes = limit;
-    } else {
-      /* the user's to fix, not a programming error: a warning on the debug
-       * category, never g_warning (fatal under G_DEBUG=fatal-warnings) nor
-       * a line on stderr (a library does not print) */
-      GST_WARNING_OBJECT (self, "ignoring " GST_CUDA_CACHE_LIMIT_ENV "=\"%s\": "
-          "%s; expected bytes with an optional K, M, G or T suffix (e.g. "
-          "512M) or a percentage (e.g. 25%%) of the %" G_GUINT64_FORMAT
-          " bytes of %s; keeping the default limit of %" G_GUINT64_FORMAT
-          " bytes", env, why, self->device_memory, memory, self->limit_bytes);
-    }
-  }
+  self->limit_bytes = gst_cuda_cache_limit_default (self, self->device_memory);
 
   /* made now, not at the first eviction: that one runs under the cache's
    * lock on a streaming thread */
   if (self->flags & GST_CUDA_CACHE_FLAG_ASYNC_FREE)
-    self->reaper = g_thread_new ("cudacache-reap",
-        gst_cuda_cache_reaper_thread, self);
+    self->reaper = gst_cuda_cache_reaper_new ();
 
   GST_DEBUG_OBJECT (self, "new cache: device memory %" G_GUINT64_FORMAT
       ", limit %" G_GUINT64_FORMAT ", flags 0x%x", self->device_memory,
@@ -400,126 +333,7 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
   }
 }
 
-/* The calling thread's record; NULL if it has none and @create is FALSE. */
-static GstCudaCacheThread *
-gst_cuda_cache_thread_self (gboolean create)
-{
-  GstCudaCacheThread *thread = g_private_get (&thread_private);
-
-  if (!thread && create) {
-    thread = g_new0 (GstCudaCacheThread, 1);
-    g_private_set (&thread_private, thread);
-  }
-  return thread;
-}
-
-/* Notes that @thread has counters in @cache. Forgets the caches finalized
- * since, so that a thread that outlives many caches does not grow either. */
-static void
-gst_cuda_cache_thread_add_cache (GstCudaCacheThread * thread,
-    GstCudaCache * cache)
-{
-  GSList *l = thread->caches;
-  GWeakRef *ref;
-
-  while (l) {
-    GSList *next = l->next;
-    GstCudaCache *other;
-
-    ref = l->data;
-    other = g_weak_ref_get (ref);
-    if (other) {
-      gst_object_unref (other);
-    } else {
-      g_weak_ref_clear (ref);
-      g_free (ref);
-      thread->caches = g_slist_delete_link (thread->caches, l);
-    }
-    l = next;
-  }
-
-  ref = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (ref, cache);
-  thread->caches = g_slist_prepend (thread->caches, ref);
-}
-
-/* The thread's counters leave @self; those that still count blocks stay
- * until the last of them is freed. */
-static void
-gst_cuda_cache_forget_thread (GstCudaCache * self, GstCudaCacheThread * thread)
-{
-  GstCudaCacheCounters *counters;
-
-  g_mutex_lock (&self->lock);
-  counters = g_hash_table_lookup (self->threads, thread);
-  if (counters) {
-    g_hash_table_steal (self->threads, thread);
-    if (counters->used_blocks + counters->idle_blocks > 0) {
-      counters->orphaned = TRUE;
-      self->orphans++;
-    } else {
-      g_free (counters);
-    }
-    GST_LOG_OBJECT (self, "a thread ended: %u thread(s) and %u ended "
-        "thread(s) with blocks left", g_hash_table_size (self->threads),
-        self->orphans);
-  }
-  g_mutex_unlock (&self->lock);
-}
-
-/* The GPrivate's destroy notify: runs on the ending thread, with no lock
- * held. A cache finalized first has cleared its weak reference. */
-static void
-gst_cuda_cache_thread_free (GstCudaCacheThread * thread)
-{
-  GSList *l;
-
-  for (l = thread->caches; l; l = l->next) {
-    GWeakRef *ref = l->data;
-    GstCudaCache *cache = g_weak_ref_get (ref);
-
-    if (cache) {
-      gst_cuda_cache_forget_thread (cache, thread);
-      gst_object_unref (cache);
-    }
-    g_weak_ref_clear (ref);
-    g_free (ref);
-  }
-  g_slist_free (thread->caches);
-  g_free (thread);
-}
-
 /* Everything below that ends in _locked runs with self->lock held. */
-
-/* The calling thread's counters, made on its first call. May release the
- * lock meanwhile (GObject's weak references have a lock of their own), but
- * the counters it returns stay: only their thread's end or finalize, which
- * cannot run during the call, takes them away. */
-static GstCudaCacheCounters *
-gst_cuda_cache_thread_counters_locked (GstCudaCache * self)
-{
-  GstCudaCacheThread *thread = gst_cuda_cache_thread_self (TRUE);
-  GstCudaCacheCounters *counters = g_hash_table_lookup (self->threads, thread);
-
-  if (!counters) {
-    g_mutex_unlock (&self->lock);
-    gst_cuda_cache_thread_add_cache (thread, self);
-    g_mutex_lock (&self->lock);
-
-    counters = g_new0 (GstCudaCacheCounters, 1);
-    g_hash_table_insert (self->threads, thread, counters);
-  }
-  return counters;
-}
-
-/* Counters of the calling thread, or NULL if it has none in @self. */
-static GstCudaCacheCounters *
-gst_cuda_cache_lookup_thread_counters_locked (GstCudaCache * self)
-{
-  GstCudaCacheThread *thread = gst_cuda_cache_thread_self (FALSE);
-
-  return thread ? g_hash_table_lookup (self->threads, thread) : NULL;
-}
 
 static void
 gst_cuda_cache_count_block_locked (GstCudaCache * self,
@@ -563,12 +377,8 @@ gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
   gst_cuda_cache_count_block_locked (self, block, TRUE, -1);
   self->totals.evictions++;
   block->owner->evictions++;
-  if (block->owner->orphaned &&
-      block->owner->used_blocks + block->owner->idle_blocks == 0) {
-    /* the last block of a thread that ended */
-    g_free (block->owner);
-    self->orphans--;
-  }
+  gst_cuda_cache_thread_counters_block_gone_locked (&self->threads,
+      block->owner);
 
   GST_DEBUG_OBJECT (self, "evicting %" G_GSIZE_FORMAT " bytes of \"%s\" (%s); "
       "size now %" G_GUINT64_FORMAT ", limit %" G_GUINT64_FORMAT, block->size,
@@ -577,7 +387,7 @@ gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
 
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), block_quark,
       NULL, NULL);
-  GST_MINI_OBJECT_CAST (mem)->dispose = NULL;
+  GST_MINI_OBJECT_CAST (mem)->dispose = block->dispose;
   g_free (block);
 
   return mem;
@@ -664,52 +474,17 @@ gst_cuda_cache_trim_locked (GstCudaCache * self, GList * to_free)
   return to_free;
 }
 
-static gpointer
-gst_cuda_cache_reaper_thread (gpointer data)
-{
-  GstCudaCache *self = data;
-
-  for (;;) {
-    GstMemory *mem = g_async_queue_pop (self->reap_queue);
-
-    /* the cache pushes itself to stop the reaper, from finalize */
-    if ((gpointer) mem == (gpointer) self)
-      break;
-
-    GST_LOG_OBJECT (self, "reaper freeing %" G_GSIZE_FORMAT " bytes",
-        mem->maxsize);
-    gst_memory_unref (mem);
-
-    g_mutex_lock (&self->lock);
-    if (--self->pending_frees == 0)
-      g_cond_broadcast (&self->drained);
-    g_mutex_unlock (&self->lock);
-  }
-
-  return NULL;
-}
-
 /* Frees memory the cache let go of: inline, or on the reaper thread. */
 static void
 gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
 {
-  GList *l;
-
   if (!mems)
     return;
 
-  if (!(self->flags & GST_CUDA_CACHE_FLAG_ASYNC_FREE)) {
+  if (self->reaper)
+    gst_cuda_cache_reaper_free (self->reaper, mems);
+  else
     g_list_free_full (mems, (GDestroyNotify) gst_memory_unref);
-    return;
-  }
-
-  g_mutex_lock (&self->lock);
-  self->pending_frees += g_list_length (mems);
-  g_mutex_unlock (&self->lock);
-
-  for (l = mems; l; l = l->next)
-    g_async_queue_push (self->reap_queue, l->data);
-  g_list_free (mems);
 }
 
 static void
@@ -731,12 +506,9 @@ gst_cuda_cache_finalize (GObject * object)
   g_mutex_unlock (&self->lock);
   gst_cuda_cache_free_memories (self, to_free);
 
-  if (self->reaper) {
-    g_async_queue_push (self->reap_queue, self);
-    g_thread_join (self->reaper);
-  }
+  if (self->reaper)
+    gst_cuda_cache_reaper_stop (self->reaper);
 
-  g_async_queue_unref (self->reap_queue);
   g_hash_table_unref (self->entries);
   /* used blocks hold the cache alive: every group is idle by now */
   while (g_hash_table_size (self->groups) > 0) {
@@ -749,8 +521,7 @@ gst_cuda_cache_finalize (GObject * object)
     gst_cuda_cache_group_maybe_free_locked (self, group);
   }
   g_hash_table_unref (self->groups);
-  g_hash_table_unref (self->threads);
-  g_cond_clear (&self->drained);
+  gst_cuda_cache_thread_counters_clear (&self->threads);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -840,18 +611,10 @@ gst_cuda_cache_new_named (const gchar * name, guint64 device_memory,
   return self;
 }
 
-guint
-gst_cuda_cache_count_thread_counters (GstCudaCache * cache)
+GstCudaCacheThreadCounters *
+gst_cuda_cache_get_thread_counters (GstCudaCache * cache)
 {
-  guint n;
-
-  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), 0);
-
-  g_mutex_lock (&cache->lock);
-  n = g_hash_table_size (cache->threads) + cache->orphans;
-  g_mutex_unlock (&cache->lock);
-
-  return n;
+  return &cache->threads;
 }
 
 /**
@@ -873,7 +636,7 @@ gst_cuda_cache_get_system (void)
   if (g_once_init_enter (&system_cache)) {
     gint64 pages = sysconf (_SC_PHYS_PAGES);
     gint64 page_size = sysconf (_SC_PAGESIZE);
-    GstCudaCache *cache = gst_cuda_cache_new_named (SYSTEM_CACHE_NAME,
+    GstCudaCache *cache = gst_cuda_cache_new_named (GST_CUDA_CACHE_SYSTEM_NAME,
         pages > 0 && page_size > 0 ? (guint64) pages * page_size : 0,
         GST_CUDA_CACHE_FLAG_NONE);
 
@@ -974,7 +737,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
   g_return_val_if_fail (alloc_func != NULL, NULL);
 
   g_mutex_lock (&cache->lock);
-  caller = gst_cuda_cache_thread_counters_locked (cache);
+  caller = gst_cuda_cache_thread_counters_get_locked (&cache->threads, cache);
   entry = gst_cuda_cache_lookup_entry_locked (cache, group, key, FALSE);
   if (entry && entry->idle.head) {
     block = entry->idle.head->data;
@@ -1027,6 +790,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
   block->mem_size = mem->size;
   block->lru_link.data = block;
   block->entry_link.data = block;
+  block->dispose = GST_MINI_OBJECT_CAST (mem)->dispose;
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), block_quark,
       block, NULL);
   GST_MINI_OBJECT_CAST (mem)->dispose = gst_cuda_cache_memory_dispose;
@@ -1160,6 +924,34 @@ gst_cuda_cache_get_limit (GstCudaCache * cache)
   return limit;
 }
 
+/* Sets the limit, unless @if_newer and a limit asked for after @asked_at
+ * was set; decided under the lock, the blocks it drops freed outside it. */
+static gboolean
+gst_cuda_cache_apply_limit (GstCudaCache * cache, guint64 limit_bytes,
+    gboolean if_newer, gint64 asked_at)
+{
+  GList *to_free;
+
+  g_mutex_lock (&cache->lock);
+  if (if_newer) {
+    if (asked_at < cache->limit_asked_at) {
+      g_mutex_unlock (&cache->lock);
+      GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " asked at %"
+          G_GINT64_FORMAT " superseded by a later one", limit_bytes, asked_at);
+      return FALSE;
+    }
+    cache->limit_asked_at = asked_at;
+  }
+  GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
+      cache->limit_bytes, limit_bytes);
+  cache->limit_bytes = limit_bytes;
+  to_free = gst_cuda_cache_trim_locked (cache, NULL);
+  g_mutex_unlock (&cache->lock);
+
+  gst_cuda_cache_free_memories (cache, to_free);
+  return TRUE;
+}
+
 /**
  * gst_cuda_cache_set_limit:
  * @cache: a #GstCudaCache
@@ -1173,18 +965,9 @@ gst_cuda_cache_get_limit (GstCudaCache * cache)
 void
 gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes)
 {
-  GList *to_free;
-
   g_return_if_fail (GST_IS_CUDA_CACHE (cache));
 
-  g_mutex_lock (&cache->lock);
-  GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT,
-      cache->limit_bytes, limit_bytes);
-  cache->limit_bytes = limit_bytes;
-  to_free = gst_cuda_cache_trim_locked (cache, NULL);
-  g_mutex_unlock (&cache->lock);
-
-  gst_cuda_cache_free_memories (cache, to_free);
+  gst_cuda_cache_apply_limit (cache, limit_bytes, FALSE, 0);
 }
 
 /**
@@ -1230,7 +1013,7 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
 
   g_mutex_lock (&cache->lock);
   if (scope == GST_CUDA_CACHE_SCOPE_THREAD)
-    counters = gst_cuda_cache_lookup_thread_counters_locked (cache);
+    counters = gst_cuda_cache_thread_counters_lookup_locked (&cache->threads);
   else
     counters = &cache->totals;
   if (!counters)
@@ -1307,7 +1090,7 @@ gst_cuda_cache_reset_peaks (GstCudaCache * cache, GstCudaCacheScope scope)
 
   g_mutex_lock (&cache->lock);
   if (scope == GST_CUDA_CACHE_SCOPE_THREAD)
-    counters = gst_cuda_cache_lookup_thread_counters_locked (cache);
+    counters = gst_cuda_cache_thread_counters_lookup_locked (&cache->threads);
   else
     counters = &cache->totals;
   if (counters) {
@@ -1341,7 +1124,7 @@ gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope)
 
   g_mutex_lock (&cache->lock);
   if (scope == GST_CUDA_CACHE_SCOPE_THREAD) {
-    owner = gst_cuda_cache_lookup_thread_counters_locked (cache);
+    owner = gst_cuda_cache_thread_counters_lookup_locked (&cache->threads);
     if (!owner) {
       g_mutex_unlock (&cache->lock);
       return 0;
@@ -1380,106 +1163,8 @@ gst_cuda_cache_drain (GstCudaCache * cache)
 {
   g_return_if_fail (GST_IS_CUDA_CACHE (cache));
 
-  g_mutex_lock (&cache->lock);
-  while (cache->pending_frees > 0)
-    g_cond_wait (&cache->drained, &cache->lock);
-  g_mutex_unlock (&cache->lock);
-}
-
-/* gst_cuda_cache_parse_limit(), saying in @why what is wrong with @str
- * when it is not a limit. */
-static gboolean
-gst_cuda_cache_parse_limit_why (const gchar * str, guint64 device_memory,
-    guint64 * limit_bytes, const gchar ** why)
-{
-  static const gchar *suffixes = "KMGT";
-  gchar *copy, *s, *end;
-  gboolean ret = FALSE;
-  guint64 value, scale = 1;
-
-  copy = g_strstrip (g_strdup (str));
-  s = copy;
-  if (!g_ascii_isdigit (*s)) {
-    *why = "not a number";
-    goto out;
-  }
-
-  if (g_str_has_suffix (s, "%")) {
-    gdouble percent = g_ascii_strtod (s, &end);
-
-    if (*end != '%' || end[1] != '\0' || percent < 0 || percent > 100) {
-      *why = "a percentage is a number from 0 to 100 followed by one %";
-      goto out;
-    }
-    *limit_bytes = (guint64) (device_memory * (percent / 100.0));
-    ret = TRUE;
-    goto out;
-  }
-
-  errno = 0;
-  value = g_ascii_strtoull (s, &end, 10);
-  if (errno != 0) {
-    *why = "too large";
-    goto out;
-  }
-
-  if (*end && g_ascii_strcasecmp (end, "B") != 0) {
-    const gchar *unit = strchr (suffixes, g_ascii_toupper (*end));
-
-    if (!unit) {
-      *why = "unknown unit";
-      goto out;
-    }
-    scale = G_GUINT64_CONSTANT (1) << (10 * (unit - suffixes + 1));
-    end++;
-    if (g_ascii_strcasecmp (end, "") != 0 && g_ascii_strcasecmp (end, "B") != 0
-        && g_ascii_strcasecmp (end, "iB") != 0) {
-      *why = "unknown unit";
-      goto out;
-    }
-  }
-
-  if (value > G_MAXUINT64 / scale) {
-    *why = "too large";
-    goto out;
-  }
-  *limit_bytes = value * scale;
-  ret = TRUE;
-
-out:
-  g_free (copy);
-  return ret;
-}
-
-/**
- * gst_cuda_cache_parse_limit:
- * @str: a limit: bytes with an optional `K`, `M`, `G` or `T` suffix (powers
- *     of 1024, optionally followed by `B` or `iB`), or a percentage of
- *     @device_memory from 0 to 100 such as `25%`
- * @device_memory: total bytes, for percentages
- * @limit_bytes: (out): the limit in bytes
- *
- * Parses a limit as %GST_CUDA_CACHE_LIMIT_ENV takes it. What is wrong with a
- * refused @str is logged on the `cudacache` debug category.
- *
- * Returns: %TRUE if @str is a valid limit
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
-    guint64 * limit_bytes)
-{
-  const gchar *why = NULL;
-
-  g_return_val_if_fail (str != NULL, FALSE);
-  g_return_val_if_fail (limit_bytes != NULL, FALSE);
-
-  if (!gst_cuda_cache_parse_limit_why (str, device_memory, limit_bytes, &why)) {
-    GST_DEBUG ("\"%s\" is not a limit: %s", str, why);
-    return FALSE;
-  }
-  return TRUE;
+  if (cache->reaper)
+    gst_cuda_cache_reaper_drain (cache->reaper);
 }
 
 /**
@@ -1490,8 +1175,10 @@ gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
  *
  * Sets the limit as gst_cuda_cache_set_limit() does, unless a limit asked
  * for later than @asked_at was already set through this function: the last
- * write wins, even when an earlier one is applied late. Elements use it for
- * a `cache-limit` set before they knew which cache they would use.
+ * write wins, even when an earlier one is applied late. The plugin's
+ * elements apply their `cache-limit` property this way, once they know
+ * which cache they use; an application sharing that cache uses it too, so
+ * that an element's older value does not undo its own.
  *
  * Returns: %TRUE if @limit_bytes was set
  *
@@ -1501,32 +1188,7 @@ gboolean
 gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache, guint64 limit_bytes,
     gint64 asked_at)
 {
-  static GMutex writes_lock;
-  static GQuark written_at_quark;
-  gint64 *written_at;
-  gboolean newer;
-
   g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
 
-  /* a static lock makes the comparison and the write one step */
-  g_mutex_lock (&writes_lock);
-  if (!written_at_quark)
-    written_at_quark = g_quark_from_static_string ("GstCudaCacheLimitAskedAt");
-  written_at = g_object_get_qdata (G_OBJECT (cache), written_at_quark);
-  newer = !written_at || asked_at >= *written_at;
-  if (newer) {
-    if (!written_at) {
-      written_at = g_new (gint64, 1);
-      g_object_set_qdata_full (G_OBJECT (cache), written_at_quark, written_at,
-          g_free);
-    }
-    *written_at = asked_at;
-    gst_cuda_cache_set_limit (cache, limit_bytes);
-  } else {
-    GST_DEBUG_OBJECT (cache, "limit %" G_GUINT64_FORMAT " asked at %"
-        G_GINT64_FORMAT " superseded by a later one", limit_bytes, asked_at);
-  }
-  g_mutex_unlock (&writes_lock);
-
-  return newer;
+  return gst_cuda_cache_apply_limit (cache, limit_bytes, TRUE, asked_at);
 }

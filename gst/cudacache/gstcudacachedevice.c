@@ -169,38 +169,13 @@ gst_cuda_cache_device_get_count (void)
 }
 
 /**
- * gst_cuda_cache_device_context_new: (skip)
+ * gst_cuda_cache_device_open_context:
  * @device_id: a CUDA device ordinal
  *
  * Makes a #GstCudaContext for @device_id after checking, without touching
  * gst-cuda, that the device exists. Elements share the pipeline's context
- * instead, through #GstContext. Bindings see
- * gst_cuda_cache_device_open_context () under this name, as a function:
- * g-ir-scanner takes any `_new` returning an object for a constructor of
- * #GstCudaCache, which raised TypeError in Python where there is no device.
- *
- * Returns: (transfer full) (nullable): a new context, or %NULL where there
- *     is no such device
- *
- * Since: 0.1
- */
-GstCudaContext *
-gst_cuda_cache_device_context_new (guint device_id)
-{
-  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
-    GST_INFO ("no CUDA device %u", device_id);
-    return NULL;
-  }
-
-  return gst_cuda_context_new (device_id);
-}
-
-/**
- * gst_cuda_cache_device_open_context: (rename-to gst_cuda_cache_device_context_new)
- * @device_id: a CUDA device ordinal
- *
- * gst_cuda_cache_device_context_new (), for bindings: a function returning
- * %NULL (Python's None) where there is no such device.
+ * instead, through #GstContext. A function, not a constructor: %NULL
+ * (Python's None) where there is no such device.
  *
  * Returns: (transfer full) (nullable): a new context, or %NULL where there
  *     is no such device
@@ -210,7 +185,12 @@ gst_cuda_cache_device_context_new (guint device_id)
 GstCudaContext *
 gst_cuda_cache_device_open_context (guint device_id)
 {
-  return gst_cuda_cache_device_context_new (device_id);
+  if (!gst_cuda_cache_driver_load () || device_id >= driver.device_count) {
+    GST_INFO ("no CUDA device %u", device_id);
+    return NULL;
+  }
+
+  return gst_cuda_context_new (device_id);
 }
 
 static guint

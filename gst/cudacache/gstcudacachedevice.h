@@ -14,9 +14,6 @@ GST_CUDA_CACHE_API
 guint gst_cuda_cache_device_get_count (void);
 
 GST_CUDA_CACHE_API
-GstCudaContext *gst_cuda_cache_device_context_new (guint device_id);
-
-GST_CUDA_CACHE_API
 GstCudaContext *gst_cuda_cache_device_open_context (guint device_id);
 
 GST_CUDA_CACHE_API

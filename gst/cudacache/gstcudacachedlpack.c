@@ -22,8 +22,12 @@
  * |[<!-- language="C" -->
  * #include <dlpack/dlpack.h>
  *
+ * GError *error = NULL;
  * DLManagedTensor *t = gst_cuda_cache_dlpack_export (buffer, caps,
- *     GST_CUDA_CACHE_DLPACK_WHOLE);
+ *     GST_CUDA_CACHE_DLPACK_WHOLE, GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
+ *
+ * if (!t)
+ *   ... error->message says why ...
  * gst_buffer_unref (buffer);      // t holds its own reference
  * ... hand t to a consumer, which calls t->deleter (t) when done ...
  * ]|
@@ -32,7 +36,9 @@
  * ignore `byte_offset`. Work still pending on the memory's own stream
  * (GStreamer 1.24 and later: memory flagged
  * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC) is waited for before the tensor is
- * made, so a consumer's stream needs no synchronisation.
+ * made, so a consumer's stream needs no synchronisation, unless
+ * %GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT leaves that wait to the consumer's
+ * stream (gst_cuda_cache_dlpack_stream_wait()).
  * The memory is mapped for reading: treat the tensor as read-only.
  *
  * From Python, the `gstcudacache` module (see docs/python.md) wraps the
@@ -332,186 +338,6 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   return TRUE;
 }
 
-/**
- * gst_cuda_cache_dlpack_export:
- * @buffer: a tensor or video buffer, in CUDA or system memory
- * @caps: (nullable): @buffer's caps: `video/x-raw` for a frame, or
- *     `other/tensors` for a tensor buffer without a #GstCudaCacheTensorMeta
- * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE for a whole tensor or single-plane
- *     frame (RGBA, RGB, GRAY8, ...), or the index of one plane of a frame
- *     (0 for NV12's luma, 1 for its interleaved chroma)
- *
- * Describes @buffer's memory as a DLPack tensor without copying it. A
- * buffer with a #GstCudaCacheTensorMeta is exported as its four-dimensional
- * tensor (in its layout's order, e.g. NCHW); a video frame as a
- * three-dimensional height x width x channels tensor of its plane, where
- * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
- * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.
- * Formats whose components are packed below a byte, tiled or of different
- * pixel strides in one plane (YUY2, v210, ...) are refused.
- *
- * The tensor holds a reference on @buffer and keeps it mapped until its
- * `deleter` runs; release one that was never handed to a consumer with
- * gst_cuda_cache_dlpack_release().
- *
- * Returns: (transfer full) (nullable): a `DLManagedTensor *` (declared in
- *     `<dlpack/dlpack.h>`), or %NULL if @buffer's layout cannot be
- *     described or it cannot be mapped (the cudacachedlpack debug category
- *     says why; gst_cuda_cache_dlpack_export_full () gives the reason)
- *
- * Since: 0.1
- */
-gpointer
-gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
-    gint plane)
-{
-  GError *error = NULL;
-  gpointer managed = gst_cuda_cache_dlpack_export_full (buffer, caps, plane,
-      &error);
-
-  /* the log is this call's only channel */
-  if (!managed && error)
-    GST_WARNING ("cannot export buffer %p: %s", buffer, error->message);
-  g_clear_error (&error);
-
-  return managed;
-}
-
-static gpointer dlpack_export (GstBuffer * buffer, const GstCaps * caps,
-    gint plane, gboolean wait, GError ** error);
-
-/**
- * gst_cuda_cache_dlpack_export_full:
- * @buffer: a tensor or video buffer, in CUDA or system memory
- * @caps: (nullable): @buffer's caps, as for gst_cuda_cache_dlpack_export ()
- * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE or a plane's index, as for
- *     gst_cuda_cache_dlpack_export ()
- * @error: (nullable): where to say why @buffer cannot be exported
- *
- * gst_cuda_cache_dlpack_export (), saying why it fails: which plane, which
- * caps, how many bytes the buffer holds and its tensor needs.
- *
- * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
- *     with @error set
- *
- * Since: 0.1
- */
-gpointer
-gst_cuda_cache_dlpack_export_full (GstBuffer * buffer, const GstCaps * caps,
-    gint plane, GError ** error)
-{
-  return dlpack_export (buffer, caps, plane, TRUE, error);
-}
-
-/**
- * gst_cuda_cache_dlpack_export_async:
- * @buffer: a tensor or video buffer, in CUDA or system memory
- * @caps: (nullable): @buffer's caps, as for gst_cuda_cache_dlpack_export ()
- * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE or a plane's index, as for
- *     gst_cuda_cache_dlpack_export ()
- * @error: (nullable): where to say why @buffer cannot be exported
- *
- * gst_cuda_cache_dlpack_export_full (), without waiting for work still
- * queued on the stream of @buffer's CUDA memory (GStreamer 1.24 and later:
- * memory flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC): the consumer makes
- * its stream wait for it with gst_cuda_cache_dlpack_stream_wait () before
- * it reads, on the GPU, and the host waits for nothing. This is what a
- * DLPack `__dlpack__ (stream=...)` does. Before 1.24 nothing is ever
- * queued (the project's elements finish writing a buffer before they push
- * it), and both exports are the same.
- *
- * Returns: (transfer full) (nullable): a `DLManagedTensor *`, or %NULL
- *     with @error set
- *
- * Since: 0.1
- */
-gpointer
-gst_cuda_cache_dlpack_export_async (GstBuffer * buffer, const GstCaps * caps,
-    gint plane, GError ** error)
-{
-  return dlpack_export (buffer, caps, plane, FALSE, error);
-}
-
-/**
- * gst_cuda_cache_dlpack_get_stream:
- * @buffer: a buffer
- *
- * The stream of @buffer's CUDA memory on which work writing it is still
- * queued: what `__cuda_array_interface__`'s `stream` names, on which a
- * consumer synchronises before it reads.
- *
- * Returns: the `CUstream`, as an integer, or 0 where nothing is queued
- *     (system memory, and every memory before GStreamer 1.24)
- *
- * Since: 0.1
- */
-guint64
-gst_cuda_cache_dlpack_get_stream (GstBuffer * buffer)
-{
-  guint i;
-
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
-
-  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-    CUstream stream;
-
-    if (gst_is_cuda_memory (mem) &&
-        gst_cuda_cache_compat_memory_pending (mem, &stream) && stream)
-      return (guint64) (guintptr) stream;
-  }
-  return 0;
-}
-
-/**
- * gst_cuda_cache_dlpack_stream_wait:
- * @buffer: a buffer, exported with gst_cuda_cache_dlpack_export_async ()
- * @stream: the consumer's `CUstream`, as an integer: DLPack's values, 1
- *     (or 0) the legacy default stream, 2 the per-thread default stream, or
- *     a stream of the consumer's own
- * @error: (nullable): where to say why the wait could not be queued
- *
- * Makes @stream wait, on the GPU, for the work still queued on the stream
- * of @buffer's CUDA memory: an event recorded on that stream, which
- * @stream waits for; the host does not wait. Memory with nothing queued
- * (system memory, and every memory before GStreamer 1.24) needs nothing;
- * memory whose queued work is on no stream of its own is waited for on the
- * host.
- *
- * Returns: %TRUE, or %FALSE with @error set where the driver refused
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_cache_dlpack_stream_wait (GstBuffer * buffer, guint64 stream,
-    GError ** error)
-{
-  guint i;
-
-  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
-
-  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-    CUstream producer;
-
-    if (!gst_is_cuda_memory (mem) ||
-        !gst_cuda_cache_compat_memory_pending (mem, &producer))
-      continue;
-    if (!producer) {
-      gst_cuda_cache_compat_memory_sync (mem);
-      continue;
-    }
-    if (!gst_cuda_cache_device_stream_wait (GST_CUDA_MEMORY_CAST
-            (mem)->context, (CUstream) (guintptr) stream, producer)) {
-      dlpack_fail (error, "the CUDA driver refused to make stream %#"
-          G_GINT64_MODIFIER "x wait for the buffer's stream %p (see the "
-          "cudacache debug category)", stream, producer);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 static gpointer
 dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
     gboolean wait, GError ** error)
@@ -604,6 +430,139 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
       device.device_type, device.device_id);
 
   return &self->managed;
+}
+
+/**
+ * gst_cuda_cache_dlpack_export:
+ * @buffer: a tensor or video buffer, in CUDA or system memory
+ * @caps: (nullable): @buffer's caps: `video/x-raw` for a frame, or
+ *     `other/tensors` for a tensor buffer without a #GstCudaCacheTensorMeta
+ * @plane: #GST_CUDA_CACHE_DLPACK_WHOLE for a whole tensor or single-plane
+ *     frame (RGBA, RGB, GRAY8, ...), or the index of one plane of a frame
+ *     (0 for NV12's luma, 1 for its interleaved chroma)
+ * @flags: whether the host waits for work still queued on the memory's
+ *     stream (#GstCudaCacheDLPackFlags)
+ * @error: (nullable): where to say why @buffer cannot be exported
+ *
+ * Describes @buffer's memory as a DLPack tensor without copying it. A
+ * buffer with a #GstCudaCacheTensorMeta is exported as its four-dimensional
+ * tensor (in its layout's order, e.g. NCHW); a video frame as a
+ * three-dimensional height x width x channels tensor of its plane, where
+ * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
+ * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.
+ * Formats whose components are packed below a byte, tiled or of different
+ * pixel strides in one plane (YUY2, v210, ...) are refused, saying why in
+ * @error (which plane, which caps, how many bytes the buffer holds and its
+ * tensor needs), or on the cudacachedlpack debug category without @error.
+ *
+ * The tensor holds a reference on @buffer and keeps it mapped until its
+ * `deleter` runs; release one that was never handed to a consumer with
+ * gst_cuda_cache_dlpack_release().
+ *
+ * Returns: (transfer full) (nullable): a `DLManagedTensor *` (declared in
+ *     `<dlpack/dlpack.h>`), or %NULL if @buffer's layout cannot be
+ *     described or it cannot be mapped
+ *
+ * Since: 0.1
+ */
+gpointer
+gst_cuda_cache_dlpack_export (GstBuffer * buffer, const GstCaps * caps,
+    gint plane, GstCudaCacheDLPackFlags flags, GError ** error)
+{
+  GError *local = NULL;
+  gpointer managed = dlpack_export (buffer, caps, plane,
+      !(flags & GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT), &local);
+
+  if (!managed && local) {
+    /* without @error, the log is the caller's only channel */
+    if (error)
+      GST_DEBUG ("cannot export buffer %p: %s", buffer, local->message);
+    else
+      GST_WARNING ("cannot export buffer %p: %s", buffer, local->message);
+    g_propagate_error (error, local);
+  }
+
+  return managed;
+}
+
+/**
+ * gst_cuda_cache_dlpack_get_stream:
+ * @buffer: a buffer
+ *
+ * The stream of @buffer's CUDA memory on which work writing it is still
+ * queued: what `__cuda_array_interface__`'s `stream` names, on which a
+ * consumer synchronises before it reads.
+ *
+ * Returns: the `CUstream`, as an integer, or 0 where nothing is queued
+ *     (system memory, and every memory before GStreamer 1.24)
+ *
+ * Since: 0.1
+ */
+guint64
+gst_cuda_cache_dlpack_get_stream (GstBuffer * buffer)
+{
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    CUstream stream;
+
+    if (gst_is_cuda_memory (mem) &&
+        gst_cuda_cache_compat_memory_pending (mem, &stream) && stream)
+      return (guint64) (guintptr) stream;
+  }
+  return 0;
+}
+
+/**
+ * gst_cuda_cache_dlpack_stream_wait:
+ * @buffer: a buffer, exported with %GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT
+ * @stream: the consumer's `CUstream`, as an integer: DLPack's values, 1
+ *     (or 0) the legacy default stream, 2 the per-thread default stream, or
+ *     a stream of the consumer's own
+ * @error: (nullable): where to say why the wait could not be queued
+ *
+ * Makes @stream wait, on the GPU, for the work still queued on the stream
+ * of @buffer's CUDA memory: an event recorded on that stream, which
+ * @stream waits for; the host does not wait. Memory with nothing queued
+ * (system memory, and every memory before GStreamer 1.24) needs nothing;
+ * memory whose queued work is on no stream of its own is waited for on the
+ * host.
+ *
+ * Returns: %TRUE, or %FALSE with @error set where the driver refused
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_dlpack_stream_wait (GstBuffer * buffer, guint64 stream,
+    GError ** error)
+{
+  guint i;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+
+  for (i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    CUstream producer;
+
+    if (!gst_is_cuda_memory (mem) ||
+        !gst_cuda_cache_compat_memory_pending (mem, &producer))
+      continue;
+    if (!producer) {
+      gst_cuda_cache_compat_memory_sync (mem);
+      continue;
+    }
+    if (!gst_cuda_cache_device_stream_wait (GST_CUDA_MEMORY_CAST
+            (mem)->context, (CUstream) (guintptr) stream, producer)) {
+      dlpack_fail (error, "the CUDA driver refused to make stream %#"
+          G_GINT64_MODIFIER "x wait for the buffer's stream %p (see the "
+          "cudacache debug category)", stream, producer);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 /**

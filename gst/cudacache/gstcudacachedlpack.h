@@ -19,17 +19,36 @@ G_BEGIN_DECLS
  */
 #define GST_CUDA_CACHE_DLPACK_WHOLE (-1)
 
+/**
+ * GstCudaCacheDLPackFlags:
+ * @GST_CUDA_CACHE_DLPACK_FLAG_NONE: the host waits for work still queued on
+ *     the stream of the buffer's CUDA memory before the tensor is made: any
+ *     consumer's stream may read it at once
+ * @GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT: the host waits for nothing; the
+ *     consumer makes its stream wait for that work on the GPU with
+ *     gst_cuda_cache_dlpack_stream_wait() before it reads, as DLPack's
+ *     `__dlpack__ (stream=...)` does
+ *
+ * How gst_cuda_cache_dlpack_export() treats work still queued on the
+ * memory's stream (GStreamer 1.24 and later: memory flagged
+ * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC). Before 1.24 nothing is ever queued
+ * (the project's elements finish writing a buffer before they push it),
+ * and the flags change nothing.
+ *
+ * Since: 0.1
+ */
+typedef enum /*< underscore_name=gst_cuda_cache_dlpack_flags >*/
+{
+  GST_CUDA_CACHE_DLPACK_FLAG_NONE = 0,
+  GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT = (1 << 0),
+} GstCudaCacheDLPackFlags;
+
+#include <gst/cudacache/cudacache-enumtypes.h>
+
 GST_CUDA_CACHE_API
 gpointer gst_cuda_cache_dlpack_export (GstBuffer * buffer,
-    const GstCaps * caps, gint plane);
-
-GST_CUDA_CACHE_API
-gpointer gst_cuda_cache_dlpack_export_full (GstBuffer * buffer,
-    const GstCaps * caps, gint plane, GError ** error);
-
-GST_CUDA_CACHE_API
-gpointer gst_cuda_cache_dlpack_export_async (GstBuffer * buffer,
-    const GstCaps * caps, gint plane, GError ** error);
+    const GstCaps * caps, gint plane, GstCudaCacheDLPackFlags flags,
+    GError ** error);
 
 GST_CUDA_CACHE_API
 guint64 gst_cuda_cache_dlpack_get_stream (GstBuffer * buffer);

@@ -1650,7 +1650,7 @@ main (int argc, char **argv)
     GstElementFactory *f = gst_element_factory_find ("cudaconvertscale");
 
     gst_cuda_memory_init_once ();
-    b.context = gst_cuda_cache_device_context_new (0);
+    b.context = gst_cuda_cache_device_open_context (0);
     b.have_stock = f != NULL;
     gst_clear_object (&f);
     if (!b.have_stock)

@@ -17,7 +17,7 @@ static GstCudaContext *context;
 static void
 cudacache_gpu_setup (void)
 {
-  context = gst_cuda_cache_device_context_new (0);
+  context = gst_cuda_cache_device_open_context (0);
   fail_unless (context != NULL, "no CUDA context on device 0");
 }
 

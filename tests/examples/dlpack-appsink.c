@@ -164,11 +164,13 @@ main (int argc, char **argv)
     }
 
     managed = gst_cuda_cache_dlpack_export (buffer, gst_sample_get_caps
-        (sample), GST_CUDA_CACHE_DLPACK_WHOLE);
+        (sample), GST_CUDA_CACHE_DLPACK_WHOLE, GST_CUDA_CACHE_DLPACK_FLAG_NONE,
+        &err);
     /* the tensor holds its own reference on the buffer */
     gst_sample_unref (sample);
     if (!managed) {
-      g_printerr ("frame %u could not be exported\n", n);
+      g_printerr ("frame %u could not be exported: %s\n", n, err->message);
+      g_clear_error (&err);
       ok = FALSE;
       break;
     }

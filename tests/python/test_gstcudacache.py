@@ -95,15 +95,14 @@ class Introspection(unittest.TestCase):
             Gst.BufferPool.__gtype__))
         self.assertIsNotNone(GstCudaCache.cuda_cache_tensor_meta_get_info())
 
-    def test_device_context_new_is_a_function(self):
-        # a plain function: None where there is no such device (it was a
-        # constructor of CudaCache, which raised TypeError)
-        ctx = GstCudaCache.CudaCache.device_context_new(0)
+    def test_device_open_context_is_a_function(self):
+        # a function, not a constructor: None where there is no such device
+        ctx = GstCudaCache.CudaCache.device_open_context(0)
         if GstCudaCache.CudaCache.device_get_count() == 0:
             self.assertIsNone(ctx)
         else:
             self.assertEqual(ctx.get_property("cuda-device-id"), 0)
-        self.assertIsNone(GstCudaCache.CudaCache.device_context_new(4096))
+        self.assertIsNone(GstCudaCache.CudaCache.device_open_context(4096))
 
     def test_system_pool_and_cache(self):
         cache = GstCudaCache.CudaCache.get_system()

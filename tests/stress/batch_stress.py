@@ -494,7 +494,7 @@ def cache_of_batches(cuda):
     """The cache the batches come from: the system's, or the device's."""
     if not cuda:
         return GstCudaCache.CudaCache.get_system()
-    context = GstCudaCache.CudaCache.device_context_new(0)
+    context = GstCudaCache.CudaCache.device_open_context(0)
     return GstCudaCache.CudaCache.device_get_cache(context)
 
 

@@ -2337,7 +2337,7 @@ GST_END_TEST;
 GST_START_TEST (test_batch_reused_with_another_context)
 {
   GstCudaContext *contexts[2] = { context,
-    gst_cuda_cache_device_context_new (0)
+    gst_cuda_cache_device_open_context (0)
   };
   GstElement *batch = gst_element_factory_make ("cudacachebatch", NULL);
   GBytes *first = NULL;

@@ -10,6 +10,7 @@
 #include "../cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
 #include <gst/cudacache/gstcudacache-private.h>
+#include <gst/cudacache/gstcudacachethreadcounters-private.h>
 
 /* A fake device: counts allocations and frees, and refuses allocations
  * beyond its capacity, as a device out of memory would. */
@@ -1247,6 +1248,187 @@ GST_START_TEST (test_thread_outlives_cache)
 
 GST_END_TEST;
 
+/* Memory with a dispose of its own (an allocator's that recycles, say):
+ * the cache's hook stands in for it while the cache keeps the block, and
+ * hands back to it once the cache lets the block go. */
+static GQuark own_dispose_quark;
+
+static gboolean
+own_dispose (GstMiniObject * obj)
+{
+  gint *disposes = gst_mini_object_get_qdata (obj, own_dispose_quark);
+
+  g_atomic_int_inc (disposes);
+  return TRUE;
+}
+
+typedef struct
+{
+  Device *dev;
+  gint disposes;
+} OwnDispose;
+
+static GstMemory *
+own_dispose_alloc (gpointer data)
+{
+  OwnDispose *o = data;
+  GstMemory *mem = device_alloc (o->dev);
+
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), own_dispose_quark,
+      &o->disposes, NULL);
+  GST_MINI_OBJECT_CAST (mem)->dispose = own_dispose;
+  return mem;
+}
+
+GST_START_TEST (test_memory_dispose_chained)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *mem, *again;
+  OwnDispose o;
+  Device dev;
+
+  own_dispose_quark = g_quark_from_static_string ("own-dispose");
+  device_init (&dev, 100);
+  o.dev = &dev;
+  o.disposes = 0;
+
+  /* kept idle: the memory is not going away, its dispose does not run */
+  mem = gst_cuda_cache_acquire (cache, "D", own_dispose_alloc, &o);
+  gst_memory_unref (mem);
+  again = gst_cuda_cache_acquire (cache, "D", own_dispose_alloc, &o);
+  fail_unless (again == mem);
+  gst_memory_unref (again);
+  fail_unless_equals_int (o.disposes, 0);
+  fail_unless_equals_int (dev.frees, 0);
+
+  /* evicted: its own dispose runs, then it is freed */
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL), 100);
+  fail_unless_equals_int (o.disposes, 1);
+  fail_unless_equals_int (dev.frees, 1);
+
+  /* not kept at its release (larger than the limit): the same */
+  gst_cuda_cache_set_limit (cache, 10);
+  gst_memory_unref (gst_cuda_cache_acquire (cache, "D", own_dispose_alloc, &o));
+  fail_unless_equals_int (o.disposes, 2);
+  fail_unless_equals_int (dev.frees, 2);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.allocs, dev.frees);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstCudaCache *cache;          /* the memory's reference, the last one */
+  GAsyncQueue *go, *done;
+  GThread *finalized_on;
+} LastReference;
+
+static void
+record_finalize_thread (gpointer data, GObject * cache)
+{
+  ((LastReference *) data)->finalized_on = g_thread_self ();
+}
+
+/* The memory's qdata notify, on the reaper thread that frees it. */
+static void
+drop_cache_when_told (gpointer data)
+{
+  LastReference *l = data;
+
+  g_async_queue_pop (l->go);
+  gst_object_unref (l->cache);
+  g_async_queue_push (l->done, GINT_TO_POINTER (1));
+}
+
+/* A block the reaper frees may hold the cache's last reference: the cache
+ * is then finalized on the reaper thread, which cannot join itself. */
+GST_START_TEST (test_last_reference_on_reaper_thread)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  LastReference l;
+  GstMemory *mem;
+  Device dev;
+
+  device_init (&dev, 100);
+  l.go = g_async_queue_new ();
+  l.done = g_async_queue_new ();
+  l.finalized_on = NULL;
+  g_object_weak_ref (G_OBJECT (cache), record_finalize_thread, &l);
+
+  mem = gst_cuda_cache_acquire (cache, "R", device_alloc, &dev);
+  l.cache = gst_object_ref (cache);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
+      g_quark_from_static_string ("last-reference"), &l, drop_cache_when_told);
+  gst_memory_unref (mem);
+  fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+          GST_CUDA_CACHE_SCOPE_GLOBAL), 100);
+  /* the reaper waits in the notify until this reference is gone */
+  gst_object_unref (cache);
+  g_async_queue_push (l.go, GINT_TO_POINTER (1));
+  g_async_queue_pop (l.done);
+
+  fail_unless (l.finalized_on != NULL);
+  fail_unless (l.finalized_on != g_thread_self ());
+  fail_unless_equals_int (dev.frees, 1);
+
+  g_async_queue_unref (l.go);
+  g_async_queue_unref (l.done);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
+/* The memory's qdata notify: sets another cache's limit while freed. */
+static void
+set_limit_while_freed (gpointer data)
+{
+  gst_cuda_cache_set_limit_if_newer (data, 5, g_get_monotonic_time ());
+}
+
+/* The last limit asked for wins, whatever the order it arrives in; blocks
+ * it drops are freed with no lock held, so freeing may set a limit. */
+GST_START_TEST (test_set_limit_if_newer)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  GstCudaCache *other = gst_cuda_cache_new (1 << 30, 0);
+  GstMemory *mem;
+  Device dev;
+
+  device_init (&dev, 100);
+  fail_unless (gst_cuda_cache_set_limit_if_newer (cache, 1000, 20));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 1000);
+  fail_if (gst_cuda_cache_set_limit_if_newer (cache, 2000, 10));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 1000);
+  fail_unless (gst_cuda_cache_set_limit_if_newer (cache, 3000, 20));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 3000);
+  /* gst_cuda_cache_set_limit() is not a write it compares with */
+  gst_cuda_cache_set_limit (cache, 4000);
+  fail_if (gst_cuda_cache_set_limit_if_newer (cache, 2000, 10));
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 4000);
+  /* each cache has its own order */
+  fail_unless (gst_cuda_cache_set_limit_if_newer (other, 2000, 10));
+
+  mem = gst_cuda_cache_acquire (cache, "F", device_alloc, &dev);
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
+      g_quark_from_static_string ("set-limit"), other, set_limit_while_freed);
+  gst_memory_unref (mem);
+  fail_unless (gst_cuda_cache_set_limit_if_newer (cache, 0,
+          g_get_monotonic_time ()));
+  fail_unless_equals_int (dev.frees, 1);
+  fail_unless_equals_uint64 (gst_cuda_cache_get_limit (other), 5);
+
+  gst_object_unref (cache);
+  gst_object_unref (other);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
 static Suite *
 cache_suite (void)
 {
@@ -1279,6 +1461,9 @@ cache_suite (void)
   tcase_add_test (tc, test_thread_counters_go_with_their_thread);
   tcase_add_test (tc, test_block_outlives_its_thread);
   tcase_add_test (tc, test_thread_outlives_cache);
+  tcase_add_test (tc, test_memory_dispose_chained);
+  tcase_add_test (tc, test_last_reference_on_reaper_thread);
+  tcase_add_test (tc, test_set_limit_if_newer);
 
   return s;
 }

@@ -105,7 +105,7 @@ GST_END_TEST;
 GST_START_TEST (test_device_cache_shared)
 {
   GstCudaCache *a = gst_cuda_cache_device_get_cache (context);
-  GstCudaContext *other = gst_cuda_cache_device_context_new (0);
+  GstCudaContext *other = gst_cuda_cache_device_open_context (0);
   GstCudaCache *b = gst_cuda_cache_device_get_cache (other);
   GstBufferPool *pool1 = gst_cuda_cache_pool_new (context);
   GstBufferPool *pool2 = gst_cuda_cache_pool_new (context);
@@ -518,7 +518,7 @@ set_flag (gpointer data, GObject * obj)
  * finished pipeline's context with them. */
 GST_START_TEST (test_context_freed_with_last_user)
 {
-  GstCudaContext *own = gst_cuda_cache_device_context_new (0);
+  GstCudaContext *own = gst_cuda_cache_device_open_context (0);
   GstCudaCache *cache = gst_cuda_cache_device_get_cache (own);
   gboolean finalized = FALSE;
   GstBufferPool *pool;

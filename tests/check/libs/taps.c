@@ -895,7 +895,7 @@ GST_START_TEST (test_kernels_memory_on_device)
     return;
   }
 
-  context = gst_cuda_cache_device_context_new (0);
+  context = gst_cuda_cache_device_open_context (0);
   fail_unless (context != NULL);
   cache = gst_cuda_cache_device_get_cache (context);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);

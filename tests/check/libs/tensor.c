@@ -276,10 +276,10 @@ GST_START_TEST (test_dlpack_streams_system_memory)
   fail_unless_equals_uint64 (gst_cuda_cache_dlpack_get_stream (buf), 0);
   fail_unless (gst_cuda_cache_dlpack_stream_wait (buf, 1, &error));
   fail_unless (error == NULL);
-  a = gst_cuda_cache_dlpack_export_async (buf, caps,
-      GST_CUDA_CACHE_DLPACK_WHOLE, &error);
-  b = gst_cuda_cache_dlpack_export_full (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
-      &error);
+  a = gst_cuda_cache_dlpack_export (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+      GST_CUDA_CACHE_DLPACK_FLAG_NO_WAIT, &error);
+  b = gst_cuda_cache_dlpack_export (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+      GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
   fail_unless (a != NULL && b != NULL, "%s", error ? error->message : "");
   fail_unless (a->dl_tensor.data == b->dl_tensor.data);
   fail_unless_equals_int (a->dl_tensor.device.device_type, kDLCPU);
