@@ -16,8 +16,9 @@ rendered page does not show:
   <!-- recipe: c compile -->  C compiled, not run: file-level code after
                              #include <gst/cudacache/cudacache.h>, or with
                              `body="PARAMS"` the body of a function
-                             `void recipe (PARAMS)`, so a fragment compiles
-                             with the variables it names declared
+                             `void recipe (PARAMS)` (its #include lines
+                             before it), so a fragment compiles with the
+                             variables it names declared
   <!-- recipe: file name=NAME -->  written as NAME into the folder the
                              recipes run in, for the recipes after it
   <!-- recipe: output -->    what the recipe before it prints: each
@@ -244,14 +245,20 @@ class Runner:
         cc = os.environ.get("CC", "cc")
         if "compile" in flags:
             if "body" in opts:
-                text = ("#include <gst/cudacache/cudacache.h>\n"
-                        f"void recipe ({opts['body'] or 'void'});\n"
-                        f"void\nrecipe ({opts['body'] or 'void'})\n{{\n"
-                        f"{text}}}\n")
+                # the block's #include lines go before the function
+                lines = text.split("\n")
+                inc = [x for x in lines if x.startswith("#include")]
+                body = "\n".join(x for x in lines if not x.startswith("#include"))
+                params = opts["body"] or "void"
+                text = ("#include <gst/cudacache/cudacache.h>\n" +
+                        "\n".join(inc) + "\n"
+                        f"void recipe ({params});\n"
+                        f"void\nrecipe ({params})\n{{\n{body}}}\n")
             elif "#include <gst/cudacache/cudacache.h>" not in text:
                 text = "#include <gst/cudacache/cudacache.h>\n" + text
             src = self.file(".c", text)
-            st, out = self.run([cc, "-c", "-Wall", "-Werror=implicit-function-declaration",
+            st, out = self.run([cc, "-c", "-Wall", "-Wno-unused-function",
+                                "-Werror=implicit-function-declaration",
                                 src, "-o", src + ".o"] + self.c_flags(), timeout)
             return st, out, 0
         src = self.file(".c", text)
