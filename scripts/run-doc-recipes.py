@@ -376,6 +376,10 @@ def main(argv):
         print(line)
     if skipped:
         print(f"{skipped} skipped")
+    if a.markers_only:
+        # one case: every block marked, or not
+        print(f"{failed} code block(s) without a known marker")
+        return 1 if failed else 0
     print(f"Checks: {passed + failed}, Failures: {failed}, Errors: 0")
     if failed:
         return 1
