@@ -383,7 +383,11 @@ def main(argv):
     print(f"Checks: {passed + failed}, Failures: {failed}, Errors: 0")
     if failed:
         return 1
-    return 0 if passed or a.markers_only else 77
+    if not passed:
+        print(f"no recipe of {' '.join(a.docs)} runs here: {skipped} skipped "
+              "(a GPU, or not run by CI), the rest no recipes")
+        return 77
+    return 0
 
 
 if __name__ == "__main__":
