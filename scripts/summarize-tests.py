@@ -6,6 +6,8 @@ gst-check binaries report "Checks: N, Failures: F, Errors: E": each case
 counts. A binary that skipped (exit 77: no CUDA device) is listed with its
 reason and counts as skipped, never as passed. A valgrind log counts one case
 per binary: clean or not; so does an AddressSanitizer log (testlog-asan). --check NAME=ok|fail adds one more case.
+A line "SKIP FILE:LINE: why" in a counted test's output (a docs recipe
+that needs a GPU) is listed and counted as skipped.
 """
 import json
 import re
@@ -13,6 +15,8 @@ import sys
 
 CHECKS = re.compile(r"Checks: (\d+), Failures: (\d+), Errors: (\d+)")
 FAILED_CASE = re.compile(r"^(\S+:\d+:[FE]:\S+:\S+:\d+: .*)$", re.M)
+# a case a test skipped inside (the docs' recipes that need a GPU)
+SKIPPED_CASE = re.compile(r"^SKIP (\S+:\d+: .*)$", re.M)
 
 
 def load(path):
@@ -57,6 +61,9 @@ def main(args):
                 bad = sum(int(f) + int(e) for _, f, e in m)
                 for line in FAILED_CASE.findall(out):
                     print(f"FAIL {line}")
+                for line in SKIPPED_CASE.findall(out):
+                    print(f"SKIP {line}")
+                    skipped += 1
                 if result != "OK" and bad == 0:
                     bad = 1
                     print(f"FAIL {name}: {result}")

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Builds everything, checks the formatting and that every object waits for
-# the generated headers it includes, runs every test suite and runs them
+# Builds everything, checks the formatting, that every object waits for
+# the generated headers it includes and that docs/design.md's map names
+# every source file, runs every test suite (suite `docs` runs the docs'
+# recipes, scripts/run-doc-recipes.py) and runs them
 # again under valgrind, runs the CPU suites under AddressSanitizer and
 # UBSan (ASAN=0 leaves that out), then builds against
 # Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
@@ -21,6 +23,10 @@ formatting=ok
 # tree's build must not depend on the order ninja picks
 build_order=ok
 python3 scripts/check-build-order.py build || { build_order=fail; status=1; }
+
+# docs/design.md's map names every source file, and only files that exist
+design_map=ok
+python3 scripts/check-design-map.py || { design_map=fail; status=1; }
 
 meson test -C build --print-errorlogs --num-processes 2 || status=1
 cp build/meson-logs/testlog.json build/meson-logs/testlog-plain.json
@@ -79,7 +85,7 @@ if [ "${DEBIAN13:-1}" != 0 ]; then
 fi
 
 python3 scripts/summarize-tests.py --check=formatting=$formatting \
-  --check=build-order=$build_order \
+  --check=build-order=$build_order --check=design-map=$design_map \
   --check=benchmark-smoke=$bench $debian13 $logs \
   || status=1
 exit $status

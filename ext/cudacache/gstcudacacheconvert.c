@@ -25,9 +25,10 @@
  *
  * The conversion itself is the library's #GstCudaCacheConverter: CUDA
  * memory is converted on the device by its kernels, on a non-blocking
- * stream of the element's own, and system memory on the CPU with
- * #GstVideoConverter. The element negotiates, configures the converter and
- * calls it. Properties changed while playing apply from the next buffer.
+ * stream of the element's own, and system memory on the CPU by the same
+ * definition in C (the kernels' taps and arithmetic, on all cores). The
+ * element negotiates, configures the converter and calls it. Properties
+ * changed while playing apply from the next buffer.
  * Output buffers come from the shared cache: caps seen before reuse their
  * memory.
  *
