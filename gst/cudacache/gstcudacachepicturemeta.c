@@ -177,15 +177,6 @@ gst_buffer_get_cuda_cache_picture_meta (GstBuffer * buffer)
       GST_CUDA_CACHE_PICTURE_META_API_TYPE);
 }
 
-static GstCudaCachePictureGeometry *
-picture_geometry_copy (const GstCudaCachePictureGeometry * geometry)
-{
-  return g_memdup2 (geometry, sizeof (*geometry));
-}
-
-G_DEFINE_BOXED_TYPE (GstCudaCachePictureGeometry,
-    gst_cuda_cache_picture_geometry, picture_geometry_copy, g_free);
-
 /**
  * gst_cuda_cache_picture_geometry_to_source:
  * @geometry: a #GstCudaCachePictureGeometry

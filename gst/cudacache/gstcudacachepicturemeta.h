@@ -30,7 +30,9 @@ G_BEGIN_DECLS
  * are continuous, in pixels from the frame's top left corner (a pixel's
  * centre is at `i + 0.5`), as box coordinates are.
  * gst_cuda_cache_converter_get_geometry() gives a conversion's;
- * #GstCudaCachePictureMeta and #GstCudaCacheBatchSlot carry it.
+ * #GstCudaCachePictureMeta and #GstCudaCacheBatchSlot carry it. A plain
+ * struct, as #GstVideoRectangle is: bindings read it in place, in the meta
+ * that holds it.
  *
  * Since: 0.1
  */
@@ -43,10 +45,6 @@ typedef struct
   gdouble scale_x;
   gdouble scale_y;
 } GstCudaCachePictureGeometry;
-
-#define GST_TYPE_CUDA_CACHE_PICTURE_GEOMETRY (gst_cuda_cache_picture_geometry_get_type ())
-GST_CUDA_CACHE_API
-GType gst_cuda_cache_picture_geometry_get_type (void);
 
 GST_CUDA_CACHE_API
 void gst_cuda_cache_picture_geometry_to_source (const
