@@ -49,28 +49,14 @@ enum
 {
   PROP_0,
   PROP_DEVICE_ID,
-  PROP_DEVICE_ID_DEPRECATED,
   PROP_CACHE_LIMIT,
   PROP_CURRENT_SIZE,
-  PROP_USED_BYTES,
-  PROP_IDLE_BYTES,
-  PROP_HITS,
-  PROP_MISSES,
-  PROP_EVICTIONS,
-  PROP_PEAK_SIZE,
-  PROP_PEAK_USED_BYTES,
-  PROP_ALLOC_RETRIES,
-  PROP_ALLOC_FAILURES,
   PROP_STATS_INTERVAL,
   PROP_CACHE,
 };
 
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL 0
-
-/* the end of a deprecated statistics property's blurb */
-#define DEPRECATED_STAT " (deprecated: the " GST_CUDA_CACHE_STATS_MESSAGE_NAME \
-    " message and the cache property carry it)"
 
 struct _GstCudaCacheBaseTransformPrivate
 {
@@ -142,7 +128,6 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-  const GParamFlags ro_deprecated = ro | G_PARAM_DEPRECATED;
 
   gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
   gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
@@ -152,12 +137,6 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   /* the name nvcodec's elements use */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       gst_cuda_cache_param_spec_device_id ());
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID_DEPRECATED,
-      g_param_spec_int ("device-id", "Device ID (deprecated)",
-          "Deprecated alias of cuda-device-id, kept for one release", -1,
-          G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_DEPRECATED |
-          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
       gst_cuda_cache_param_spec_cache_limit ());
   g_object_class_install_property (gobject_class, PROP_CACHE,
@@ -168,48 +147,6 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
           "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
-  /* the rest of the cache's figures: the cudacache-stats message and the
-   * cache property carry them all at once; kept for a release */
-  g_object_class_install_property (gobject_class, PROP_USED_BYTES,
-      g_param_spec_uint64 ("used-bytes", "Used bytes",
-          "Bytes of the cache's memory in buffers now" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
-      g_param_spec_uint64 ("idle-bytes", "Idle bytes",
-          "Bytes the cache keeps for reuse" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_HITS,
-      g_param_spec_uint64 ("hits", "Hits",
-          "Blocks the cache handed out without allocating: a pool takes "
-          "its buffers' blocks when it starts, so this counts pool "
-          "activations' buffers, not frames" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_MISSES,
-      g_param_spec_uint64 ("misses", "Misses",
-          "Blocks the cache had to allocate (pool activations' buffers, not "
-          "frames)" DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_EVICTIONS,
-      g_param_spec_uint64 ("evictions", "Evictions",
-          "Idle blocks freed because of the limit or a clear" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
-      g_param_spec_uint64 ("peak-size", "Peak size",
-          "The highest current-size the cache has reached (see "
-          "gst_cuda_cache_reset_peaks)" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
-      g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
-          "The highest used-bytes the cache has reached" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
-      g_param_spec_uint64 ("alloc-retries", "Allocation retries",
-          "Allocations that failed, made the cache free every idle block "
-          "and were tried once more" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
-      g_param_spec_uint64 ("alloc-failures", "Allocation failures",
-          "Allocations that failed even after that retry (out of memory)"
-          DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       gst_cuda_cache_param_spec_stats_interval ());
 
@@ -267,9 +204,6 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   switch (prop_id) {
-    case PROP_DEVICE_ID_DEPRECATED:
-      GST_WARNING_OBJECT (self, "device-id is deprecated: use cuda-device-id");
-      /* fall through */
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (self);
       self->device_id = g_value_get_int (value);
@@ -318,7 +252,6 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_DEVICE_ID:
-    case PROP_DEVICE_ID_DEPRECATED:
       GST_OBJECT_LOCK (self);
       g_value_set_int (value, self->device_id);
       GST_OBJECT_UNLOCK (self);
@@ -349,42 +282,6 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
     case PROP_CURRENT_SIZE:
       g_value_set_uint64 (value,
           gst_cuda_cache_base_transform_stats (self).current_size);
-      break;
-    case PROP_USED_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).used_bytes);
-      break;
-    case PROP_IDLE_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).idle_bytes);
-      break;
-    case PROP_HITS:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).hits);
-      break;
-    case PROP_MISSES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).misses);
-      break;
-    case PROP_EVICTIONS:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).evictions);
-      break;
-    case PROP_PEAK_SIZE:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).peak_size);
-      break;
-    case PROP_PEAK_USED_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).peak_used_bytes);
-      break;
-    case PROP_ALLOC_RETRIES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).alloc_retries);
-      break;
-    case PROP_ALLOC_FAILURES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).alloc_failures);
       break;
     case PROP_STATS_INTERVAL:
       GST_OBJECT_LOCK (self);
