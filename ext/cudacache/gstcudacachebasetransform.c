@@ -39,7 +39,7 @@
 #include "gstcudacacheelementprops.h"
 #include "gstcudacachekeptpools.h"
 /* header-only, not installed: the version differences of gst-cuda */
-#include <gst/cudacache/gstcudacache-compat-private.h>
+#include "gstcudacachecompat.h"
 
 /* shared with gstcudacachekeptpools.c */
 GST_DEBUG_CATEGORY (gst_cuda_cache_base_transform_debug);
@@ -71,7 +71,7 @@ struct _GstCudaCacheBaseTransformPrivate
    * it writes its output on; 1.24+: the CUDA memory of the pools it
    * configures for that output is allocated on it, so that writers leave it
    * to be waited for by readers of other streams */
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
 
   /* streaming thread only: in passthrough with tensor caps, the bytes a
    * buffer must hold (0 otherwise), and whether a shorter one was reported
@@ -399,7 +399,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
   guint n_devices = gst_cuda_cache_device_get_count ();
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -432,9 +432,9 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  stream = gst_cuda_cache_compat_stream_new (self->context);
+  stream = gst_cuda_cache_element_stream_new (self->context);
   GST_OBJECT_LOCK (self);
-  gst_cuda_cache_compat_stream_clear (&self->priv->stream);
+  gst_cuda_cache_element_stream_clear (&self->priv->stream);
   self->priv->stream = stream;
   GST_OBJECT_UNLOCK (self);
 
@@ -447,7 +447,7 @@ static void
 gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 {
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
   GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
@@ -461,7 +461,7 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   stream = priv->stream;
   priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_cache_compat_stream_clear (&stream);
+  gst_cuda_cache_element_stream_clear (&stream);
   gst_clear_object (&context);
 }
 
@@ -600,7 +600,7 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
       gst_buffer_peek_memory (buffer, 0) : NULL;
   GstCudaContext *context, *old;
-  GstCudaCacheStream *stream, *old_stream;
+  GstCudaCacheElementStream *stream, *old_stream;
   GstCaps *incaps = NULL, *outcaps = NULL;
   gboolean same;
   gint device_id, mem_device_id = -1;
@@ -626,7 +626,7 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
 
   GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
       " from %" GST_PTR_FORMAT, context, self->context);
-  stream = gst_cuda_cache_compat_stream_new (context);
+  stream = gst_cuda_cache_element_stream_new (context);
   GST_OBJECT_LOCK (self);
   old = self->context;
   self->context = gst_object_ref (context);
@@ -635,7 +635,7 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   GST_OBJECT_UNLOCK (self);
   /* the kept pools hand out the old context's memory */
   gst_cuda_cache_kept_pools_clear (priv->kept);
-  gst_cuda_cache_compat_stream_clear (&old_stream);
+  gst_cuda_cache_element_stream_clear (&old_stream);
   gst_clear_object (&old);
 
   if (gst_cuda_cache_base_transform_set_caps (trans, incaps, outcaps))
@@ -772,7 +772,7 @@ gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self)
   CUstream stream;
 
   GST_OBJECT_LOCK (self);
-  stream = gst_cuda_cache_compat_stream_handle (self->priv->stream);
+  stream = gst_cuda_cache_element_stream_handle (self->priv->stream);
   GST_OBJECT_UNLOCK (self);
 
   return stream;
@@ -808,7 +808,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
     gchar ** reason)
 {
   GstCudaContext *context = NULL;
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
   GstBufferPool *pool = NULL;
   GstCaps *caps;
 
