@@ -299,6 +299,7 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
     GstContext * context)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (element);
+  GstCudaContext *cuda = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -306,11 +307,48 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
   GST_OBJECT_UNLOCK (self);
 
   /* a CUDA context can only come from an element that already loaded the
-   * driver, so this never touches gst-cuda on a machine without one */
-  if (gst_cuda_cache_device_get_count () > 0)
-    gst_cuda_handle_set_context (element, context, device_id, &self->context);
+   * driver, so this never touches gst-cuda on a machine without one. Not
+   * under the object lock (gst-cuda logs with the element's path): the
+   * context found is kept under it, unless the element has one by then */
+  if (gst_cuda_cache_device_get_count () > 0 &&
+      gst_cuda_handle_set_context (element, context, device_id, &cuda) &&
+      cuda) {
+    GST_OBJECT_LOCK (self);
+    if (!self->context)
+      self->context = g_steal_pointer (&cuda);
+    GST_OBJECT_UNLOCK (self);
+  }
+  gst_clear_object (&cuda);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* The element's CUDA context (transfer full), or NULL. self->context is
+ * written and read under the object lock only: set_context () may set it
+ * from any thread, stop () clears it from the state change's. */
+static GstCudaContext *
+gst_cuda_cache_base_transform_ref_context (GstCudaCacheBaseTransform * self)
+{
+  GstCudaContext *context = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->context)
+    context = gst_object_ref (self->context);
+  GST_OBJECT_UNLOCK (self);
+
+  return context;
+}
+
+static gboolean
+gst_cuda_cache_base_transform_has_context (GstCudaCacheBaseTransform * self)
+{
+  gboolean found;
+
+  GST_OBJECT_LOCK (self);
+  found = self->context != NULL;
+  GST_OBJECT_UNLOCK (self);
+
+  return found;
 }
 
 /* Asks @pad's peer for a CUDA context; set_context() takes it. */
@@ -344,13 +382,13 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
   GstCudaContext *context;
   GstContext *gst_context;
   gint device_id;
+  gboolean found;
 
   /* one search at a time in the process, as gst-cuda does */
   g_rec_mutex_lock (&lock);
   GST_OBJECT_LOCK (self);
   if (self->context || self->priv->finding_context) {
-    gboolean found = self->context != NULL;
-
+    found = self->context != NULL;
     GST_OBJECT_UNLOCK (self);
     g_rec_mutex_unlock (&lock);
     return found;
@@ -361,15 +399,15 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
 
   /* downstream, upstream, then the application and the bins */
   gst_cuda_cache_base_transform_query_context (self, trans->srcpad);
-  if (!self->context)
+  if (!gst_cuda_cache_base_transform_has_context (self))
     gst_cuda_cache_base_transform_query_context (self, trans->sinkpad);
-  if (!self->context) {
+  if (!gst_cuda_cache_base_transform_has_context (self)) {
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_need_context (GST_OBJECT (self),
             GST_CUDA_CONTEXT_TYPE));
   }
 
-  if (!self->context) {
+  if (!gst_cuda_cache_base_transform_has_context (self)) {
     context = gst_cuda_cache_device_get_default_context (MAX (device_id, 0));
     if (context) {
       GST_INFO_OBJECT (self, "shared default context %" GST_PTR_FORMAT,
@@ -379,19 +417,27 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
           GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, context,
           "cuda-device-id", G_TYPE_UINT, (guint) MAX (device_id, 0), NULL);
       GST_OBJECT_LOCK (self);
-      self->context = context;
+      /* one set_context () gave meanwhile, from another thread, wins */
+      if (!self->context)
+        self->context = g_steal_pointer (&context);
       GST_OBJECT_UNLOCK (self);
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_have_context (GST_OBJECT (self), gst_context));
+      if (!context) {
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_message_new_have_context (GST_OBJECT (self), gst_context));
+      } else {
+        gst_context_unref (gst_context);
+        gst_object_unref (context);
+      }
     }
   }
 
   GST_OBJECT_LOCK (self);
   self->priv->finding_context = FALSE;
+  found = self->context != NULL;
   GST_OBJECT_UNLOCK (self);
   g_rec_mutex_unlock (&lock);
 
-  return self->context != NULL;
+  return found;
 }
 
 static gboolean
@@ -399,7 +445,8 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
   guint n_devices = gst_cuda_cache_device_get_count ();
-  GstCudaCacheElementStream *stream;
+  GstCudaCacheElementStream *stream = NULL;
+  GstCudaContext *context;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -432,7 +479,10 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  stream = gst_cuda_cache_element_stream_new (self->context);
+  context = gst_cuda_cache_base_transform_ref_context (self);
+  if (context)
+    stream = gst_cuda_cache_element_stream_new (context);
+  gst_clear_object (&context);
   GST_OBJECT_LOCK (self);
   gst_cuda_cache_element_stream_clear (&self->priv->stream);
   self->priv->stream = stream;
@@ -498,15 +548,20 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     const gchar *context_type = NULL;
+    GstCudaContext *context = NULL;
+    gboolean answered;
 
     gst_query_parse_context_type (query, &context_type);
     /* an nvcodec neighbour asking before this element started: answer
      * with what this element would use, so the pipeline agrees on one */
     if (g_strcmp0 (context_type, GST_CUDA_CONTEXT_TYPE) == 0 &&
         gst_cuda_cache_device_get_count () > 0 &&
-        gst_cuda_cache_base_transform_ensure_context (self) &&
-        gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-            self->context))
+        gst_cuda_cache_base_transform_ensure_context (self))
+      context = gst_cuda_cache_base_transform_ref_context (self);
+    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (self),
+        query, context);
+    gst_clear_object (&context);
+    if (answered)
       return TRUE;
   }
 
@@ -514,12 +569,12 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
       query);
 }
 
+/* The cache of @context's device, or the system cache where NULL */
 static GstCudaCache *
-gst_cuda_cache_base_transform_select_cache (GstCudaCacheBaseTransform * self,
-    gboolean cuda_memory)
+gst_cuda_cache_base_transform_select_cache (GstCudaContext * context)
 {
-  if (cuda_memory && self->context)
-    return gst_cuda_cache_device_get_cache (self->context);
+  if (context)
+    return gst_cuda_cache_device_get_cache (context);
 
   return gst_cuda_cache_get_system ();
 }
@@ -537,17 +592,21 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
       GST_CUDA_CACHE_BASE_TRANSFORM_GET_CLASS (self);
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
   GstCudaCacheTensorInfo tensor;
+  GstCudaContext *context = NULL;
   GstCudaCache *cache, *old;
   guint64 limit_bytes;
   gint64 asked_at;
-  gboolean offer_limit;
+  gboolean offer_limit, ret = TRUE;
 
-  if (cuda_memory && !self->context) {
-    GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
-    return FALSE;
+  if (cuda_memory) {
+    context = gst_cuda_cache_base_transform_ref_context (self);
+    if (!context) {
+      GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
+      return FALSE;
+    }
   }
 
-  cache = gst_cuda_cache_base_transform_select_cache (self, cuda_memory);
+  cache = gst_cuda_cache_base_transform_select_cache (context);
   GST_OBJECT_LOCK (self);
   old = self->cache;
   self->cache = gst_object_ref (cache);
@@ -578,10 +637,10 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   self->priv->short_reported = FALSE;
 
   if (klass->set_info && !gst_base_transform_is_passthrough (trans))
-    return klass->set_info (self, incaps, outcaps, cuda_memory ?
-        self->context : NULL);
+    ret = klass->set_info (self, incaps, outcaps, context);
+  gst_clear_object (&context);
 
-  return TRUE;
+  return ret;
 }
 
 /* With cuda-device-id -1, or the device of the CUDA memory that arrives,
@@ -624,8 +683,6 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   if (!incaps || !outcaps)
     goto done;
 
-  GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
-      " from %" GST_PTR_FORMAT, context, self->context);
   stream = gst_cuda_cache_element_stream_new (context);
   GST_OBJECT_LOCK (self);
   old = self->context;
@@ -633,6 +690,8 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   old_stream = priv->stream;
   priv->stream = stream;
   GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
+      " from %" GST_PTR_FORMAT, context, old);
   /* the kept pools hand out the old context's memory */
   gst_cuda_cache_kept_pools_clear (priv->kept);
   gst_cuda_cache_element_stream_clear (&old_stream);
@@ -739,8 +798,12 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
     cache = gst_object_ref (self->cache);
   GST_OBJECT_UNLOCK (self);
 
-  if (!cache)
-    cache = gst_cuda_cache_base_transform_select_cache (self, TRUE);
+  if (!cache) {
+    GstCudaContext *context = gst_cuda_cache_base_transform_ref_context (self);
+
+    cache = gst_cuda_cache_base_transform_select_cache (context);
+    gst_clear_object (&context);
+  }
 
   return cache;
 }
