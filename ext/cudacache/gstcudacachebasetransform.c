@@ -146,7 +146,11 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "negotiated", GST_TYPE_CUDA_CACHE, ro));
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
-          "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
+          "Bytes the cache this element's memory comes from owns, in use "
+          "and idle (the cache property's; before negotiation, that of the "
+          "cache the element would use); its other statistics are in the "
+          "cudacache-stats message (stats-interval) and the cache's "
+          "gst_cuda_cache_get_stats ()", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       gst_cuda_cache_param_spec_stats_interval ());
 
