@@ -1,9 +1,10 @@
 #!/bin/sh
 # Builds everything, checks the formatting, that every object waits for
-# the generated headers it includes and that docs/design.md's map names
-# every source file, runs every test suite (suite `docs` runs the docs'
-# recipes, scripts/run-doc-recipes.py) and runs them
-# again under valgrind, runs the CPU suites under AddressSanitizer and
+# the generated headers it includes, that docs/design.md's map names
+# every source file and that the plugin builds against a staged install of
+# the library (scripts/check-plugin-on-install.sh), runs every test suite
+# (suite `docs` runs the docs' recipes, scripts/run-doc-recipes.py) and
+# runs them again under valgrind, runs the CPU suites under AddressSanitizer and
 # UBSan (ASAN=0 leaves that out), then builds against
 # Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
 # (scripts/debian13.sh; DEBIAN13=0 leaves that out), then prints
@@ -27,6 +28,13 @@ python3 scripts/check-build-order.py build || { build_order=fail; status=1; }
 # docs/design.md's map names every source file, and only files that exist
 design_map=ok
 python3 scripts/check-design-map.py || { design_map=fail; status=1; }
+
+# the plugin builds on the library's installed headers and library alone:
+# a staged `meson install --destdir`, and ext/cudacache/*.c compiled and
+# linked against it through pkg-config
+plugin_on_install=ok
+./scripts/check-plugin-on-install.sh build > build/plugin-on-install.log 2>&1 ||
+  { plugin_on_install=fail; status=1; tail -20 build/plugin-on-install.log; }
 
 meson test -C build --print-errorlogs --num-processes 2 || status=1
 cp build/meson-logs/testlog.json build/meson-logs/testlog-plain.json
@@ -86,6 +94,7 @@ fi
 
 python3 scripts/summarize-tests.py --check=formatting=$formatting \
   --check=build-order=$build_order --check=design-map=$design_map \
+  --check=plugin-on-install=$plugin_on_install \
   --check=benchmark-smoke=$bench $debian13 $logs \
   || status=1
 exit $status

@@ -39,7 +39,7 @@
 #include "gstcudacacheelementprops.h"
 #include "gstcudacachekeptpools.h"
 /* header-only, not installed: the version differences of gst-cuda */
-#include <gst/cudacache/gstcudacache-compat-private.h>
+#include "gstcudacachecompat.h"
 
 /* shared with gstcudacachekeptpools.c */
 GST_DEBUG_CATEGORY (gst_cuda_cache_base_transform_debug);
@@ -49,28 +49,14 @@ enum
 {
   PROP_0,
   PROP_DEVICE_ID,
-  PROP_DEVICE_ID_DEPRECATED,
   PROP_CACHE_LIMIT,
   PROP_CURRENT_SIZE,
-  PROP_USED_BYTES,
-  PROP_IDLE_BYTES,
-  PROP_HITS,
-  PROP_MISSES,
-  PROP_EVICTIONS,
-  PROP_PEAK_SIZE,
-  PROP_PEAK_USED_BYTES,
-  PROP_ALLOC_RETRIES,
-  PROP_ALLOC_FAILURES,
   PROP_STATS_INTERVAL,
   PROP_CACHE,
 };
 
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_STATS_INTERVAL 0
-
-/* the end of a deprecated statistics property's blurb */
-#define DEPRECATED_STAT " (deprecated: the " GST_CUDA_CACHE_STATS_MESSAGE_NAME \
-    " message and the cache property carry it)"
 
 struct _GstCudaCacheBaseTransformPrivate
 {
@@ -85,7 +71,7 @@ struct _GstCudaCacheBaseTransformPrivate
    * it writes its output on; 1.24+: the CUDA memory of the pools it
    * configures for that output is allocated on it, so that writers leave it
    * to be waited for by readers of other streams */
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
 
   /* streaming thread only: in passthrough with tensor caps, the bytes a
    * buffer must hold (0 otherwise), and whether a shorter one was reported
@@ -142,7 +128,6 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-  const GParamFlags ro_deprecated = ro | G_PARAM_DEPRECATED;
 
   gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
   gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
@@ -152,12 +137,6 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   /* the name nvcodec's elements use */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       gst_cuda_cache_param_spec_device_id ());
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID_DEPRECATED,
-      g_param_spec_int ("device-id", "Device ID (deprecated)",
-          "Deprecated alias of cuda-device-id, kept for one release", -1,
-          G_MAXINT, DEFAULT_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | G_PARAM_DEPRECATED |
-          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
       gst_cuda_cache_param_spec_cache_limit ());
   g_object_class_install_property (gobject_class, PROP_CACHE,
@@ -167,49 +146,11 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
           "negotiated", GST_TYPE_CUDA_CACHE, ro));
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
-          "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
-  /* the rest of the cache's figures: the cudacache-stats message and the
-   * cache property carry them all at once; kept for a release */
-  g_object_class_install_property (gobject_class, PROP_USED_BYTES,
-      g_param_spec_uint64 ("used-bytes", "Used bytes",
-          "Bytes of the cache's memory in buffers now" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
-      g_param_spec_uint64 ("idle-bytes", "Idle bytes",
-          "Bytes the cache keeps for reuse" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_HITS,
-      g_param_spec_uint64 ("hits", "Hits",
-          "Blocks the cache handed out without allocating: a pool takes "
-          "its buffers' blocks when it starts, so this counts pool "
-          "activations' buffers, not frames" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_MISSES,
-      g_param_spec_uint64 ("misses", "Misses",
-          "Blocks the cache had to allocate (pool activations' buffers, not "
-          "frames)" DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_EVICTIONS,
-      g_param_spec_uint64 ("evictions", "Evictions",
-          "Idle blocks freed because of the limit or a clear" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
-      g_param_spec_uint64 ("peak-size", "Peak size",
-          "The highest current-size the cache has reached (see "
-          "gst_cuda_cache_reset_peaks)" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
-      g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
-          "The highest used-bytes the cache has reached" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
-      g_param_spec_uint64 ("alloc-retries", "Allocation retries",
-          "Allocations that failed, made the cache free every idle block "
-          "and were tried once more" DEPRECATED_STAT,
-          0, G_MAXUINT64, 0, ro_deprecated));
-  g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
-      g_param_spec_uint64 ("alloc-failures", "Allocation failures",
-          "Allocations that failed even after that retry (out of memory)"
-          DEPRECATED_STAT, 0, G_MAXUINT64, 0, ro_deprecated));
+          "Bytes the cache this element's memory comes from owns, in use "
+          "and idle (the cache property's; before negotiation, that of the "
+          "cache the element would use); its other statistics are in the "
+          "cudacache-stats message (stats-interval) and the cache's "
+          "gst_cuda_cache_get_stats ()", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       gst_cuda_cache_param_spec_stats_interval ());
 
@@ -267,9 +208,6 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   switch (prop_id) {
-    case PROP_DEVICE_ID_DEPRECATED:
-      GST_WARNING_OBJECT (self, "device-id is deprecated: use cuda-device-id");
-      /* fall through */
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (self);
       self->device_id = g_value_get_int (value);
@@ -318,7 +256,6 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
 
   switch (prop_id) {
     case PROP_DEVICE_ID:
-    case PROP_DEVICE_ID_DEPRECATED:
       GST_OBJECT_LOCK (self);
       g_value_set_int (value, self->device_id);
       GST_OBJECT_UNLOCK (self);
@@ -350,42 +287,6 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
       g_value_set_uint64 (value,
           gst_cuda_cache_base_transform_stats (self).current_size);
       break;
-    case PROP_USED_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).used_bytes);
-      break;
-    case PROP_IDLE_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).idle_bytes);
-      break;
-    case PROP_HITS:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).hits);
-      break;
-    case PROP_MISSES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).misses);
-      break;
-    case PROP_EVICTIONS:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).evictions);
-      break;
-    case PROP_PEAK_SIZE:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).peak_size);
-      break;
-    case PROP_PEAK_USED_BYTES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).peak_used_bytes);
-      break;
-    case PROP_ALLOC_RETRIES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).alloc_retries);
-      break;
-    case PROP_ALLOC_FAILURES:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).alloc_failures);
-      break;
     case PROP_STATS_INTERVAL:
       GST_OBJECT_LOCK (self);
       g_value_set_uint (value, self->stats_interval_ms);
@@ -402,6 +303,7 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
     GstContext * context)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (element);
+  GstCudaContext *cuda = NULL;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -409,11 +311,48 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
   GST_OBJECT_UNLOCK (self);
 
   /* a CUDA context can only come from an element that already loaded the
-   * driver, so this never touches gst-cuda on a machine without one */
-  if (gst_cuda_cache_device_get_count () > 0)
-    gst_cuda_handle_set_context (element, context, device_id, &self->context);
+   * driver, so this never touches gst-cuda on a machine without one. Not
+   * under the object lock (gst-cuda logs with the element's path): the
+   * context found is kept under it, unless the element has one by then */
+  if (gst_cuda_cache_device_get_count () > 0 &&
+      gst_cuda_handle_set_context (element, context, device_id, &cuda) &&
+      cuda) {
+    GST_OBJECT_LOCK (self);
+    if (!self->context)
+      self->context = g_steal_pointer (&cuda);
+    GST_OBJECT_UNLOCK (self);
+  }
+  gst_clear_object (&cuda);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* The element's CUDA context (transfer full), or NULL. self->context is
+ * written and read under the object lock only: set_context () may set it
+ * from any thread, stop () clears it from the state change's. */
+static GstCudaContext *
+gst_cuda_cache_base_transform_ref_context (GstCudaCacheBaseTransform * self)
+{
+  GstCudaContext *context = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->context)
+    context = gst_object_ref (self->context);
+  GST_OBJECT_UNLOCK (self);
+
+  return context;
+}
+
+static gboolean
+gst_cuda_cache_base_transform_has_context (GstCudaCacheBaseTransform * self)
+{
+  gboolean found;
+
+  GST_OBJECT_LOCK (self);
+  found = self->context != NULL;
+  GST_OBJECT_UNLOCK (self);
+
+  return found;
 }
 
 /* Asks @pad's peer for a CUDA context; set_context() takes it. */
@@ -447,13 +386,13 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
   GstCudaContext *context;
   GstContext *gst_context;
   gint device_id;
+  gboolean found;
 
   /* one search at a time in the process, as gst-cuda does */
   g_rec_mutex_lock (&lock);
   GST_OBJECT_LOCK (self);
   if (self->context || self->priv->finding_context) {
-    gboolean found = self->context != NULL;
-
+    found = self->context != NULL;
     GST_OBJECT_UNLOCK (self);
     g_rec_mutex_unlock (&lock);
     return found;
@@ -464,15 +403,15 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
 
   /* downstream, upstream, then the application and the bins */
   gst_cuda_cache_base_transform_query_context (self, trans->srcpad);
-  if (!self->context)
+  if (!gst_cuda_cache_base_transform_has_context (self))
     gst_cuda_cache_base_transform_query_context (self, trans->sinkpad);
-  if (!self->context) {
+  if (!gst_cuda_cache_base_transform_has_context (self)) {
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_need_context (GST_OBJECT (self),
             GST_CUDA_CONTEXT_TYPE));
   }
 
-  if (!self->context) {
+  if (!gst_cuda_cache_base_transform_has_context (self)) {
     context = gst_cuda_cache_device_get_default_context (MAX (device_id, 0));
     if (context) {
       GST_INFO_OBJECT (self, "shared default context %" GST_PTR_FORMAT,
@@ -482,19 +421,27 @@ gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
           GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, context,
           "cuda-device-id", G_TYPE_UINT, (guint) MAX (device_id, 0), NULL);
       GST_OBJECT_LOCK (self);
-      self->context = context;
+      /* one set_context () gave meanwhile, from another thread, wins */
+      if (!self->context)
+        self->context = g_steal_pointer (&context);
       GST_OBJECT_UNLOCK (self);
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_have_context (GST_OBJECT (self), gst_context));
+      if (!context) {
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_message_new_have_context (GST_OBJECT (self), gst_context));
+      } else {
+        gst_context_unref (gst_context);
+        gst_object_unref (context);
+      }
     }
   }
 
   GST_OBJECT_LOCK (self);
   self->priv->finding_context = FALSE;
+  found = self->context != NULL;
   GST_OBJECT_UNLOCK (self);
   g_rec_mutex_unlock (&lock);
 
-  return self->context != NULL;
+  return found;
 }
 
 static gboolean
@@ -502,7 +449,8 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
   guint n_devices = gst_cuda_cache_device_get_count ();
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream = NULL;
+  GstCudaContext *context;
   gint device_id;
 
   GST_OBJECT_LOCK (self);
@@ -535,9 +483,12 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  stream = gst_cuda_cache_compat_stream_new (self->context);
+  context = gst_cuda_cache_base_transform_ref_context (self);
+  if (context)
+    stream = gst_cuda_cache_element_stream_new (context);
+  gst_clear_object (&context);
   GST_OBJECT_LOCK (self);
-  gst_cuda_cache_compat_stream_clear (&self->priv->stream);
+  gst_cuda_cache_element_stream_clear (&self->priv->stream);
   self->priv->stream = stream;
   GST_OBJECT_UNLOCK (self);
 
@@ -550,7 +501,7 @@ static void
 gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 {
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
   GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
@@ -564,7 +515,7 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
   stream = priv->stream;
   priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_cache_compat_stream_clear (&stream);
+  gst_cuda_cache_element_stream_clear (&stream);
   gst_clear_object (&context);
 }
 
@@ -601,15 +552,20 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     const gchar *context_type = NULL;
+    GstCudaContext *context = NULL;
+    gboolean answered;
 
     gst_query_parse_context_type (query, &context_type);
     /* an nvcodec neighbour asking before this element started: answer
      * with what this element would use, so the pipeline agrees on one */
     if (g_strcmp0 (context_type, GST_CUDA_CONTEXT_TYPE) == 0 &&
         gst_cuda_cache_device_get_count () > 0 &&
-        gst_cuda_cache_base_transform_ensure_context (self) &&
-        gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-            self->context))
+        gst_cuda_cache_base_transform_ensure_context (self))
+      context = gst_cuda_cache_base_transform_ref_context (self);
+    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (self),
+        query, context);
+    gst_clear_object (&context);
+    if (answered)
       return TRUE;
   }
 
@@ -617,12 +573,12 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
       query);
 }
 
+/* The cache of @context's device, or the system cache where NULL */
 static GstCudaCache *
-gst_cuda_cache_base_transform_select_cache (GstCudaCacheBaseTransform * self,
-    gboolean cuda_memory)
+gst_cuda_cache_base_transform_select_cache (GstCudaContext * context)
 {
-  if (cuda_memory && self->context)
-    return gst_cuda_cache_device_get_cache (self->context);
+  if (context)
+    return gst_cuda_cache_device_get_cache (context);
 
   return gst_cuda_cache_get_system ();
 }
@@ -640,17 +596,21 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
       GST_CUDA_CACHE_BASE_TRANSFORM_GET_CLASS (self);
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
   GstCudaCacheTensorInfo tensor;
+  GstCudaContext *context = NULL;
   GstCudaCache *cache, *old;
   guint64 limit_bytes;
   gint64 asked_at;
-  gboolean offer_limit;
+  gboolean offer_limit, ret = TRUE;
 
-  if (cuda_memory && !self->context) {
-    GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
-    return FALSE;
+  if (cuda_memory) {
+    context = gst_cuda_cache_base_transform_ref_context (self);
+    if (!context) {
+      GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
+      return FALSE;
+    }
   }
 
-  cache = gst_cuda_cache_base_transform_select_cache (self, cuda_memory);
+  cache = gst_cuda_cache_base_transform_select_cache (context);
   GST_OBJECT_LOCK (self);
   old = self->cache;
   self->cache = gst_object_ref (cache);
@@ -681,10 +641,10 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   self->priv->short_reported = FALSE;
 
   if (klass->set_info && !gst_base_transform_is_passthrough (trans))
-    return klass->set_info (self, incaps, outcaps, cuda_memory ?
-        self->context : NULL);
+    ret = klass->set_info (self, incaps, outcaps, context);
+  gst_clear_object (&context);
 
-  return TRUE;
+  return ret;
 }
 
 /* With cuda-device-id -1, or the device of the CUDA memory that arrives,
@@ -703,7 +663,7 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   GstMemory *mem = gst_buffer_n_memory (buffer) > 0 ?
       gst_buffer_peek_memory (buffer, 0) : NULL;
   GstCudaContext *context, *old;
-  GstCudaCacheStream *stream, *old_stream;
+  GstCudaCacheElementStream *stream, *old_stream;
   GstCaps *incaps = NULL, *outcaps = NULL;
   gboolean same;
   gint device_id, mem_device_id = -1;
@@ -727,18 +687,18 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   if (!incaps || !outcaps)
     goto done;
 
-  GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
-      " from %" GST_PTR_FORMAT, context, self->context);
-  stream = gst_cuda_cache_compat_stream_new (context);
+  stream = gst_cuda_cache_element_stream_new (context);
   GST_OBJECT_LOCK (self);
   old = self->context;
   self->context = gst_object_ref (context);
   old_stream = priv->stream;
   priv->stream = stream;
   GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "following the input's memory to %" GST_PTR_FORMAT
+      " from %" GST_PTR_FORMAT, context, old);
   /* the kept pools hand out the old context's memory */
   gst_cuda_cache_kept_pools_clear (priv->kept);
-  gst_cuda_cache_compat_stream_clear (&old_stream);
+  gst_cuda_cache_element_stream_clear (&old_stream);
   gst_clear_object (&old);
 
   if (gst_cuda_cache_base_transform_set_caps (trans, incaps, outcaps))
@@ -842,8 +802,12 @@ gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
     cache = gst_object_ref (self->cache);
   GST_OBJECT_UNLOCK (self);
 
-  if (!cache)
-    cache = gst_cuda_cache_base_transform_select_cache (self, TRUE);
+  if (!cache) {
+    GstCudaContext *context = gst_cuda_cache_base_transform_ref_context (self);
+
+    cache = gst_cuda_cache_base_transform_select_cache (context);
+    gst_clear_object (&context);
+  }
 
   return cache;
 }
@@ -875,7 +839,7 @@ gst_cuda_cache_base_transform_get_stream (GstCudaCacheBaseTransform * self)
   CUstream stream;
 
   GST_OBJECT_LOCK (self);
-  stream = gst_cuda_cache_compat_stream_handle (self->priv->stream);
+  stream = gst_cuda_cache_element_stream_handle (self->priv->stream);
   GST_OBJECT_UNLOCK (self);
 
   return stream;
@@ -911,7 +875,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
     gchar ** reason)
 {
   GstCudaContext *context = NULL;
-  GstCudaCacheStream *stream;
+  GstCudaCacheElementStream *stream;
   GstBufferPool *pool = NULL;
   GstCaps *caps;
 

@@ -48,11 +48,10 @@ struct _GstCudaCacheBaseTransform
 {
   GstBaseTransform parent;
 
-  /* < protected > */
-  GstCudaContext *context;      /* NULL where there is no device */
-  gboolean cuda_memory;         /* negotiated output is CUDA memory */
-
   /* < private >, under the object lock */
+  GstCudaContext *context;      /* NULL where there is no device; subclasses
+                                 * get it in set_info */
+  gboolean cuda_memory;         /* negotiated output is CUDA memory */
   gint device_id;
   GstCudaCache *cache;          /* the cache of the negotiated memory */
   guint64 limit_bytes;          /* the last cache-limit set on the element */

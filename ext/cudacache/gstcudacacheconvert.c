@@ -154,7 +154,7 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
       "for CUDA memory and on the CPU otherwise, into memory from the shared "
       "cache. Tensor dimensions are a string of 3 or 4 numbers, innermost "
       "first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC, e.g. "
-      "dimensions=(string)640:640:3:1", "gst-cuda-cache developers");
+      "dimensions=(string)640:640:3:1", "the gst-cuda-cache authors");
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_stop);

@@ -73,7 +73,7 @@ gst_cuda_cache_identity_class_init (GstCudaCacheIdentityClass * klass)
       "CUDA cache identity", "Filter/Video/Hardware",
       "Passes frames through and offers upstream a buffer pool over the "
       "shared CUDA (or system-memory) cache, so caps changes reuse memory",
-      "gst-cuda-cache developers");
+      "the gst-cuda-cache authors");
 
   trans_class->passthrough_on_same_caps = TRUE;
 

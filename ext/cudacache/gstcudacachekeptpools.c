@@ -127,7 +127,7 @@ caps_frame_size (GstCaps * caps)
  * Returns: whether @pool is now configured for @caps; @size: its buffers'
  * size, as the pool settled it */
 static gboolean
-configure_pool (GstBufferPool * pool, GstCudaCacheStream * stream,
+configure_pool (GstBufferPool * pool, GstCudaCacheElementStream * stream,
     GstCaps * caps, gsize frame_size, guint min_buffers, guint max_buffers,
     guint * size)
 {
@@ -138,10 +138,10 @@ configure_pool (GstBufferPool * pool, GstCudaCacheStream * stream,
       max_buffers);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (stream && (!GST_IS_CUDA_CACHE_POOL (pool) ||
-          gst_cuda_cache_compat_stream_get_context (stream) !=
+          gst_cuda_cache_element_stream_get_context (stream) !=
           GST_CUDA_BUFFER_POOL (pool)->context))
     stream = NULL;
-  gst_cuda_cache_compat_config_set_stream (config, stream);
+  gst_cuda_cache_element_stream_config_set (config, stream);
   if (!gst_buffer_pool_set_config (pool, config))
     return FALSE;
 
@@ -189,7 +189,7 @@ set_refusal (gchar ** reason, gchar * before, GstCaps * caps,
 GstBufferPool *
 gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
     GstCudaCachePoolSide side, GstCaps * caps, GstCudaContext * context,
-    GstCudaCacheStream * stream, guint min_buffers, guint max_buffers,
+    GstCudaCacheElementStream * stream, guint min_buffers, guint max_buffers,
     guint * size, gchar ** reason)
 {
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);

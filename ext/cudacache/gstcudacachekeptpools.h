@@ -6,7 +6,7 @@
 
 #include <gst/gst.h>
 #include <gst/cuda/gstcudacontext.h>
-#include <gst/cudacache/gstcudacache-compat-private.h>
+#include "gstcudacachecompat.h"
 
 G_BEGIN_DECLS
 
@@ -32,7 +32,7 @@ void gst_cuda_cache_kept_pools_clear (GstCudaCacheKeptPools * kept);
 
 GstBufferPool *gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * kept,
     GstCudaCachePoolSide side, GstCaps * caps, GstCudaContext * context,
-    GstCudaCacheStream * stream, guint min_buffers, guint max_buffers,
+    GstCudaCacheElementStream * stream, guint min_buffers, guint max_buffers,
     guint * size, gchar ** reason);
 
 G_END_DECLS

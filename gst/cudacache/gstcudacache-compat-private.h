@@ -32,6 +32,7 @@ G_BEGIN_DECLS
 
 #if GST_CUDA_CACHE_HAVE_STREAM
 #include <gst/cuda/gstcudastream.h>
+#include <gst/cudacache/gstcudacachepool.h>
 typedef GstCudaStream GstCudaCacheStream;
 #else
 typedef struct
@@ -186,22 +187,16 @@ gst_cuda_cache_compat_memory_set_need_sync (GstMemory * mem,
 }
 
 /* The stream a buffer pool config asks memory to be allocated on
- * (transfer full), or NULL. */
-/* Marks a pool config whose stream is its writer's own (1.24+). */
-#define GST_CUDA_CACHE_CONFIG_WRITER_STREAM "GstCudaCachePool.writer-stream"
-
+ * (transfer full), or NULL: only the stream of the element that writes
+ * the memory (gst_buffer_pool_config_set_cuda_cache_writer_stream()); one
+ * an upstream element puts in the config of a pool proposed to it would
+ * tie the blocks to that element alone, and it waits for its own stream
+ * where the memory carries another */
 static inline GstCudaCacheStream *
 gst_cuda_cache_compat_config_get_stream (GstStructure * config)
 {
 #if GST_CUDA_CACHE_HAVE_STREAM
-  gboolean writer = FALSE;
-
-  /* only the stream of the element that writes the memory: one an
-   * upstream element puts in the config of a pool proposed to it would
-   * tie the blocks to that element alone, and it waits for its own
-   * stream where the memory carries another */
-  if (!gst_structure_get_boolean (config, GST_CUDA_CACHE_CONFIG_WRITER_STREAM,
-          &writer) || !writer)
+  if (!gst_buffer_pool_config_get_cuda_cache_writer_stream (config))
     return NULL;
   return gst_buffer_pool_config_get_cuda_stream (config);
 #else
@@ -209,13 +204,13 @@ gst_cuda_cache_compat_config_get_stream (GstStructure * config)
 #endif
 }
 
+/* Asks the pool of @config to allocate on @stream, its writer's (1.24+) */
 static inline void
 gst_cuda_cache_compat_config_set_stream (GstStructure * config,
     GstCudaCacheStream * stream)
 {
 #if GST_CUDA_CACHE_HAVE_STREAM
-  gst_structure_set (config, GST_CUDA_CACHE_CONFIG_WRITER_STREAM,
-      G_TYPE_BOOLEAN, stream != NULL, NULL);
+  gst_buffer_pool_config_set_cuda_cache_writer_stream (config, stream != NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);
 #endif

@@ -61,6 +61,13 @@ GST_CUDA_CACHE_API
 gboolean gst_buffer_pool_config_get_cuda_cache (GstStructure * config,
     GstCudaCache ** cache);
 
+GST_CUDA_CACHE_API
+void gst_buffer_pool_config_set_cuda_cache_writer_stream (GstStructure * config,
+    gboolean writer_stream);
+
+GST_CUDA_CACHE_API
+gboolean gst_buffer_pool_config_get_cuda_cache_writer_stream (GstStructure * config);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_POOL_H__ */

@@ -526,8 +526,8 @@ def limiter(run):
         p = rng.choice(run.pipelines)
         el = rng.choice([e for e in (p.conv, p.ident) if e is not None])
         el.set_property("cache-limit", rng.choice(LIMITS))
-        el.get_property("used-bytes")
-        el.get_property("idle-bytes")
+        el.get_property("current-size")
+        el.get_property("cache")
         check_cache(run, "running")
 
 

@@ -123,12 +123,16 @@ GST_START_TEST (test_stats_messages)
   fail_unless (n_stats >= 5, "only %u stats messages", n_stats);
   {
     GstElement *c = gst_bin_get_by_name (GST_BIN (pipeline), "c");
-    guint64 peak = 0, peak_used = 0, current = 0;
+    GstCudaCache *cache = NULL;
+    GstCudaCacheStats stats;
+    guint64 current = 0;
 
-    /* the element's properties read the same cache */
-    g_object_get (c, "peak-size", &peak, "peak-used-bytes", &peak_used,
-        "current-size", &current, NULL);
-    fail_unless (peak >= current && peak_used > 0);
+    /* the element's cache property and current-size read the same cache */
+    g_object_get (c, "cache", &cache, "current-size", &current, NULL);
+    fail_unless (cache != NULL);
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+    fail_unless (stats.peak_size >= current && stats.peak_used_bytes > 0);
+    gst_object_unref (cache);
     gst_object_unref (c);
   }
 
@@ -361,7 +365,9 @@ GST_START_TEST (test_cache_properties_shared)
   GstHarness *hb = gst_harness_new ("cudacacheconvert");
   GstCudaCache *cache = gst_cuda_cache_get_system ();
   guint64 before = gst_cuda_cache_get_limit (cache);
-  guint64 limit = 0, current = 1, hits, misses, evictions, used, idle;
+  guint64 limit = 0, current = 1;
+  GstCudaCache *element_cache = NULL;
+  GstCudaCacheStats stats;
 
   gst_harness_set_src_caps_str (ha, CAPS_64x48);
   gst_harness_set_src_caps_str (hb,
@@ -374,10 +380,12 @@ GST_START_TEST (test_cache_properties_shared)
   fail_unless_equals_uint64 (limit, 123456789);
   fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123456789);
 
-  g_object_get (hb->element, "current-size", &current, "hits", &hits,
-      "misses", &misses, "evictions", &evictions, "used-bytes", &used,
-      "idle-bytes", &idle, NULL);
-  fail_unless_equals_uint64 (current, used + idle);
+  g_object_get (hb->element, "current-size", &current, "cache",
+      &element_cache, NULL);
+  fail_unless (element_cache == cache);
+  gst_cuda_cache_get_stats (element_cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (current, stats.used_bytes + stats.idle_bytes);
+  gst_object_unref (element_cache);
 
   gst_harness_teardown (ha);
   gst_harness_teardown (hb);
@@ -610,22 +618,18 @@ GST_START_TEST (test_short_tensor_buffer_reported)
 
 GST_END_TEST;
 
-/* cuda-device-id, as nvcodec's elements call it; device-id stays, for a
- * release, as a deprecated alias of the same setting */
-GST_START_TEST (test_device_id_alias)
+/* cuda-device-id, as nvcodec's elements call it, and no other name */
+GST_START_TEST (test_device_id_property)
 {
   GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
-  GParamSpec *alias = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-      "device-id");
-  gint device_id = -1;
+  gint device_id = 0;
 
-  fail_unless (alias != NULL);
-  fail_unless (alias->flags & G_PARAM_DEPRECATED);
-  g_object_set (e, "device-id", 3, NULL);
+  fail_unless (g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          "device-id") == NULL);
   g_object_get (e, "cuda-device-id", &device_id, NULL);
-  fail_unless_equals_int (device_id, 3);
+  fail_unless_equals_int (device_id, -1);
   g_object_set (e, "cuda-device-id", 1, NULL);
-  g_object_get (e, "device-id", &device_id, NULL);
+  g_object_get (e, "cuda-device-id", &device_id, NULL);
   fail_unless_equals_int (device_id, 1);
 
   gst_object_unref (e);
@@ -642,37 +646,43 @@ GST_START_TEST (test_caps_churn_keeps_layouts)
 
 GST_END_TEST;
 
-/* cache-limit and current-size stay properties; the cache's other figures
- * come from the stats message or the cache property, and as properties
- * are deprecated */
-GST_START_TEST (test_statistics_properties_deprecated)
+/* cache-limit and current-size are properties; the cache's other figures
+ * come from the stats message or the cache property, and no element
+ * property is deprecated (gst-inspect-1.0 shows none) */
+GST_START_TEST (test_statistics_properties)
 {
-  const gchar *kept[] = { "cache-limit", "current-size", "cache",
-    "stats-interval", "cuda-device-id"
+  /* every element's, then the single-frame elements' own */
+  const gchar *kept[] = { "cache-limit", "stats-interval", "cuda-device-id",
+    "current-size", "cache"
   };
-  const gchar *deprecated[] = { "used-bytes", "idle-bytes", "hits",
+  const gchar *gone[] = { "device-id", "used-bytes", "idle-bytes", "hits",
     "misses", "evictions", "peak-size", "peak-used-bytes", "alloc-retries",
     "alloc-failures"
   };
-  GstElement *e = gst_element_factory_make ("cudacacheidentity", NULL);
-  GObjectClass *klass = G_OBJECT_GET_CLASS (e);
-  guint i;
+  const gchar *elements[] = { "cudacacheidentity", "cudacacheconvert",
+    "cudacachebatch"
+  };
+  guint i, j;
 
-  for (i = 0; i < G_N_ELEMENTS (kept); i++) {
-    GParamSpec *pspec = g_object_class_find_property (klass, kept[i]);
+  for (j = 0; j < G_N_ELEMENTS (elements); j++) {
+    GstElement *e = gst_element_factory_make (elements[j], NULL);
+    GObjectClass *klass = G_OBJECT_GET_CLASS (e);
+    GParamSpec **pspecs;
+    guint n;
 
-    fail_unless (pspec != NULL, "no %s", kept[i]);
-    fail_if (pspec->flags & G_PARAM_DEPRECATED, "%s deprecated", kept[i]);
+    for (i = 0; i < (j < 2 ? G_N_ELEMENTS (kept) : 3); i++)
+      fail_unless (g_object_class_find_property (klass, kept[i]) != NULL,
+          "%s: no %s", elements[j], kept[i]);
+    for (i = 0; i < G_N_ELEMENTS (gone); i++)
+      fail_unless (g_object_class_find_property (klass, gone[i]) == NULL,
+          "%s: %s", elements[j], gone[i]);
+    pspecs = g_object_class_list_properties (klass, &n);
+    for (i = 0; i < n; i++)
+      fail_if (pspecs[i]->flags & G_PARAM_DEPRECATED, "%s: %s deprecated",
+          elements[j], pspecs[i]->name);
+    g_free (pspecs);
+    gst_object_unref (e);
   }
-  for (i = 0; i < G_N_ELEMENTS (deprecated); i++) {
-    GParamSpec *pspec = g_object_class_find_property (klass, deprecated[i]);
-
-    fail_unless (pspec != NULL, "no %s", deprecated[i]);
-    fail_unless (pspec->flags & G_PARAM_DEPRECATED, "%s not deprecated",
-        deprecated[i]);
-  }
-
-  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -717,9 +727,9 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_cache_property);
   tcase_add_test (tc, test_cache_limit_default_not_machine_specific);
   tcase_add_test (tc, test_system_memory_formats_listed);
-  tcase_add_test (tc, test_device_id_alias);
+  tcase_add_test (tc, test_device_id_property);
   tcase_add_test (tc, test_short_tensor_buffer_reported);
-  tcase_add_test (tc, test_statistics_properties_deprecated);
+  tcase_add_test (tc, test_statistics_properties);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* What the files of cudacachebatch share: the element and its pads
+ * (gstcudacachebatch.c), its frames mode and the batches' conversion
+ * (gstcudacachebatchframes.c), its mode=rois (gstcudacachebatchrois.c)
+ * and its time (gstcudacachebatchtime.c). */
+
+#ifndef __GST_CUDA_CACHE_BATCH_PRIVATE_H__
+#define __GST_CUDA_CACHE_BATCH_PRIVATE_H__
+
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cudacache/cudacache.h>
+
+#include "gstcudacachebatch.h"
+#include "gstcudacacheconvertoptions.h"
+#include "gstcudacachekeptpools.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cuda_cache_batch_debug);
+#define GST_CAT_DEFAULT gst_cuda_cache_batch_debug
+
+/**
+ * GstCudaCacheBatchMode:
+ * @GST_CUDA_CACHE_BATCH_MODE_FRAMES: one slot per sink pad, its frame
+ * @GST_CUDA_CACHE_BATCH_MODE_ROIS: one sink pad; a slot per
+ *   #GstVideoRegionOfInterestMeta of its frames
+ *
+ * What fills the slots of a batch (#GstCudaCacheBatch:mode).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_BATCH_MODE_FRAMES,
+  GST_CUDA_CACHE_BATCH_MODE_ROIS,
+} GstCudaCacheBatchMode;
+
+struct _GstCudaCacheBatchPad
+{
+  GstAggregatorPad parent;
+
+  /* the aggregator's thread */
+  GstCaps *caps;
+  GstCudaCacheConverter *converter;
+  /* new caps or options since the converter was set up: it is set up
+   * again (kernels and stream kept) at the pad's next frame */
+  gboolean stale;
+  /* the pools the pad offers upstream, over the cache */
+  GstCudaCacheKeptPools *kept;
+  /* while samples-selected is emitted: the frame the batch took */
+  GstBuffer *selected;
+
+  /* under the pad's object lock */
+  guint64 dropped;              /* live: older frames a newer one replaced */
+};
+
+struct _GstCudaCacheBatch
+{
+  GstAggregator parent;
+
+  /* properties, under the object lock */
+  guint batch_size;
+  GstCudaCacheBatchMode mode;
+  gchar *roi_type;
+  GQuark roi_type_quark;        /* 0: every region */
+  guint64 dropped;              /* the pads' together */
+  GstCudaCacheConvertOptions options;
+
+  /* the aggregator's thread */
+  GstCudaCacheTensorInfo out_info;      /* the batch */
+  GstCaps *slot_caps;           /* one slot: the batch's, of 1 */
+  gboolean cuda;                /* batches of CUDA memory */
+  GstCudaContext *context;      /* the inputs' (CUDA memory) */
+  GstBufferPool *batch_pool;
+  /* rois: a converter per slot, its source rectangle set to the region
+   * the slot shows, and the conversion options they are made from */
+  GstCudaCacheConverter **roi_converters;
+  guint n_roi_converters;
+  GstStructure *roi_config;
+  /* not live, CUDA batches: the batch launched last, held while the next
+   * one is prepared (its frames were queued when it launched), sent once
+   * that is launched, with what it reads until it is written: its frames
+   * and converters */
+  GstBuffer *pending;
+  GstClockTime pending_pts;
+  GstClockTime pending_end;
+  GPtrArray *pending_frames;
+  GPtrArray *pending_converters;
+  /* the stream of the batches, in the inputs' context, made with the
+   * first: one stream orders each launch after the one before */
+  CUstream stream;
+
+  /* under the object lock: the properties every element has
+   * (gstcudacacheelementprops.h); the cache the batches come from, known
+   * once their pool is made; the cache-limit last written, when (0:
+   * never), and the cache it was offered to */
+  gint device_id;
+  GstCudaCache *cache;
+  guint64 limit_bytes;
+  gint64 limit_asked_at;
+  GstCudaCache *limit_cache;
+  guint stats_interval_ms;
+  GstClockTime last_stats;
+
+  /* the aggregator's thread: the latency reported (update_latency ()) */
+  GstClockTime latency;
+
+  /* held across a pad request, so that mode=rois's one-pad check and the
+   * pad it admits are one step (two requests at once get one pad) */
+  GMutex request_lock;
+};
+
+/* the element (gstcudacachebatch.c) */
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_offer_limit (GstCudaCacheBatch * self,
+    gboolean again);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_post_stats (GstCudaCacheBatch * self, gboolean now);
+
+/* frames mode, and every batch's buffer, slots and conversion
+ * (gstcudacachebatchframes.c) */
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_aggregate (GstAggregator * agg,
+    gboolean timeout);
+
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_flush_pending (GstCudaCacheBatch * self,
+    gboolean send);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_stream_clear (GstCudaCacheBatch * self);
+
+G_GNUC_INTERNAL
+GstBuffer *gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstCudaCacheConverter * converter,
+    GstBuffer * buf, guint index, gint roi_id, GstCudaCacheBatchMeta * meta);
+
+/* mode=rois (gstcudacachebatchrois.c) */
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_clear_roi_converters (GstCudaCacheBatch * self);
+
+/* time (gstcudacachebatchtime.c) */
+G_GNUC_INTERNAL
+GstBuffer *gst_cuda_cache_batch_clip (GstAggregator * agg,
+    GstAggregatorPad * aggpad, GstBuffer * buf);
+
+G_GNUC_INTERNAL
+GstClockTime gst_cuda_cache_batch_get_next_time (GstAggregator * agg);
+
+G_GNUC_INTERNAL
+GstSample *gst_cuda_cache_batch_peek_next_sample (GstAggregator * agg,
+    GstAggregatorPad * aggpad);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self,
+    GstClockTime took);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_running_times (GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime * start, GstClockTime * end);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_to_output (GstCudaCacheBatch * self,
+    GstClockTime * pts, GstClockTime * end, gboolean advance);
+
+#define gst_cuda_cache_batch_output_times(self, pts, end) \
+    gst_cuda_cache_batch_to_output (self, pts, end, TRUE)
+
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_send (GstCudaCacheBatch * self,
+    GstBuffer * outbuf, GstClockTime pts, GstClockTime end);
+
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_finish (GstCudaCacheBatch * self,
+    GstBuffer * outbuf, GstClockTime pts, GstClockTime end);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_selected (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, GstBuffer ** bufs, guint n_pads,
+    GstClockTime pts, GstClockTime end);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CACHE_BATCH_PRIVATE_H__ */
