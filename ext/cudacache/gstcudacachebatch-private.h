@@ -82,13 +82,11 @@ struct _GstCudaCacheBatch
   GstStructure *roi_config;
   /* not live, CUDA batches: the batch launched last, held while the next
    * one is prepared (its frames were queued when it launched), sent once
-   * that is launched, with what it reads until it is written: its frames
-   * and converters */
+   * that is launched; its launch keeps what it reads until it is written */
   GstBuffer *pending;
+  GstCudaCacheBatchLaunch *pending_launch;
   GstClockTime pending_pts;
   GstClockTime pending_end;
-  GPtrArray *pending_frames;
-  GPtrArray *pending_converters;
   /* the stream of the batches, in the inputs' context, made with the
    * first: one stream orders each launch after the one before */
   CUstream stream;

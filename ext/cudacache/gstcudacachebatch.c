@@ -389,8 +389,6 @@ gst_cuda_cache_batch_finalize (GObject * object)
   gst_cuda_cache_batch_reset (self);
   gst_cuda_cache_batch_stream_clear (self);
   gst_clear_object (&self->context);
-  g_ptr_array_unref (self->pending_frames);
-  g_ptr_array_unref (self->pending_converters);
   g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
   g_mutex_clear (&self->request_lock);
@@ -878,7 +876,4 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->last_stats = GST_CLOCK_TIME_NONE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
-  self->pending_frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_buffer_unref);
-  self->pending_converters = g_ptr_array_new_with_free_func (gst_object_unref);
 }

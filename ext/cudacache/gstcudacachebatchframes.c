@@ -26,20 +26,20 @@ GstFlowReturn
 gst_cuda_cache_batch_flush_pending (GstCudaCacheBatch * self, gboolean send)
 {
   GstBuffer *outbuf = g_steal_pointer (&self->pending);
+  g_autoptr (GstCudaCacheBatchLaunch) launch =
+      g_steal_pointer (&self->pending_launch);
   GError *error = NULL;
   GstFlowReturn ret = GST_FLOW_OK;
 
   if (!outbuf)
     return GST_FLOW_OK;
-  if (!gst_cuda_cache_converter_wait_batch (outbuf, &error)) {
+  if (!gst_cuda_cache_batch_launch_wait (launch, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error ? error->message :
             "the batch's conversion failed"), (NULL));
     g_clear_error (&error);
     send = FALSE;
     ret = GST_FLOW_ERROR;
   }
-  g_ptr_array_set_size (self->pending_frames, 0);
-  g_ptr_array_set_size (self->pending_converters, 0);
   if (send)
     return gst_cuda_cache_batch_finish (self, outbuf, self->pending_pts,
         self->pending_end);
@@ -210,17 +210,20 @@ gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
     GstCudaCacheBatchPad * pad, GstCudaCacheConverter * converter,
     GstBuffer * buf, guint index, gint roi_id, GstCudaCacheBatchMeta * meta)
 {
-  /* the converter's picture meta, on a buffer of no memory */
-  GstBuffer *holder = gst_buffer_new ();
-  GstCudaCachePictureMeta *pmeta =
-      gst_cuda_cache_converter_add_picture_meta (converter, holder);
-  gchar *stream_id = gst_pad_get_stream_id (GST_PAD (pad));
+  GstCudaCachePictureGeometry geometry;
+  gchar *stream_id;
 
+  /* converted: its options' source rectangle lies in the frame */
+  if (!gst_cuda_cache_converter_get_geometry (converter, buf, &geometry, NULL)) {
+    gst_cuda_cache_batch_meta_set_slot (meta, index, NULL, NULL, 0, 0, NULL,
+        -1);
+    return;
+  }
+  stream_id = gst_pad_get_stream_id (GST_PAD (pad));
   gst_cuda_cache_batch_meta_set_slot (meta, index, GST_PAD_NAME (pad),
-      stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), pmeta,
+      stream_id, GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf), &geometry,
       roi_id);
   g_free (stream_id);
-  gst_buffer_unref (holder);
 }
 
 /* The frame @pad gives the next batch: its next one or, @live, its newest
@@ -342,6 +345,8 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
   gboolean all_eos = TRUE, options_changed, rois, follows_pads, pipelined;
+  GstCudaCacheBatchLaunch *launch = NULL;
+  CUstream stream;
   gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
   GstClockTime started;
   GList *l;
@@ -458,10 +463,13 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
    * prepared if its frames are there; live, each is sent at once */
   pipelined = self->cuda && !live;
   started = gst_util_get_timestamp ();
-  if (!(pipelined ? gst_cuda_cache_converter_launch_batch :
-          gst_cuda_cache_converter_convert_batch) (converters, bufs, n,
-          outbuf, self->cuda ? gst_cuda_cache_batch_stream (self) : NULL,
-          &launches, &error)) {
+  stream = self->cuda ? gst_cuda_cache_batch_stream (self) : NULL;
+  if (pipelined)
+    launch = gst_cuda_cache_converter_launch_batch (converters, bufs, n,
+        outbuf, stream, &launches, &error);
+  if (pipelined ? !launch :
+      !gst_cuda_cache_converter_convert_batch (converters, bufs, n, outbuf,
+          stream, &launches, &error)) {
     gst_cuda_cache_batch_post_error (self, pads, n_pads, error);
     g_clear_error (&error);
     ret = GST_FLOW_ERROR;
@@ -486,18 +494,12 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
       ret = gst_cuda_cache_batch_finish (self, g_steal_pointer (&outbuf), pts,
           end);
   } else if (ret != GST_FLOW_OK) {
-    gst_cuda_cache_converter_wait_batch (outbuf, NULL);
+    gst_cuda_cache_batch_launch_wait (launch, NULL);
   } else {
     self->pending = g_steal_pointer (&outbuf);
+    self->pending_launch = g_steal_pointer (&launch);
     self->pending_pts = pts;
     self->pending_end = end;
-    for (i = 0; i < n_pads; i++) {
-      if (!bufs[i])
-        continue;
-      g_ptr_array_add (self->pending_frames, g_steal_pointer (&bufs[i]));
-      g_ptr_array_add (self->pending_converters,
-          gst_object_ref (converters[i]));
-    }
     /* held back only while the next batch's frames are there to be
      * prepared meanwhile: an application that waits for this batch
      * before it sends more gets it now */
@@ -509,6 +511,7 @@ done:
   /* the statistics while batches flow, and once more at the end */
   if (ret == GST_FLOW_OK || ret == GST_FLOW_EOS)
     gst_cuda_cache_batch_post_stats (self, ret == GST_FLOW_EOS);
+  g_clear_pointer (&launch, gst_cuda_cache_batch_launch_unref);
   gst_clear_buffer (&outbuf);
   for (i = 0; i < n_pads; i++) {
     gst_clear_buffer (&bufs[i]);

@@ -23,15 +23,19 @@
  * GstCudaCacheBatchLaunch:
  *
  * A batch gst_cuda_cache_converter_launch_batch() launched: its output is
- * written once gst_cuda_cache_batch_launch_wait() returns. It keeps the
- * converter whose kernels and stream the batch runs on.
+ * written once gst_cuda_cache_batch_launch_wait() returns. Until then it
+ * keeps what the device reads: the slots' converters and frames.
  *
  * Since: 0.1
  */
 struct _GstCudaCacheBatchLaunch
 {
   gint refcount;
-  GstCudaCacheConverter *converter;
+  /* what the device reads until the batch is written: the slots'
+   * converters (their plans and tables; the first's kernels, stream and
+   * signal) and frames */
+  GPtrArray *converters;
+  GPtrArray *frames;
   GstCudaCacheConverterCudaPending pending;
   gboolean waited;
   gboolean ok;
@@ -74,7 +78,8 @@ gst_cuda_cache_batch_launch_unref (GstCudaCacheBatchLaunch * launch)
   if (!g_atomic_int_dec_and_test (&launch->refcount))
     return;
   gst_cuda_cache_batch_launch_wait (launch, NULL);
-  gst_clear_object (&launch->converter);
+  g_ptr_array_unref (launch->converters);
+  g_ptr_array_unref (launch->frames);
   g_free (launch);
 }
 
@@ -102,6 +107,9 @@ gst_cuda_cache_batch_launch_wait (GstCudaCacheBatchLaunch * launch,
   if (!launch->waited) {
     launch->ok = gst_cuda_cache_converter_cuda_wait_pending (&launch->pending);
     launch->waited = TRUE;
+    /* written: what it read can go */
+    g_ptr_array_set_size (launch->converters, 0);
+    g_ptr_array_set_size (launch->frames, 0);
   }
   if (!launch->ok)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
@@ -189,9 +197,10 @@ gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter ** converters,
  * batch is launched and the call returns at once, so that the caller
  * prepares the next batch while the device converts this one. @outbuf is
  * written once gst_cuda_cache_batch_launch_wait() returns for the launch
- * this returns; until then the caller keeps @inbufs and @outbuf (the
- * launch keeps what it needs of the converters) and reads nothing of
- * @outbuf. Dropping the launch's last reference waits too. Launch the batches of one set of converters on one
+ * this returns, which keeps the converters and frames the device reads
+ * until then; the caller keeps @outbuf, reads nothing of it and sets none
+ * of the converters up anew (new caps or options free what the batch
+ * reads) before the wait. Dropping the launch's last reference waits too. Launch the batches of one set of converters on one
  * stream (pass one; with %NULL, the first present slot's converter's own),
  * so that a batch's launch waits on the device for the one before.
  * System memory is converted before the call returns, as by
@@ -208,13 +217,23 @@ gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter ** converters,
     guint * n_launches, GError ** error)
 {
   GstCudaCacheBatchLaunch *launch = g_new0 (GstCudaCacheBatchLaunch, 1);
+  guint i;
 
   launch->refcount = 1;
+  launch->converters = g_ptr_array_new_with_free_func (gst_object_unref);
+  launch->frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
   if (!convert_batch (converters, inbufs, n_slots, outbuf, stream, launch,
           n_launches, error)) {
     launch->waited = TRUE;
     gst_cuda_cache_batch_launch_unref (launch);
     return NULL;
+  }
+  for (i = 0; i < n_slots; i++) {
+    if (!batch_slot (converters, inbufs, i))
+      continue;
+    g_ptr_array_add (launch->converters, gst_object_ref (converters[i]));
+    g_ptr_array_add (launch->frames, gst_buffer_ref (inbufs[i]));
   }
 
   return launch;
@@ -304,8 +323,6 @@ convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
 
       slots[i] = conv ? conv->cuda : NULL;
     }
-    if (launch)
-      launch->converter = gst_object_ref (first);
     return gst_cuda_cache_converter_cuda_convert_batch (slots, inbufs,
         n_slots, outbuf, slot_size, stream, launch ? &launch->pending : NULL,
         n_launches, error);

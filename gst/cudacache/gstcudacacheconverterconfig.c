@@ -353,8 +353,7 @@ gst_cuda_cache_converter_options_to_config (const
       GST_CUDA_CACHE_CONVERTER_OPT_SRC_X, G_TYPE_INT, o->src_x,
       GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y, G_TYPE_INT, o->src_y,
       GST_CUDA_CACHE_CONVERTER_OPT_SRC_WIDTH, G_TYPE_INT, o->src_width,
-      GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, o->src_height,
-      NULL);
+      GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, o->src_height, NULL);
   take_array (config, GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, G_TYPE_UINT,
       fill);
   take_array (config, GST_CUDA_CACHE_CONVERTER_OPT_MEAN, G_TYPE_DOUBLE,

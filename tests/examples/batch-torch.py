@@ -151,7 +151,7 @@ def slot_results(torch, meta, heat, boxes):
     results = []
     for i in range(n):
         slot = meta.get_slot(i)
-        p = slot.picture
+        p = slot.geometry.picture
         picture = (p.x, p.y, p.w, p.h)
         if not slot.present:
             results.append(SlotResult(i, False, None, None, None, 0, 0,
@@ -162,10 +162,11 @@ def slot_results(torch, meta, heat, boxes):
         cy = (best[i] // cols + 0.5) * STRIDE
         l, t, r, b = ltrb[i]
         box = (cx - l, cy - t, cx + r, cy + b)
-        ok, *source_box = slot.box_to_source(*box)
+        ok, *source_box = slot.geometry.box_to_source(*box)
         results.append(SlotResult(
             i, True, slot.pad_name, slot.stream_id, slot.pts,
-            slot.source_width, slot.source_height, picture, finite[i],
+            slot.geometry.source_width, slot.geometry.source_height, picture,
+            finite[i],
             score[i], (cx, cy), box, tuple(source_box) if ok else None))
     return results
 

@@ -503,17 +503,19 @@ class DLPack(unittest.TestCase):
         buf = p.pull("t").get_buffer()
         meta = GstCudaCache.buffer_get_cuda_cache_picture_meta(buf)
         self.assertIsNotNone(meta)
-        r = meta.picture
+        r = meta.geometry.picture
         self.assertEqual((r.x, r.y, r.w, r.h), (0, 140, 640, 360))
-        self.assertEqual((meta.source_width, meta.source_height), (1280, 720))
-        self.assertAlmostEqual(meta.scale_x, 0.5)
-        self.assertAlmostEqual(meta.scale_y, 0.5)
+        self.assertEqual((meta.geometry.source_width,
+                          meta.geometry.source_height), (1280, 720))
+        self.assertAlmostEqual(meta.geometry.scale_x, 0.5)
+        self.assertAlmostEqual(meta.geometry.scale_y, 0.5)
         # a detection's box in the tensor, to the frame: clipped at the bars
-        ok, x0, y0, x1, y1 = meta.box_to_source(100, 100, 300, 240)
+        ok, x0, y0, x1, y1 = meta.geometry.box_to_source(100, 100, 300, 240)
         self.assertTrue(ok)
         self.assertEqual((x0, y0, x1, y1), (200.0, 0.0, 600.0, 200.0))
-        self.assertEqual(meta.from_source(200.0, 200.0), (100.0, 240.0))
-        ok, *_ = meta.box_to_source(10, 10, 50, 130)
+        self.assertEqual(meta.geometry.from_source(200.0, 200.0),
+                         (100.0, 240.0))
+        ok, *_ = meta.geometry.box_to_source(10, 10, 50, 130)
         self.assertFalse(ok)
         del meta, buf
         p.stop()
@@ -521,19 +523,27 @@ class DLPack(unittest.TestCase):
     def test_batch_meta_slots(self):
         # a batch of two slots: one a letterboxed 1280x720 frame, one
         # absent; each slot maps a box back to its own frame
+        # the geometry of such a conversion, as the converter gives it
+        conv = GstCudaCache.CudaCacheConverter.new(
+            Gst.Caps.from_string("video/x-raw,format=RGBA,width=1280,"
+                                 "height=720"),
+            Gst.Caps.from_string(tensor_caps("uint8", "NHWC",
+                                             "3:640:640:1")),
+            None, Gst.Structure.new_from_string(
+                "c, GstCudaCacheConverter.letterbox=true"))
+        ok, geometry = conv.get_geometry(None)
+        self.assertTrue(ok)
         frame, batch = Gst.Buffer.new(), Gst.Buffer.new()
-        picture = GstVideo.VideoRectangle()
-        picture.x, picture.y, picture.w, picture.h = 0, 140, 640, 360
-        source = GstVideo.VideoRectangle()
-        source.x, source.y, source.w, source.h = 0, 0, 1280, 720
-        pmeta = GstCudaCache.buffer_add_cuda_cache_picture_meta(
-            frame, picture, source, 1280, 720)
+        pmeta = GstCudaCache.buffer_add_cuda_cache_picture_meta(frame,
+                                                               geometry)
+        self.assertEqual(pmeta.geometry.picture.y, 140)
         meta = GstCudaCache.buffer_add_cuda_cache_batch_meta(batch, 2)
         self.assertEqual(meta.n_slots, 2)
         self.assertTrue(meta.set_slot(0, "sink_0", "stream-a",
                                       40 * Gst.MSECOND, 20 * Gst.MSECOND,
-                                      pmeta, -1))
-        self.assertFalse(meta.set_slot(2, "sink_2", None, 0, 0, pmeta, -1))
+                                      geometry, -1))
+        self.assertFalse(meta.set_slot(2, "sink_2", None, 0, 0, geometry,
+                                       -1))
         slot = GstCudaCache.buffer_get_cuda_cache_batch_meta(batch) \
             .get_slot(0)
         self.assertTrue(slot.present)
@@ -542,13 +552,13 @@ class DLPack(unittest.TestCase):
         self.assertEqual((slot.pts, slot.duration),
                          (40 * Gst.MSECOND, 20 * Gst.MSECOND))
         self.assertEqual(slot.roi_id, -1)
-        self.assertEqual(slot.box_to_source(100, 100, 300, 240),
+        self.assertEqual(slot.geometry.box_to_source(100, 100, 300, 240),
                          (True, 200.0, 0.0, 600.0, 200.0))
         absent = meta.get_slot(1)
         self.assertFalse(absent.present)
-        self.assertFalse(absent.box_to_source(0, 0, 640, 640)[0])
+        self.assertFalse(absent.geometry.box_to_source(0, 0, 640, 640)[0])
         self.assertIsNone(meta.get_slot(2))
-        del slot, absent, meta, pmeta, frame, batch
+        del slot, absent, meta, pmeta, frame, batch, geometry, conv
 
     def test_picture_meta_follows_videoscale(self):
         # a downstream videoscale scales the picture's rectangle and scale,
@@ -562,11 +572,12 @@ class DLPack(unittest.TestCase):
         buf = p.pull("t").get_buffer()
         meta = GstCudaCache.buffer_get_cuda_cache_picture_meta(buf)
         self.assertIsNotNone(meta)
-        r = meta.picture
+        r = meta.geometry.picture
         self.assertEqual((r.x, r.y, r.w, r.h), (0, 70, 320, 180))
-        self.assertAlmostEqual(meta.scale_x, 0.25)
-        self.assertEqual((meta.source.w, meta.source.h), (1280, 720))
-        ok, x0, y0, x1, y1 = meta.box_to_source(0, 70, 320, 250)
+        self.assertAlmostEqual(meta.geometry.scale_x, 0.25)
+        self.assertEqual((meta.geometry.source.w, meta.geometry.source.h),
+                         (1280, 720))
+        ok, x0, y0, x1, y1 = meta.geometry.box_to_source(0, 70, 320, 250)
         self.assertEqual((x0, y0, x1, y1), (0.0, 0.0, 1280.0, 720.0))
         del meta, buf
         p.stop()
@@ -584,9 +595,10 @@ class DLPack(unittest.TestCase):
         sizes += [(rng.randint(1, 4000), rng.randint(1, 4000),
                    rng.randint(1, 2000), rng.randint(1, 2000))
                   for _ in range(300)]
-        config = GstCudaCache.CudaCacheConverter.build_config(
-            True, 114, GstCudaCache.CudaCacheChannelOrder.RGB, 1.0,
-            [0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+        config = Gst.Structure.new_from_string(
+            "GstCudaCacheConverter.config, "
+            "GstCudaCacheConverter.letterbox=true, "
+            "GstCudaCacheConverter.fill-value=114")
         for in_w, in_h, out_w, out_h in sizes:
             r = min(out_h / in_h, out_w / in_w)
             new_w, new_h = int(round(in_w * r)), int(round(in_h * r))
@@ -601,8 +613,9 @@ class DLPack(unittest.TestCase):
                 Gst.Caps.from_string(tensor_caps(
                     "uint8", "NHWC", f"3:{out_w}:{out_h}:1")),
                 None, config.copy())
-            ok, rect = conv.get_picture_rect()
+            ok, geometry = conv.get_geometry(None)
             self.assertTrue(ok)
+            rect = geometry.picture
             self.assertEqual((rect.x, rect.y, rect.w, rect.h),
                              (left, top, new_w, new_h),
                              f"{in_w}x{in_h} into {out_w}x{out_h}")

@@ -74,11 +74,9 @@ def reference(img, method, w, h):
 
 def converter(method, in_caps, out_caps, config=None):
     if config is None:
-        config = GstCudaCache.CudaCacheConverter.build_config(
-            False, 0, GstCudaCache.CudaCacheChannelOrder.RGB, 1.0,
-            [0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
-    config.set_value("GstCudaCacheConverter.method",
-                     getattr(Method, method.upper()))
+        config = Gst.Structure.new_empty("GstCudaCacheConverter.config")
+    # the method's nick, as gst-launch and Python users write it
+    config.set_value("GstCudaCacheConverter.method", method)
     return GstCudaCache.CudaCacheConverter.new(
         Gst.Caps.from_string(in_caps), Gst.Caps.from_string(out_caps),
         None, config)
@@ -202,9 +200,10 @@ class Presets(unittest.TestCase):
         # a crop is the region resized
         rng = np.random.default_rng(5)
         img = pictures(128, 72, rng)["noise"]
-        config = GstCudaCache.CudaCacheConverter.build_config(
-            True, 114, GstCudaCache.CudaCacheChannelOrder.RGB, 1.0,
-            [0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
+        config = Gst.Structure.new_from_string(
+            "GstCudaCacheConverter.config, "
+            "GstCudaCacheConverter.letterbox=true, "
+            "GstCudaCacheConverter.fill-value=114")
         config.set_value("GstCudaCacheConverter.src-x", 10)
         config.set_value("GstCudaCacheConverter.src-y", 7)
         config.set_value("GstCudaCacheConverter.src-width", 101)
@@ -213,7 +212,8 @@ class Presets(unittest.TestCase):
             conv = converter(method, "video/x-raw,format=RGB,width=128,"
                              "height=72", "video/x-raw,format=RGB,width=64,"
                              "height=64", config.copy())
-            ok, r = conv.get_picture_rect()
+            ok, geometry = conv.get_geometry(None)
+            r = geometry.picture
             out = convert(conv, img, 64 * 64 * 3).reshape(64, 64, 3)
             want = reference(np.ascontiguousarray(img[7:58, 10:111]),
                              method, r.w, r.h)

@@ -356,8 +356,9 @@ class Run:
                     self.problem("slot-bytes", f"{where}: differs from "
                                  f"the frame converted alone at byte {diff} "
                                  f"of {slot_size} ({frame[1].to_string()})")
-                mine = (rect(slot.picture), rect(slot.source),
-                        slot.source_width, slot.source_height)
+                g = slot.geometry
+                mine = (rect(g.picture), rect(g.source), g.source_width,
+                        g.source_height)
                 if picture is not None and mine != picture:
                     self.problem("slot-geometry",
                                  f"{where}: {mine}, alone {picture}")
@@ -486,8 +487,8 @@ def rect(r):
 def picture_of(meta):
     if meta is None:
         return None
-    return (rect(meta.picture), rect(meta.source), meta.source_width,
-            meta.source_height)
+    g = meta.geometry
+    return (rect(g.picture), rect(g.source), g.source_width, g.source_height)
 
 
 def cache_of_batches(cuda):
