@@ -233,7 +233,6 @@ gst_cuda_cache_convert_stop (GstBaseTransform * trans)
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
 
   gst_clear_object (&self->converter);
-  gst_cuda_cache_convert_options_clear (&self->options);
   gst_clear_caps (&self->failed_in);
   gst_clear_caps (&self->failed_out);
 
@@ -752,6 +751,7 @@ gst_cuda_cache_convert_finalize (GObject * object)
   gst_clear_object (&self->converter);
   gst_clear_caps (&self->failed_in);
   gst_clear_caps (&self->failed_out);
+  gst_cuda_cache_convert_options_clear (&self->options);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -195,10 +195,16 @@ gst_cuda_cache_convert_options_set (GstCudaCacheConvertOptions * o,
     const gchar *prefix = "GstCudaCacheConverter.";
     const gchar *message = error->message;
 
+    /* the property's name where the config's field has another */
     if (g_str_has_prefix (message, prefix))
       message += strlen (prefix);
-    refuse_property (o, element, g_strdup_printf ("%s; keeping the previous "
-            "value", message));
+    if (option == GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB &&
+        g_str_has_prefix (message, "fill-value="))
+      refuse_property (o, element, g_strdup_printf ("fill-rgb=%s; keeping "
+              "the previous value", message + strlen ("fill-value=")));
+    else
+      refuse_property (o, element, g_strdup_printf ("%s; keeping the "
+              "previous value", message));
     g_clear_error (&error);
     gst_structure_free (config);
     return;
