@@ -12,12 +12,8 @@
  * converted to an RGBx frame by a loop here first, as the kernels do (7.).
  * Packed RGB, NV12 and I420 output are written by it; a tensor and GRAY8
  * are packed here from its 8-bit RGB rows, on its threads (5. and 6.).
- * GstVideoConverter, which the CPU path once handed LINEAR to, departs
- * from the definition: its 8-bit passes were up to 83 levels off at sharp
- * chroma edges, it scales 4:2:2 before its matrix and takes GRAY8 as Y
- * without its range, and GStreamer 1.22's converter read the wrong
- * upsampled rows of small 4:2:0 pictures and differed from itself with
- * threads.
+ * GstVideoConverter is not used for LINEAR: its fixed-point passes depart
+ * from the definition at sharp chroma edges.
  *
  * The presets resample the source's 8-bit RGB (its own pixels, or the
  * RGBx stand-in of other input) into an RGB frame of the output's size,

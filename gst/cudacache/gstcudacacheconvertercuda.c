@@ -34,8 +34,10 @@
  * synchronisation is serialised between a process's threads: the kernels'
  * last block writes a completion signal into pinned host memory
  * (GstCudaCacheKernelDone). One signal serves every conversion this back
- * end waits for, whatever its stream: they are launched one at a time and
- * each is waited for before the next is launched.
+ * end waits for: each launch writes a sequence number of its own, and a
+ * wait is for its number to pass, so batches launched and not yet waited
+ * for (gst_cuda_cache_converter_launch_batch ()) share it; the launches of
+ * one signal go on one stream, in order.
  */
 
 #ifdef HAVE_CONFIG_H

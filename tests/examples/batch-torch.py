@@ -136,7 +136,7 @@ def slot_results(torch, meta, heat, boxes):
         torch.isfinite(boxes).flatten(1).all(1)
     masked = []
     for i in range(n):
-        p = meta.get_slot(i).picture
+        p = meta.get_slot(i).geometry.picture
         rows_on = (row_centre >= p.y) & (row_centre < p.y + p.h)
         cols_on = (col_centre >= p.x) & (col_centre < p.x + p.w)
         on = rows_on.view(rows, 1) & cols_on.view(1, cols)
