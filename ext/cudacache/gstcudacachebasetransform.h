@@ -20,16 +20,7 @@ typedef struct _GstCudaCacheBaseTransformClass GstCudaCacheBaseTransformClass;
 typedef struct _GstCudaCacheBaseTransformPrivate GstCudaCacheBaseTransformPrivate;
 
 /* The caps both elements take: video frames and tensors, in CUDA memory
- * (the formats GStreamer 1.22's CUDA allocator lays out) or system memory
- * (GRAY8 too). */
-#define GST_CUDA_CACHE_VIDEO_FORMAT_LIST \
-  "I420, YV12, NV12, NV21, P010_10LE, P016_LE, I420_10LE, Y444, " \
-  "Y444_16LE, Y42B, I422_10LE, I422_12LE, RGBA, BGRA, RGBx, BGRx, ARGB, " \
-  "ABGR, RGB, BGR, RGBP, BGRP, GBR, GBRA, BGR10A2_LE, RGB10A2_LE, YUY2, " \
-  "UYVY"
-#define GST_CUDA_CACHE_VIDEO_FORMATS "{ " GST_CUDA_CACHE_VIDEO_FORMAT_LIST " }"
-#define GST_CUDA_CACHE_SYSTEM_VIDEO_FORMATS \
-  "{ " GST_CUDA_CACHE_VIDEO_FORMAT_LIST ", GRAY8 }"
+ * (GST_CUDA_CACHE_POOL_FORMATS) or system memory (GRAY8 too). */
 
 #define GST_CUDA_CACHE_TENSOR_CAPS \
   GST_CUDA_CACHE_TENSOR_CAPS_NAME ", format = (string) static, " \

@@ -37,10 +37,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_identity_debug);
 /* the formats the pools lay out: GRAY8 in system memory only */
 #define IDENTITY_CAPS \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-      GST_CUDA_CACHE_VIDEO_FORMATS) "; " \
+      GST_CUDA_CACHE_POOL_FORMATS) "; " \
   GST_CUDA_CACHE_TENSOR_CAPS_NAME "(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY "), " \
       "format = (string) static, num_tensors = (int) 1; " \
-  GST_VIDEO_CAPS_MAKE (GST_CUDA_CACHE_SYSTEM_VIDEO_FORMATS) "; " \
+  GST_VIDEO_CAPS_MAKE (GST_CUDA_CACHE_SYSTEM_POOL_FORMATS) "; " \
   GST_CUDA_CACHE_TENSOR_CAPS_NAME ", format = (string) static, " \
       "num_tensors = (int) 1"
 

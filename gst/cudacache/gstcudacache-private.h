@@ -107,6 +107,13 @@ typedef struct
 /* Renegotiating to a layout seen before costs a memcmp per entry. */
 #define GST_CUDA_CACHE_MAX_KNOWN_LAYOUTS 32
 
+/* Whether @format is in @list, a caps field's list of format names such
+ * as the public headers' *_FORMATS: the tables the library checks
+ * formats against are those lists. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_format_in_list (GstVideoFormat format,
+    const gchar * list);
+
 G_GNUC_INTERNAL
 void gst_cuda_cache_layout_get_signature (const GstCudaCacheLayout * layout,
     GstCudaCacheLayoutSignature * sig);

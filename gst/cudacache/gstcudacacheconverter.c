@@ -61,6 +61,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "gstcudacacheconverter-private.h"
+#include "gstcudacache-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_cache_converter_debug
 
@@ -105,26 +106,6 @@ gst_cuda_cache_converter_finalize (GObject * object)
 
 /* Caps */
 
-/* Whether @format is in @list, one of the format lists the converter's
- * header exports (the one table of them) */
-static gboolean
-format_in_list (GstVideoFormat format, const gchar * list)
-{
-  const gchar *name = gst_video_format_to_string (format);
-  gchar **names;
-  gboolean found = FALSE;
-  guint i;
-
-  if (!name)
-    return FALSE;
-  names = g_strsplit_set (list, "{}, ", -1);
-  for (i = 0; names[i] && !found; i++)
-    found = g_str_equal (names[i], name);
-  g_strfreev (names);
-
-  return found;
-}
-
 static gboolean
 video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
     GError ** error)
@@ -140,7 +121,7 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
         "too large to address): %" GST_PTR_FORMAT, side, caps);
     return FALSE;
   }
-  if (!format_in_list (GST_VIDEO_INFO_FORMAT (info), formats)) {
+  if (!gst_cuda_cache_format_in_list (GST_VIDEO_INFO_FORMAT (info), formats)) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "%s format %s is not one the converter %s: %s", side,
         GST_VIDEO_INFO_NAME (info),

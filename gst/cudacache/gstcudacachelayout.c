@@ -2,7 +2,8 @@
  * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The layout a pool's caps define, the cache key that names it, and the
- * layouts a pool remembers. Shared by both pools. */
+ * layouts a pool remembers; formats checked against the headers' lists.
+ * Shared by both pools and the converter. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -11,6 +12,24 @@
 #include <string.h>
 
 #include "gstcudacache-private.h"
+
+gboolean
+gst_cuda_cache_format_in_list (GstVideoFormat format, const gchar * list)
+{
+  const gchar *name = gst_video_format_to_string (format);
+  gchar **names;
+  gboolean found = FALSE;
+  guint i;
+
+  if (!name)
+    return FALSE;
+  names = g_strsplit_set (list, "{}, ", -1);
+  for (i = 0; names[i] && !found; i++)
+    found = g_str_equal (names[i], name);
+  g_strfreev (names);
+
+  return found;
+}
 
 gboolean
 gst_cuda_cache_layout_from_caps (GstCudaCacheLayout * layout,

@@ -10,6 +10,36 @@
 
 G_BEGIN_DECLS
 
+/* the formats of the list below, without its braces, to build others on */
+#define _GST_CUDA_CACHE_POOL_FORMAT_LIST \
+  "I420, YV12, NV12, NV21, P010_10LE, P016_LE, I420_10LE, Y444, " \
+  "Y444_16LE, Y42B, I422_10LE, I422_12LE, RGBA, BGRA, RGBx, BGRx, ARGB, " \
+  "ABGR, RGB, BGR, RGBP, BGRP, GBR, GBRA, BGR10A2_LE, RGB10A2_LE, YUY2, " \
+  "UYVY"
+
+/**
+ * GST_CUDA_CACHE_POOL_FORMATS:
+ *
+ * The video formats a #GstCudaCachePool lays out (those GStreamer 1.22's
+ * CUDA allocator lays out), as a caps field's list; a config of another
+ * format is refused.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_POOL_FORMATS "{ " _GST_CUDA_CACHE_POOL_FORMAT_LIST " }"
+
+/**
+ * GST_CUDA_CACHE_SYSTEM_POOL_FORMATS:
+ *
+ * The video formats the elements take in system memory: those of
+ * %GST_CUDA_CACHE_POOL_FORMATS and GRAY8 (a #GstCudaCacheSystemPool lays
+ * out any format).
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_SYSTEM_POOL_FORMATS \
+  "{ " _GST_CUDA_CACHE_POOL_FORMAT_LIST ", GRAY8 }"
+
 #define GST_TYPE_CUDA_CACHE_POOL            (gst_cuda_cache_pool_get_type ())
 #define GST_CUDA_CACHE_POOL(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePool))
 #define GST_CUDA_CACHE_POOL_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePoolClass))
