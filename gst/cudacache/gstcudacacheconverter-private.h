@@ -76,6 +76,11 @@ G_GNUC_INTERNAL
 GstStructure *gst_cuda_cache_converter_options_to_config (const
     GstCudaCacheConverterOptions * options);
 
+/* Sets every field of @from in @config, over what it held. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_converter_config_update (GstStructure * config,
+    const GstStructure * from);
+
 /* Sets @self's conversion up for the crop meta of @inbuf (or its absence)
  * where it was set up for another; @self is unchanged on failure. */
 G_GNUC_INTERNAL

@@ -324,18 +324,11 @@ merge_config (GstCudaCacheConverter * self, GstStructure * config,
     GError ** error)
 {
   GstStructure *merged;
-  gint i, n;
 
   merged = gst_structure_copy (self->config);
   if (!config)
     return merged;
-  n = gst_structure_n_fields (config);
-  for (i = 0; i < n; i++) {
-    const gchar *name = gst_structure_nth_field_name (config, i);
-
-    gst_structure_set_value (merged, name,
-        gst_structure_get_value (config, name));
-  }
+  gst_cuda_cache_converter_config_update (merged, config);
   gst_structure_free (config);
   if (!gst_cuda_cache_converter_check_config (merged, error)) {
     gst_structure_free (merged);

@@ -363,6 +363,20 @@ gst_cuda_cache_converter_options_to_config (const
   return config;
 }
 
+void
+gst_cuda_cache_converter_config_update (GstStructure * config,
+    const GstStructure * from)
+{
+  gint i, n = gst_structure_n_fields (from);
+
+  for (i = 0; i < n; i++) {
+    const gchar *name = gst_structure_nth_field_name (from, i);
+
+    gst_structure_set_value (config, name, gst_structure_get_value (from,
+            name));
+  }
+}
+
 /**
  * gst_cuda_cache_converter_check_config:
  * @config: a converter config: `GST_CUDA_CACHE_CONVERTER_OPT_*` fields
@@ -391,7 +405,6 @@ gst_cuda_cache_converter_check_config (GstStructure * config, GError ** error)
 {
   GstCudaCacheConverterOptions options;
   GstStructure *canonical;
-  gint i, n;
 
   g_return_val_if_fail (config != NULL, FALSE);
 
@@ -402,13 +415,7 @@ gst_cuda_cache_converter_check_config (GstStructure * config, GError ** error)
   canonical = gst_cuda_cache_converter_options_to_config (&options);
   gst_structure_set_name (config, CONFIG_NAME);
   gst_structure_remove_all_fields (config);
-  n = gst_structure_n_fields (canonical);
-  for (i = 0; i < n; i++) {
-    const gchar *name = gst_structure_nth_field_name (canonical, i);
-
-    gst_structure_set_value (config, name,
-        gst_structure_get_value (canonical, name));
-  }
+  gst_cuda_cache_converter_config_update (config, canonical);
   gst_structure_free (canonical);
 
   return TRUE;
