@@ -32,21 +32,52 @@
 #include "gstcudacachelinear-private.h"
 #include "gstcudacacheplan-private.h"
 
-/* One thread's slice of rows of gst_cuda_cache_parallel_rows () */
+/* One call's slices of rows (gst_cuda_cache_parallel_rows ()): the
+ * calling thread runs the first, the process's row workers the others */
 typedef struct
 {
   GstCudaCacheRowsFunc func;
   gpointer data;
+  GMutex lock;
+  GCond done;
+  guint pending;                /* slices the workers have not finished */
+} Rows;
+
+typedef struct
+{
+  Rows *rows;
   gint y0, y1;
 } Slice;
 
-static gpointer
-slice_run (gpointer data)
+static void
+slice_run (gpointer data, G_GNUC_UNUSED gpointer user_data)
 {
   Slice *s = data;
+  Rows *rows = s->rows;
 
-  s->func (s->data, s->y0, s->y1);
-  return NULL;
+  rows->func (rows->data, s->y0, s->y1);
+  g_mutex_lock (&rows->lock);
+  if (--rows->pending == 0)
+    g_cond_signal (&rows->done);
+  g_mutex_unlock (&rows->lock);
+}
+
+/* The row workers: threads kept for the process's life, so that a frame
+ * costs no thread creation; their work is leaves (no slice waits for
+ * another), so callers on any number of threads share them safely. */
+static GThreadPool *
+row_workers (void)
+{
+  static GThreadPool *pool;
+
+  if (g_once_init_enter (&pool)) {
+    GThreadPool *p = g_thread_pool_new (slice_run, NULL,
+        MAX ((gint) g_get_num_processors (), 1), FALSE, NULL);
+
+    g_once_init_leave (&pool, p);
+  }
+
+  return pool;
 }
 
 void
@@ -54,23 +85,37 @@ gst_cuda_cache_parallel_rows (GstCudaCacheRowsFunc func, gpointer data,
     gint rows, gint align, guint threads)
 {
   Slice slices[16];
-  GThread *t[16];
+  Rows r;
   guint n = CLAMP (threads, 1, G_N_ELEMENTS (slices)), i;
   gint units = (rows + align - 1) / align;
 
   /* a few rows are not worth a thread */
   n = MIN (n, (guint) MAX (rows / 16, 1));
+  if (n == 1) {
+    func (data, 0, rows);
+    return;
+  }
+
+  r.func = func;
+  r.data = data;
+  r.pending = n - 1;
+  g_mutex_init (&r.lock);
+  g_cond_init (&r.done);
   for (i = 0; i < n; i++) {
-    slices[i].func = func;
-    slices[i].data = data;
+    slices[i].rows = &r;
     slices[i].y0 = MIN ((gint) ((gint64) units * i / n) * align, rows);
     slices[i].y1 = MIN ((gint) ((gint64) units * (i + 1) / n) * align, rows);
   }
   for (i = 1; i < n; i++)
-    t[i] = g_thread_new ("cudacache-rows", slice_run, &slices[i]);
-  slice_run (&slices[0]);
-  for (i = 1; i < n; i++)
-    g_thread_join (t[i]);
+    g_thread_pool_push (row_workers (), &slices[i], NULL);
+  func (data, slices[0].y0, slices[0].y1);
+
+  g_mutex_lock (&r.lock);
+  while (r.pending > 0)
+    g_cond_wait (&r.done, &r.lock);
+  g_mutex_unlock (&r.lock);
+  g_mutex_clear (&r.lock);
+  g_cond_clear (&r.done);
 }
 
 typedef enum

@@ -347,6 +347,21 @@ typedef struct
 
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 
+/* The rows' loops built for AVX2 and SSE4.1 too, the one the CPU runs
+ * chosen when the library loads (GCC's function multiversioning): the
+ * baseline SSE2 has no 32-bit integer multiply, which the Pillow sums and
+ * OpenCV's fixed-point taps are made of. The same operations on each value
+ * in every version (no fused multiply-add: the library is built without
+ * contraction, and neither target enables FMA), so the values do not
+ * change. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__ELF__) && defined(__linux__)
+#define RESAMPLE_CLONES __attribute__ ((target_clones ("avx2", "sse4.1", \
+            "default")))
+#else
+#define RESAMPLE_CLONES
+#endif
+
 static inline const guint8 *
 src_pixel (const Run * run, gint x, gint y)
 {
@@ -385,7 +400,7 @@ rows_copy (const Run * run, gint y0, gint y1)
     rows_copy_row (run, y, run->dst + (gsize) y * run->dst_stride);
 }
 
-static void
+RESAMPLE_CLONES static void
 rows_nearest (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -404,7 +419,7 @@ rows_nearest (const Run * run, gint y0, gint y1)
 }
 
 /* Across: input rows y0..y1 into r->rows, exact integer sums */
-static void
+RESAMPLE_CLONES static void
 rows_cv_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -427,7 +442,7 @@ rows_cv_across (const Run * run, gint y0, gint y1)
 }
 
 /* Down: output rows, OpenCV's vectorised arithmetic */
-static void
+RESAMPLE_CLONES static void
 rows_cv_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -454,7 +469,7 @@ rows_cv_down (const Run * run, gint y0, gint y1)
   }
 }
 
-static void
+RESAMPLE_CLONES static void
 rows_area_half (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -478,7 +493,7 @@ rows_area_half (const Run * run, gint y0, gint y1)
   }
 }
 
-static void
+RESAMPLE_CLONES static void
 rows_area_integer (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -505,7 +520,7 @@ rows_area_integer (const Run * run, gint y0, gint y1)
 /* OpenCV's ResizeArea_Invoker, across: each source row's sums in the
  * table's order, in floats (the same values it works out for each output
  * row the source row falls in) */
-static void
+RESAMPLE_CLONES static void
 rows_area_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -535,7 +550,7 @@ rows_area_across (const Run * run, gint y0, gint y1)
 }
 
 /* and down: each output row from the table's rows of it, in its order */
-static void
+RESAMPLE_CLONES static void
 rows_area_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -572,7 +587,7 @@ rows_area_down (const Run * run, gint y0, gint y1)
 }
 
 /* Pillow: across, input rows into r->across; its int sums */
-static void
+RESAMPLE_CLONES static void
 rows_pil_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -605,7 +620,7 @@ rows_pil_across (const Run * run, gint y0, gint y1)
 
 /* Pillow: down, from r->across (or the source's RGB, where the width
  * stays), a row of sums at a time */
-static void
+RESAMPLE_CLONES static void
 rows_pil_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
