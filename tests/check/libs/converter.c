@@ -253,6 +253,79 @@ GST_START_TEST (test_batch_of_system_memory)
 
 GST_END_TEST;
 
+/* A launched batch keeps what it reads (its converters and frames) until
+ * it is written, whoever drops them meanwhile; waiting again gives the same
+ * answer; the last reference waits where nobody did; a refused launch
+ * gives no launch */
+GST_START_TEST (test_batch_launch_keeps_what_it_reads)
+{
+  GstCudaCacheConverter *conv = converter_of (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=(string)20:10:3:1");
+  GstVideoInfo rgba;
+  GstBuffer *frame = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 64, 48,
+      &rgba);
+  gsize slot = 20 * 10 * 3;
+  GstBuffer *batch = gst_buffer_new_allocate (NULL, 2 * slot, NULL);
+  GstBuffer *alone = gst_buffer_new_allocate (NULL, slot, NULL);
+  GstBuffer *ins[2] = { frame, NULL };
+  GstCudaCacheConverter *convs[2] = { conv, NULL };
+  GstCudaCacheBatchLaunch *launch, *again;
+  GError *error = NULL;
+  GstMapInfo map, amap;
+  guint launches = 7;
+
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, frame, alone,
+          NULL, &error), "%s", error ? error->message : "");
+  gst_buffer_memset (batch, 0, 0xa5, 2 * slot);
+  launch = gst_cuda_cache_converter_launch_batch (convs, ins, 2, batch, NULL,
+      &launches, &error);
+  fail_unless (launch != NULL, "%s", error ? error->message : "");
+  fail_unless_equals_int (launches, 0);
+  /* the launch holds the converter and the frame */
+  fail_unless_equals_int (GST_OBJECT_REFCOUNT_VALUE (conv), 2);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (frame), 2);
+  again = gst_cuda_cache_batch_launch_ref (launch);
+  gst_cuda_cache_batch_launch_unref (again);
+
+  fail_unless (gst_cuda_cache_batch_launch_wait (launch, &error), "%s",
+      error ? error->message : "");
+  fail_unless (gst_cuda_cache_batch_launch_wait (launch, NULL));
+  /* written: what it read is let go at once */
+  fail_unless_equals_int (GST_OBJECT_REFCOUNT_VALUE (conv), 1);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (frame), 1);
+  fail_unless (gst_buffer_map (batch, &map, GST_MAP_READ));
+  fail_unless (gst_buffer_map (alone, &amap, GST_MAP_READ));
+  fail_unless (memcmp (map.data, amap.data, slot) == 0);
+  fail_unless (map.data[slot] == 0 && map.data[2 * slot - 1] == 0);
+  gst_buffer_unmap (alone, &amap);
+  gst_buffer_unmap (batch, &map);
+  gst_cuda_cache_batch_launch_unref (launch);
+
+  /* dropped without a wait: the last reference waits, then lets go */
+  launch = gst_cuda_cache_converter_launch_batch (convs, ins, 2, batch, NULL,
+      NULL, &error);
+  fail_unless (launch != NULL, "%s", error ? error->message : "");
+  gst_cuda_cache_batch_launch_unref (launch);
+  fail_unless_equals_int (GST_OBJECT_REFCOUNT_VALUE (conv), 1);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (frame), 1);
+
+  /* refused: no launch, the error says why, nothing held */
+  convs[0] = NULL;
+  fail_if (gst_cuda_cache_converter_launch_batch (convs, ins, 2, batch, NULL,
+          NULL, &error));
+  fail_unless (error != NULL && strstr (error->message, "without a frame"),
+      "%s", error ? error->message : "");
+  g_clear_error (&error);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (frame), 1);
+
+  gst_buffer_unref (alone);
+  gst_buffer_unref (batch);
+  gst_buffer_unref (frame);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_three_dimensions_mean_batch_one)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
@@ -843,6 +916,7 @@ converter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_batch_of_system_memory);
+  tcase_add_test (tc, test_batch_launch_keeps_what_it_reads);
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_config_errors_say_option_value_and_range);
