@@ -105,7 +105,7 @@ gst_cuda_cache_convert_options_install (GObjectClass * klass, guint first_id)
       first_id + GST_CUDA_CACHE_CONVERT_OPTION_STD, triple_param_spec ("std",
           "Standard deviation",
           "Tensors: per-channel divisor applied after the mean, in the "
-          "tensor's channel order: three numbers above 0, e.g. "
+          "tensor's channel order: three numbers from 1e-12 up, e.g. "
           "\"<0.229, 0.224, 0.225>\" (default <1, 1, 1>)"));
 }
 
