@@ -263,6 +263,26 @@ info_from_caps (GstCudaCacheConverterInfo * parsed, const GstCaps * in_caps,
   return TRUE;
 }
 
+/* The parameters of converting @info's frames with the canonical @config,
+ * with the crop @crop (NULL: none) */
+static gboolean
+conversion_params (const GstCudaCacheConverterInfo * info,
+    const GstStructure * config, const GstCudaCacheInputCrop * crop,
+    GstCudaCacheConvertParams * params, GError ** error)
+{
+  GstCudaCacheConverterOptions options;
+  GstVideoRectangle source;
+
+  gst_cuda_cache_converter_options_init (&options);
+  if (!gst_cuda_cache_converter_options_parse (&options, config, error) ||
+      !gst_cuda_cache_convert_params_source (&info->in_info, &options, crop,
+          &source, error))
+    return FALSE;
+  gst_cuda_cache_convert_params_fill (params, info, &options, &source);
+
+  return TRUE;
+}
+
 /* Sets the conversion up for @info and the canonical @config (with the
  * crop @self follows); on failure nothing changes. */
 static gboolean
@@ -270,17 +290,12 @@ gst_cuda_cache_converter_configure (GstCudaCacheConverter * self,
     const GstCudaCacheConverterInfo * info, const GstStructure * config,
     GError ** error)
 {
-  GstCudaCacheConverterOptions options;
   GstCudaCacheConvertParams params;
   GstCudaCacheConverterCpu *cpu = NULL;
-  GstVideoRectangle source;
 
-  gst_cuda_cache_converter_options_init (&options);
-  if (!gst_cuda_cache_converter_options_parse (&options, config, error) ||
-      !gst_cuda_cache_convert_params_source (&info->in_info, &options,
-          self->has_crop ? &self->crop : NULL, &source, error))
+  if (!conversion_params (info, config, self->has_crop ? &self->crop : NULL,
+          &params, error))
     return FALSE;
-  gst_cuda_cache_convert_params_fill (&params, info, &options, &source);
 
   /* the CUDA back end where there is a context, the CPU's where not: each
    * is ready for the first frame and refuses what it cannot do now */
@@ -543,6 +558,15 @@ input_crop (GstCudaCacheConverter * self, GstBuffer * inbuf,
   return TRUE;
 }
 
+/* Whether @self's conversion is set up for the crop @crop (@has_crop) */
+static gboolean
+crop_is_set_up (GstCudaCacheConverter * self, gboolean has_crop,
+    const GstCudaCacheInputCrop * crop)
+{
+  return self->has_crop == has_crop && (!has_crop ||
+      memcmp (crop, &self->crop, sizeof (*crop)) == 0);
+}
+
 gboolean
 gst_cuda_cache_converter_follow_crop (GstCudaCacheConverter * self,
     GstBuffer * inbuf, GError ** error)
@@ -551,8 +575,7 @@ gst_cuda_cache_converter_follow_crop (GstCudaCacheConverter * self,
   gboolean has_crop = input_crop (self, inbuf, &crop);
   gboolean had = self->has_crop;
 
-  if (had == has_crop && (!has_crop || memcmp (&crop, &old,
-              sizeof (crop)) == 0))
+  if (crop_is_set_up (self, has_crop, &crop))
     return TRUE;
 
   self->has_crop = has_crop;
@@ -609,10 +632,10 @@ gboolean
 gst_cuda_cache_converter_get_geometry (GstCudaCacheConverter * converter,
     GstBuffer * inbuf, GstCudaCachePictureGeometry * geometry, GError ** error)
 {
-  GstCudaCacheConverterOptions options;
   GstCudaCacheConvertParams params;
+  const GstCudaCacheConvertParams *p = &params;
   GstCudaCacheInputCrop crop;
-  GstVideoRectangle source, vis = { 0, 0, 0, 0 };
+  GstVideoRectangle vis = { 0, 0, 0, 0 };
   gboolean has_crop;
   gint x1, y1;
 
@@ -620,33 +643,30 @@ gst_cuda_cache_converter_get_geometry (GstCudaCacheConverter * converter,
   g_return_val_if_fail (inbuf == NULL || GST_IS_BUFFER (inbuf), FALSE);
   g_return_val_if_fail (geometry != NULL, FALSE);
 
+  /* the conversion as set up where it is for this crop (every frame of a
+   * steady stream, once converted), else worked out for it */
   has_crop = input_crop (converter, inbuf, &crop);
-  gst_cuda_cache_converter_options_init (&options);
-  if (!gst_cuda_cache_converter_options_parse (&options, converter->config,
-          error) ||
-      !gst_cuda_cache_convert_params_source (&converter->info.in_info,
-          &options, has_crop ? &crop : NULL, &source, error))
+  if (crop_is_set_up (converter, has_crop, &crop))
+    p = &converter->params;
+  else if (!conversion_params (&converter->info, converter->config,
+          has_crop ? &crop : NULL, &params, error))
     return FALSE;
-  gst_cuda_cache_convert_params_fill (&params, &converter->info, &options,
-      &source);
 
   memset (geometry, 0, sizeof (*geometry));
-  geometry->picture.x = params.dest_x;
-  geometry->picture.y = params.dest_y;
-  geometry->picture.w = params.dest_width;
-  geometry->picture.h = params.dest_height;
+  geometry->picture.x = p->dest_x;
+  geometry->picture.y = p->dest_y;
+  geometry->picture.w = p->dest_width;
+  geometry->picture.h = p->dest_height;
   vis.w = GST_VIDEO_INFO_WIDTH (&converter->info.in_info);
   vis.h = GST_VIDEO_INFO_HEIGHT (&converter->info.in_info);
   if (has_crop)
     vis = crop.visible;
   /* in the frame downstream of a crop sees; the region converted, grown
    * to the chroma grid, may reach a pixel past it */
-  geometry->source.x = CLAMP (params.src_x - vis.x, 0, vis.w - 1);
-  geometry->source.y = CLAMP (params.src_y - vis.y, 0, vis.h - 1);
-  x1 = CLAMP (params.src_x + params.in_width - vis.x, geometry->source.x + 1,
-      vis.w);
-  y1 = CLAMP (params.src_y + params.in_height - vis.y, geometry->source.y + 1,
-      vis.h);
+  geometry->source.x = CLAMP (p->src_x - vis.x, 0, vis.w - 1);
+  geometry->source.y = CLAMP (p->src_y - vis.y, 0, vis.h - 1);
+  x1 = CLAMP (p->src_x + p->in_width - vis.x, geometry->source.x + 1, vis.w);
+  y1 = CLAMP (p->src_y + p->in_height - vis.y, geometry->source.y + 1, vis.h);
   geometry->source.w = x1 - geometry->source.x;
   geometry->source.h = y1 - geometry->source.y;
   geometry->source_width = vis.w;

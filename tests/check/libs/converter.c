@@ -326,6 +326,60 @@ GST_START_TEST (test_batch_launch_keeps_what_it_reads)
 
 GST_END_TEST;
 
+/* A frame's geometry is its own: asked before the frame is converted, or
+ * after another frame with another crop was, it is what converting it
+ * gives; asking changes nothing of the converter */
+GST_START_TEST (test_geometry_is_the_frames_own)
+{
+  GstCudaCacheConverter *conv = converter_new ("video/x-raw,format=RGBA,"
+      "width=64,height=48", TENSOR "types=uint8,dimensions=(string)32:32:3:1",
+      gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX,
+          G_TYPE_BOOLEAN, TRUE, NULL));
+  GstVideoInfo rgba;
+  GstBuffer *frame = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 64, 48,
+      &rgba);
+  GstBuffer *cropped = gst_buffer_copy (frame);
+  GstBuffer *out = gst_buffer_new_allocate (NULL, 32 * 32 * 3, NULL);
+  GstCudaCachePictureGeometry before, after, whole, again;
+  GstVideoCropMeta *meta;
+  GError *error = NULL;
+
+  gst_buffer_add_video_meta (cropped, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, 64, 48);
+  meta = gst_buffer_add_video_crop_meta (cropped);
+  meta->x = 3;
+  meta->y = 5;
+  meta->width = 40;
+  meta->height = 11;
+
+  fail_unless (gst_cuda_cache_converter_get_geometry (conv, NULL, &whole,
+          NULL));
+  fail_unless (gst_cuda_cache_converter_get_geometry (conv, cropped, &before,
+          &error), "%s", error ? error->message : "");
+  fail_unless_equals_int (before.source_width, 40);
+  fail_unless_equals_int (before.source_height, 11);
+  fail_unless_equals_int (before.picture.w, 32);
+  fail_unless (before.picture.h < 32);
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, cropped, out,
+          NULL, &error), "%s", error ? error->message : "");
+  fail_unless (gst_cuda_cache_converter_get_geometry (conv, cropped, &after,
+          NULL));
+  fail_unless (memcmp (&before, &after, sizeof (before)) == 0);
+  /* the whole frame's, while the converter is set up for the crop */
+  fail_unless (gst_cuda_cache_converter_get_geometry (conv, frame, &again,
+          NULL));
+  fail_unless (memcmp (&whole, &again, sizeof (whole)) == 0);
+  fail_unless_equals_int (whole.source_width, 64);
+  fail_unless_equals_int (whole.picture.h, 24);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (cropped);
+  gst_buffer_unref (frame);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_three_dimensions_mean_batch_one)
 {
   GstCudaCacheConverter *conv = converter_new (RGBA_64x48,
@@ -917,6 +971,7 @@ converter_suite (void)
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_batch_of_system_memory);
   tcase_add_test (tc, test_batch_launch_keeps_what_it_reads);
+  tcase_add_test (tc, test_geometry_is_the_frames_own);
   tcase_add_test (tc, test_cpu_path_refuses_frames_past_2_gib);
   tcase_add_test (tc, test_rejected_config_changes_nothing);
   tcase_add_test (tc, test_config_errors_say_option_value_and_range);
