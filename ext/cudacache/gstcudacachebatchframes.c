@@ -159,7 +159,9 @@ static GstCudaCacheConverter *
 gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
     GstCudaCacheBatchPad * pad)
 {
+  GstStructure *config;
   GError *error = NULL;
+  gboolean ok;
 
   if (!pad->caps) {
     gst_cuda_cache_batch_flush_pending (self, TRUE);
@@ -167,39 +169,30 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
             GST_PAD_NAME (pad)), (NULL));
     return NULL;
   }
-  if (pad->converter && pad->stale) {
-    GstStructure *config = gst_cuda_cache_convert_options_take_config
-        (&self->options, GST_ELEMENT (self));
+  if (pad->converter && !pad->stale)
+    return pad->converter;
 
-    if (!gst_cuda_cache_converter_reconfigure (pad->converter, pad->caps,
-            self->slot_caps, config, &error)) {
-      gst_cuda_cache_batch_flush_pending (self, TRUE);
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
-              GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
-          ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
-              self->slot_caps));
-      g_clear_error (&error);
-      return NULL;
-    }
-    pad->stale = FALSE;
-  }
-  if (!pad->converter) {
-    GstStructure *config = gst_cuda_cache_convert_options_take_config
-        (&self->options, GST_ELEMENT (self));
-
-    pad->stale = FALSE;
+  /* new caps or options: the pad's converter set up again, or made */
+  config = gst_cuda_cache_convert_options_take_config (&self->options,
+      GST_ELEMENT (self));
+  if (pad->converter) {
+    ok = gst_cuda_cache_converter_reconfigure (pad->converter, pad->caps,
+        self->slot_caps, config, &error);
+  } else {
     pad->converter = gst_cuda_cache_converter_new (pad->caps,
         self->slot_caps, self->cuda ? self->context : NULL, config, &error);
-    if (!pad->converter) {
-      gst_cuda_cache_batch_flush_pending (self, TRUE);
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
-              GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
-          ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
-              self->slot_caps));
-      g_clear_error (&error);
-      return NULL;
-    }
+    ok = pad->converter != NULL;
   }
+  if (!ok) {
+    gst_cuda_cache_batch_flush_pending (self, TRUE);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s: %s",
+            GST_PAD_NAME (pad), error ? error->message : "cannot convert"),
+        ("from %" GST_PTR_FORMAT " to %" GST_PTR_FORMAT, pad->caps,
+            self->slot_caps));
+    g_clear_error (&error);
+    return NULL;
+  }
+  pad->stale = FALSE;
   return pad->converter;
 }
 
