@@ -660,6 +660,295 @@ GST_START_TEST (test_blocks_keep_their_stream)
 
 GST_END_TEST;
 
+/* The pool's log at INFO and above, "LEVEL: message" lines, while watched */
+static GString *pool_log;
+
+static void
+collect_pool_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  if (!pool_log || level > GST_LEVEL_INFO ||
+      g_strcmp0 (gst_debug_category_get_name (category), "cudacachepool"))
+    return;
+
+  g_string_append_printf (pool_log, "%s: %s\n",
+      gst_debug_level_get_name (level), gst_debug_message_get (message));
+}
+
+static void
+watch_pool_log (void)
+{
+  static gboolean added;
+
+  pool_log = g_string_new (NULL);
+  gst_debug_set_threshold_for_name ("cudacachepool", GST_LEVEL_INFO);
+  /* added once and left: GStreamer keeps a removed function's list alive
+   * on purpose, which valgrind sees as lost */
+  if (!added)
+    gst_debug_add_log_function (collect_pool_log, NULL, NULL);
+  added = TRUE;
+}
+
+/* Returns: (transfer full): what the pool logged since watch_pool_log () */
+static gchar *
+unwatch_pool_log (void)
+{
+  gst_debug_unset_threshold_for_name ("cudacachepool");
+  return g_string_free (g_steal_pointer (&pool_log), FALSE);
+}
+
+/* A config of @pool for CAPS_720, two buffers at least, from @cache */
+static GstStructure *
+config_720 (GstBufferPool * pool, GstCudaCache * cache)
+{
+  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, 0, 2, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_cuda_cache (config, cache);
+  gst_caps_unref (caps);
+
+  return config;
+}
+
+/* Sets @config on @pool, which must take it without a warning; returns
+ * what the pool logged */
+static gchar *
+set_config_quietly (GstBufferPool * pool, GstStructure * config)
+{
+  gchar *log;
+
+  watch_pool_log ();
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  log = unwatch_pool_log ();
+  fail_if (strstr (log, "WARN") != NULL, "%s", log);
+
+  return log;
+}
+
+/* Activates @pool, checks a buffer of it is CUDA memory of CAPS_720's
+ * layout, deactivates it. */
+static void
+check_allocates (GstBufferPool * pool)
+{
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->width, 1280);
+  fail_unless_equals_int (meta->height, 720);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+}
+
+/* A config with none of GstCudaBufferPool's own options is taken as it
+ * is, without a word, and left without any of them. */
+GST_START_TEST (test_stock_options_default_config)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstStructure *config;
+  gchar *log;
+
+  log = set_config_quietly (pool, config_720 (pool, cache));
+  fail_unless_equals_string (log, "");
+  g_free (log);
+
+  config = gst_buffer_pool_get_config (pool);
+  fail_if (gst_structure_has_field (config, "cuda-alloc-method"));
+  fail_if (gst_structure_has_field (config, "cuda-stream-ordered-alloc"));
+  fail_if (gst_structure_has_field (config, "cuda-stream"));
+  gst_structure_free (config);
+  check_allocates (pool);
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+#if GST_CUDA_CACHE_HAVE_ALLOC_METHOD
+/* "unknown" and "malloc" are the cache's own memory: taken silently, the
+ * config as given. */
+GST_START_TEST (test_alloc_method_malloc_served)
+{
+  static const GstCudaMemoryAllocMethod methods[] = {
+    GST_CUDA_MEMORY_ALLOC_UNKNOWN, GST_CUDA_MEMORY_ALLOC_MALLOC
+  };
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstStructure *config;
+  gchar *log;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (methods); i++) {
+    config = config_720 (pool, cache);
+    gst_buffer_pool_config_set_cuda_alloc_method (config, methods[i]);
+    log = set_config_quietly (pool, config);
+    fail_unless_equals_string (log, "");
+    g_free (log);
+
+    config = gst_buffer_pool_get_config (pool);
+    fail_unless_equals_int (gst_buffer_pool_config_get_cuda_alloc_method
+        (config), methods[i]);
+    gst_structure_free (config);
+    check_allocates (pool);
+  }
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* "mmap" (virtual memory, what cudaipcsink ipc-mode=mmap exports) is not
+ * the cache's: refused with a warning and nothing allocated, the config
+ * rewritten to "malloc"; a peer that validates the refused config and
+ * sets it again gets a working pool of malloc memory. */
+GST_START_TEST (test_alloc_method_mmap_refused)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstStructure *config = config_720 (pool, cache);
+  GstBuffer *buf;
+  GstMemory *mem;
+  gchar *log;
+
+  gst_buffer_pool_config_set_cuda_alloc_method (config,
+      GST_CUDA_MEMORY_ALLOC_MMAP);
+  watch_pool_log ();
+  fail_if (gst_buffer_pool_set_config (pool, config));
+  log = unwatch_pool_log ();
+  fail_unless (strstr (log, "WARN: refusing cuda-alloc-method=mmap: the "
+          "cache holds malloc (cuMemAllocPitch) blocks only; the config now "
+          "asks for malloc\n") != NULL, "%s", log);
+  g_free (log);
+  fail_unless_equals_uint64 (stats_of (cache).misses, 0);
+
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless_equals_int (gst_buffer_pool_config_get_cuda_alloc_method
+      (config), GST_CUDA_MEMORY_ALLOC_MALLOC);
+  fail_unless (gst_buffer_pool_config_validate_params (config, caps, 0, 2, 0));
+  log = set_config_quietly (pool, config);
+  g_free (log);
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (buf, 0);
+  fail_unless (gst_is_cuda_memory (mem));
+  fail_unless_equals_int (gst_cuda_memory_get_alloc_method
+      (GST_CUDA_MEMORY_CAST (mem)), GST_CUDA_MEMORY_ALLOC_MALLOC);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_caps_unref (caps);
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+#endif
+
+#if GST_CUDA_CACHE_HAVE_STREAM
+/* A stream not marked as the writer's stays in the config, said so in the
+ * log; the memory carries none. */
+GST_START_TEST (test_unmarked_stream_not_carried)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCudaStream *stream = gst_cuda_stream_new (context);
+  GstStructure *config = config_720 (pool, cache);
+  GstCudaStream *named;
+  GstBuffer *buf;
+  gchar *log;
+
+  fail_unless (stream != NULL);
+  gst_buffer_pool_config_set_cuda_stream (config, stream);
+  log = set_config_quietly (pool, config);
+  fail_unless (strstr (log, "INFO: cuda-stream not marked as the writer's: "
+          "the memory carries no stream, and its writer waits for its "
+          "own\n") != NULL, "%s", log);
+  g_free (log);
+
+  config = gst_buffer_pool_get_config (pool);
+  named = gst_buffer_pool_config_get_cuda_stream (config);
+  fail_unless (named == stream);
+  gst_clear_cuda_stream (&named);
+  gst_structure_free (config);
+
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST
+          (gst_buffer_peek_memory (buf, 0))) == NULL);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_object_unref (pool);
+  gst_clear_cuda_stream (&stream);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+#endif
+
+#if GST_CUDA_CACHE_HAVE_STREAM_ORDERED
+/* Stream-ordered allocation allowed is taken (said so in the log) and not
+ * used (the cache's path of allocation is the one of every other test);
+ * not allowed is what the cache does anyway. The config keeps what it
+ * was given. */
+GST_START_TEST (test_stream_ordered_alloc_served)
+{
+  static const gboolean allowed[] = { TRUE, FALSE };
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstStructure *config;
+  gboolean enabled;
+  gchar *log;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (allowed); i++) {
+    config = config_720 (pool, cache);
+    gst_buffer_pool_config_set_cuda_stream_ordered_alloc (config, allowed[i]);
+    log = set_config_quietly (pool, config);
+    if (allowed[i])
+      fail_unless (strstr (log, "INFO: cuda-stream-ordered-alloc allowed but "
+              "not used: the cache's blocks are never stream-ordered\n")
+          != NULL, "%s", log);
+    else
+      fail_unless_equals_string (log, "");
+    g_free (log);
+
+    config = gst_buffer_pool_get_config (pool);
+    fail_unless (gst_buffer_pool_config_get_cuda_stream_ordered_alloc (config,
+            &enabled));
+    fail_unless_equals_int (enabled, allowed[i]);
+    gst_structure_free (config);
+
+    check_allocates (pool);
+  }
+
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+#endif
+
 /* The driver calls the next test makes beyond gst-cuda's loader */
 typedef struct
 {
@@ -1115,6 +1404,17 @@ cudapool_suite (void)
   tcase_add_test (tc, test_context_freed_with_last_user);
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_blocks_keep_their_stream);
+  tcase_add_test (tc, test_stock_options_default_config);
+#if GST_CUDA_CACHE_HAVE_ALLOC_METHOD
+  tcase_add_test (tc, test_alloc_method_malloc_served);
+  tcase_add_test (tc, test_alloc_method_mmap_refused);
+#endif
+#if GST_CUDA_CACHE_HAVE_STREAM
+  tcase_add_test (tc, test_unmarked_stream_not_carried);
+#endif
+#if GST_CUDA_CACHE_HAVE_STREAM_ORDERED
+  tcase_add_test (tc, test_stream_ordered_alloc_served);
+#endif
   tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
   tcase_add_test (tc, test_import_wraps_memory_of_its_context);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
