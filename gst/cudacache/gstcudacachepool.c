@@ -323,8 +323,9 @@ gst_cuda_cache_pool_buffer_pool_class (void)
  *   allocation, it does not require it; the cache's blocks never are,
  *   which every reader of a stream-ordered block can read too.
  * - cuda-stream (1.24+): see gst_cuda_cache_compat_config_get_stream ();
- *   an unmarked stream stays in the config, so peers that read it there
- *   still share it, and its writer waits for it.
+ *   an unmarked stream stays in the config, where peers that read it
+ *   still find it; the memory carries none, so its writer waits for its
+ *   own stream.
  *
  * Returns: FALSE, with the reason logged, where @config asks for memory
  * this pool does not make
