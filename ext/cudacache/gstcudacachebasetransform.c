@@ -896,19 +896,6 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
       *from_downstream = TRUE;
       return pool;
     }
-    if (pool) {
-      const gchar *method =
-          gst_cuda_cache_element_pool_alloc_method_unserved (pool);
-
-      /* the output comes from the cache either way: say what is lost */
-      if (method)
-        GST_INFO_OBJECT (self, "downstream's %" GST_PTR_FORMAT " allocates "
-            "cuda-alloc-method=%s, the cache malloc: downstream gets malloc "
-            "memory (cudaipcsink ipc-mode=mmap copies it into its own)",
-            pool, method);
-      else
-        GST_DEBUG_OBJECT (self, "not the cache's: %" GST_PTR_FORMAT, pool);
-    }
     gst_clear_object (&pool);
   }
 

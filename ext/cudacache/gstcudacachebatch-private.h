@@ -102,6 +102,7 @@ struct _GstCudaCacheBatch
   GstCudaCache *limit_cache;
   guint stats_interval_ms;
   GstClockTime last_stats;
+  gint tensor_meta;             /* atomic, not under the lock */
 
   /* the aggregator's thread: the latency reported (update_latency ()) */
   GstClockTime latency;

@@ -117,6 +117,7 @@ enum
   PROP_DEVICE_ID,
   PROP_CACHE_LIMIT,
   PROP_STATS_INTERVAL,
+  PROP_TENSOR_META,
   PROP_FIRST_OPTION,
 };
 
@@ -318,6 +319,8 @@ gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     self->stats_interval_ms = g_value_get_uint (value);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_TENSOR_META) {
+    g_atomic_int_set (&self->tensor_meta, g_value_get_boolean (value));
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
@@ -371,6 +374,8 @@ gst_cuda_cache_batch_get_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     g_value_set_uint (value, self->stats_interval_ms);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_TENSOR_META) {
+    g_value_set_boolean (value, g_atomic_int_get (&self->tensor_meta));
   } else if (prop_id >= PROP_FIRST_OPTION &&
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
@@ -819,6 +824,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       gst_cuda_cache_param_spec_cache_limit ());
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       gst_cuda_cache_param_spec_stats_interval ());
+  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+      gst_cuda_cache_param_spec_tensor_meta ());
   gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
 
   element_class->change_state =
@@ -874,6 +881,7 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->latency = 0;
   self->device_id = -1;
   self->last_stats = GST_CLOCK_TIME_NONE;
+  self->tensor_meta = TRUE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
 }

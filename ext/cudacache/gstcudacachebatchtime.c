@@ -114,6 +114,9 @@ gst_cuda_cache_batch_send (GstCudaCacheBatch * self, GstBuffer * outbuf,
   GST_BUFFER_PTS (outbuf) = pts;
   GST_BUFFER_DURATION (outbuf) = GST_CLOCK_TIME_IS_VALID (end) &&
       GST_CLOCK_TIME_IS_VALID (pts) ? end - pts : GST_CLOCK_TIME_NONE;
+  /* GStreamer's own description of the batch (1.26+), once it is written */
+  if (g_atomic_int_get (&self->tensor_meta))
+    gst_buffer_add_cuda_cache_analytics_tensor_meta (outbuf, &self->out_info);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), outbuf);
 }
 

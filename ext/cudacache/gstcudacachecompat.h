@@ -9,9 +9,7 @@
  * writer's, gst_buffer_pool_config_set_cuda_cache_writer_stream()). 1.22
  * has none: there the stream is a plain non-blocking CUstream of the
  * element's own that no memory carries, and the element waits for it
- * before pushing. 1.24 also has allocation methods, one of which
- * ("mmap") a downstream element's pool may ask for and the cache's blocks
- * never have.
+ * before pushing.
  */
 
 #ifndef __GST_CUDA_CACHE_COMPAT_H__
@@ -110,41 +108,6 @@ gst_cuda_cache_element_stream_config_set (GstStructure * config,
   gst_buffer_pool_config_set_cuda_cache_writer_stream (config, stream != NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);
-#endif
-}
-
-/* The allocation method the config of @pool, a downstream element's,
- * asks for where it is not that of the cache's blocks ("malloc"), as its
- * nick ("mmap"); NULL otherwise, and always before 1.24, where a config
- * names none. */
-static inline const gchar *
-gst_cuda_cache_element_pool_alloc_method_unserved (GstBufferPool * pool)
-{
-#if GST_CHECK_VERSION (1, 24, 0)
-  GstCudaMemoryAllocMethod method;
-  GstStructure *config;
-  GEnumClass *klass;
-  GEnumValue *value;
-  const gchar *nick;
-
-  if (!GST_IS_CUDA_BUFFER_POOL (pool))
-    return NULL;
-
-  config = gst_buffer_pool_get_config (pool);
-  method = gst_buffer_pool_config_get_cuda_alloc_method (config);
-  gst_structure_free (config);
-  if (method == GST_CUDA_MEMORY_ALLOC_UNKNOWN ||
-      method == GST_CUDA_MEMORY_ALLOC_MALLOC)
-    return NULL;
-
-  /* a static type: its values outlive the reference */
-  klass = g_type_class_ref (GST_TYPE_CUDA_MEMORY_ALLOC_METHOD);
-  value = g_enum_get_value (klass, method);
-  nick = value ? value->value_nick : "(not a GstCudaMemoryAllocMethod)";
-  g_type_class_unref (klass);
-  return nick;
-#else
-  return NULL;
 #endif
 }
 

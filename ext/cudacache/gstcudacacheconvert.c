@@ -54,6 +54,7 @@
 
 #include "gstcudacacheconvert.h"
 #include "gstcudacacheconvertoptions.h"
+#include "gstcudacacheelementprops.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_convert_debug
@@ -61,6 +62,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_convert_debug);
 enum
 {
   PROP_0,
+  PROP_TENSOR_META,
   PROP_FIRST_OPTION,
 };
 
@@ -83,10 +85,12 @@ struct _GstCudaCacheConvert
 
   /* properties, under the object lock */
   GstCudaCacheConvertOptions options;
+  gint tensor_meta;             /* atomic: read for each buffer */
 
   /* streaming thread only */
   GstCudaCacheConverter *converter;
   gboolean tensor_out;
+  GstCudaCacheTensorInfo out_tensor;    /* where tensor_out */
   GstCaps *failed_in;           /* the last caps the converter refused: */
   GstCaps *failed_out;          /* one error for them, not one per retry */
   GstVideoRectangle passed;     /* the input's frame, for the picture meta
@@ -143,6 +147,8 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
   gobject_class->finalize = gst_cuda_cache_convert_finalize;
 
   gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
+  g_object_class_install_property (gobject_class, PROP_TENSOR_META,
+      gst_cuda_cache_param_spec_tensor_meta ());
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_change_state);
@@ -185,6 +191,7 @@ static void
 gst_cuda_cache_convert_init (GstCudaCacheConvert * self)
 {
   gst_cuda_cache_convert_options_init (&self->options);
+  self->tensor_meta = TRUE;
 }
 
 static GstStateChangeReturn
@@ -209,6 +216,8 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
     gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
         prop_id - PROP_FIRST_OPTION, value);
+  else if (prop_id == PROP_TENSOR_META)
+    g_atomic_int_set (&self->tensor_meta, g_value_get_boolean (value));
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
@@ -223,6 +232,8 @@ gst_cuda_cache_convert_get_property (GObject * object, guint prop_id,
       prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
     gst_cuda_cache_convert_options_get (&self->options, GST_ELEMENT (self),
         prop_id - PROP_FIRST_OPTION, value);
+  else if (prop_id == PROP_TENSOR_META)
+    g_value_set_boolean (value, g_atomic_int_get (&self->tensor_meta));
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
@@ -611,6 +622,8 @@ gst_cuda_cache_convert_set_info (GstCudaCacheBaseTransform * base,
     g_clear_error (&error);
     return FALSE;
   }
+  self->tensor_out = gst_cuda_cache_tensor_info_from_caps (&self->out_tensor,
+      outcaps);
   gst_clear_caps (&self->failed_in);
   gst_clear_caps (&self->failed_out);
 
@@ -739,6 +752,9 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       !gst_buffer_add_cuda_cache_picture_meta (outbuf, &geometry))
     GST_WARNING_OBJECT (self, "could not put the picture meta on %"
         GST_PTR_FORMAT, outbuf);
+  /* and GStreamer's own description of the tensor (1.26+) */
+  if (self->tensor_out && g_atomic_int_get (&self->tensor_meta))
+    gst_buffer_add_cuda_cache_analytics_tensor_meta (outbuf, &self->out_tensor);
 
   return GST_FLOW_OK;
 }

@@ -58,6 +58,21 @@ gst_cuda_cache_param_spec_stats_interval (void)
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 
+GParamSpec *
+gst_cuda_cache_param_spec_tensor_meta (void)
+{
+  return g_param_spec_boolean ("tensor-meta", "Tensor meta",
+      "Put GStreamer's GstTensorMeta (its analytics library, GStreamer 1.26 "
+      "and later; nothing where the library was built without it) on each "
+      "tensor, describing it for elements that read GStreamer's API alone: "
+      "id " GST_CUDA_CACHE_TENSOR_ID_NCHW " or " GST_CUDA_CACHE_TENSOR_ID_NHWC
+      ", data type, dimensions outermost first, its data the buffer's own "
+      "memory. That memory is then shared, so GStreamer copies it before a "
+      "writable map: turn this off where an element writes into the "
+      "tensors in place", TRUE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING | GST_PARAM_DOC_SHOW_DEFAULT);
+}
+
 /* Posts @cache's statistics from @element: a GST_CUDA_CACHE_STATS_MESSAGE_NAME
  * element message, with the cache's name and the kind of memory */
 void

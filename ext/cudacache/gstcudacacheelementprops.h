@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 
 /* The properties every element of the plugin has, one definition each:
  * the device it picks, the limit of the cache its memory comes from, and
- * the statistics it posts. */
+ * the statistics it posts; and for those that make tensors, whether they
+ * describe them with GStreamer's GstTensorMeta. */
 
 #define GST_CUDA_CACHE_STATS_MESSAGE_NAME "cudacache-stats"
 
@@ -20,6 +21,8 @@ GParamSpec *gst_cuda_cache_param_spec_device_id (void);
 GParamSpec *gst_cuda_cache_param_spec_cache_limit (void);
 
 GParamSpec *gst_cuda_cache_param_spec_stats_interval (void);
+
+GParamSpec *gst_cuda_cache_param_spec_tensor_meta (void);
 
 void gst_cuda_cache_post_stats (GstElement * element, GstCudaCache * cache,
     gboolean cuda_memory);

@@ -13,11 +13,6 @@
  * stream is a plain non-blocking CUstream of the project's own that no
  * memory carries, and whoever writes a memory waits for its stream before
  * handing it on.
- *
- * 1.24 also lets a pool's config name how its memory is allocated
- * ("malloc", cuMemAllocPitch, or "mmap", virtual memory an IPC peer can
- * import), and 1.26 lets it allow stream-ordered allocation. The cache's
- * blocks are always "malloc" and never stream-ordered.
  */
 
 #ifndef __GST_CUDA_CACHE_COMPAT_PRIVATE_H__
@@ -34,10 +29,6 @@ G_BEGIN_DECLS
 
 /* TRUE where memory carries a stream */
 #define GST_CUDA_CACHE_HAVE_STREAM GST_CHECK_VERSION (1, 24, 0)
-/* TRUE where a pool's config may name an allocation method (mmap: 1.24) */
-#define GST_CUDA_CACHE_HAVE_ALLOC_METHOD GST_CHECK_VERSION (1, 24, 0)
-/* TRUE where a pool's config may allow stream-ordered allocation */
-#define GST_CUDA_CACHE_HAVE_STREAM_ORDERED GST_CHECK_VERSION (1, 26, 0)
 
 #if GST_CUDA_CACHE_HAVE_STREAM
 #include <gst/cuda/gstcudastream.h>
@@ -222,78 +213,6 @@ gst_cuda_cache_compat_config_set_stream (GstStructure * config,
   gst_buffer_pool_config_set_cuda_cache_writer_stream (config, stream != NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);
-#endif
-}
-
-/* Whether @config names a stream (gst_buffer_pool_config_set_cuda_stream(),
- * 1.24+), marked as its writer's or not */
-static inline gboolean
-gst_cuda_cache_compat_config_names_stream (GstStructure * config)
-{
-#if GST_CUDA_CACHE_HAVE_STREAM
-  GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
-  gboolean named = stream != NULL;
-
-  gst_clear_cuda_stream (&stream);
-  return named;
-#else
-  return FALSE;
-#endif
-}
-
-/* The allocation method @config asks for (1.24+,
- * gst_buffer_pool_config_set_cuda_alloc_method()) where the cache's blocks
- * are not of it, as its nick ("mmap"); NULL where it asks for none, for
- * "unknown" or for "malloc", which is how gst-cuda's allocator makes every
- * block the cache holds. Before 1.24 a config names no method. */
-static inline const gchar *
-gst_cuda_cache_compat_config_unserved_alloc_method (GstStructure * config)
-{
-#if GST_CUDA_CACHE_HAVE_ALLOC_METHOD
-  GstCudaMemoryAllocMethod method =
-      gst_buffer_pool_config_get_cuda_alloc_method (config);
-  GEnumClass *klass;
-  GEnumValue *value;
-  const gchar *nick;
-
-  if (method == GST_CUDA_MEMORY_ALLOC_UNKNOWN ||
-      method == GST_CUDA_MEMORY_ALLOC_MALLOC)
-    return NULL;
-
-  /* a static type: its values outlive the reference */
-  klass = g_type_class_ref (GST_TYPE_CUDA_MEMORY_ALLOC_METHOD);
-  value = g_enum_get_value (klass, method);
-  nick = value ? value->value_nick : "(not a GstCudaMemoryAllocMethod)";
-  g_type_class_unref (klass);
-  return nick;
-#else
-  return NULL;
-#endif
-}
-
-/* Writes into @config the allocation method the cache's blocks have
- * ("malloc"); nothing before 1.24, where a config names none. */
-static inline void
-gst_cuda_cache_compat_config_set_served_alloc_method (GstStructure * config)
-{
-#if GST_CUDA_CACHE_HAVE_ALLOC_METHOD
-  gst_buffer_pool_config_set_cuda_alloc_method (config,
-      GST_CUDA_MEMORY_ALLOC_MALLOC);
-#endif
-}
-
-/* Whether @config allows stream-ordered allocation (1.26+,
- * gst_buffer_pool_config_set_cuda_stream_ordered_alloc() with TRUE) */
-static inline gboolean
-gst_cuda_cache_compat_config_allows_stream_ordered (GstStructure * config)
-{
-#if GST_CUDA_CACHE_HAVE_STREAM_ORDERED
-  gboolean enabled = FALSE;
-
-  return gst_buffer_pool_config_get_cuda_stream_ordered_alloc (config,
-      &enabled) && enabled;
-#else
-  return FALSE;
 #endif
 }
 

@@ -186,6 +186,13 @@ G_GNUC_INTERNAL
 gchar *gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
     const gchar * prefix);
 
+/* gstcudacachetensor.c: strides and size from @info's dims */
+gboolean gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info);
+
+/* gstcudacacheanalytics.c: the tensor of a GstTensorMeta on @buffer */
+GstBuffer *gst_cuda_cache_analytics_tensor (GstBuffer * buffer,
+    GstCudaCacheTensorInfo * info, GError ** error);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_PRIVATE_H__ */

@@ -9,8 +9,8 @@
  *
  * gst_cuda_cache_dlpack_export() describes the memory of a buffer as a
  * [DLPack](https://dmlc.github.io/dlpack/latest/) `DLManagedTensor`: a
- * tensor buffer (a #GstCudaCacheTensorMeta, or `other/tensors` caps) as the
- * tensor it holds, a `video/x-raw` frame as height x width x channels
+ * tensor buffer (a #GstCudaCacheTensorMeta, `other/tensors` caps, or
+ * GStreamer's own `GstTensorMeta` on 1.26 and later) as the tensor it holds, a `video/x-raw` frame as height x width x channels
  * (HWC) where its layout allows, whole or one plane at a time. CUDA memory
  * is exported as `kDLCUDA` on the memory's device, system memory as `kDLCPU`.
  *
@@ -345,6 +345,7 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
   GstCudaCacheDLPack *self;
   GstCudaCacheTensorMeta *meta;
   GstCudaCacheTensorInfo tensor;
+  GstBuffer *data = NULL;
   GstVideoInfo vinfo;
   GstMapFlags flags = GST_MAP_READ;
   DLDevice device;
@@ -355,11 +356,6 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
   g_return_val_if_fail (caps == NULL || GST_IS_CAPS (caps), NULL);
   g_return_val_if_fail (plane >= GST_CUDA_CACHE_DLPACK_WHOLE, NULL);
 
-  if (gst_buffer_n_memory (buffer) == 0) {
-    dlpack_fail (error, "the buffer has no memory");
-    return NULL;
-  }
-
   meta = gst_buffer_get_cuda_cache_tensor_meta (buffer);
   if (meta) {
     tensor = meta->info;
@@ -368,32 +364,60 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
       gst_structure_has_name (gst_caps_get_structure (caps, 0),
           GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
     is_tensor = gst_cuda_cache_tensor_info_from_caps (&tensor, caps);
-    if (!is_tensor) {
-      dlpack_fail (error, "the buffer has no tensor meta, and its caps are "
-          "no tensor the library describes (format static, num_tensors 1, "
-          "types uint8, float16 or float32, 1 to 4 dimensions): %"
-          GST_PTR_FORMAT, caps);
-      return NULL;
-    }
   } else if (caps && gst_caps_is_fixed (caps)) {
     is_video = gst_video_info_from_caps (&vinfo, caps);
   }
+  /* a tensor of another element, described by GStreamer's GstTensorMeta
+   * alone: its data is exported, which may be another buffer than @buffer */
+  if (!is_tensor && !is_video) {
+    GError *meta_error = NULL;
+
+    data = gst_cuda_cache_analytics_tensor (buffer, &tensor, &meta_error);
+    if (meta_error) {
+      dlpack_fail (error, "%s", meta_error->message);
+      g_error_free (meta_error);
+      return NULL;
+    }
+    if (data) {
+      buffer = data;
+      is_tensor = TRUE;
+    }
+  }
+  if (!is_tensor && caps && gst_caps_is_fixed (caps) &&
+      gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
+    dlpack_fail (error, "the buffer has no tensor meta, and its caps are "
+        "no tensor the library describes (format static, num_tensors 1, "
+        "types uint8, float16 or float32, 1 to 4 dimensions): %"
+        GST_PTR_FORMAT, caps);
+    return NULL;
+  }
   if (!is_tensor && !is_video) {
     if (caps)
-      dlpack_fail (error, "the buffer has no tensor meta, and its caps "
-          "describe no tensor or video frame: %" GST_PTR_FORMAT, caps);
+      dlpack_fail (error, "the buffer has no tensor meta (the library's or "
+          "GStreamer's), and its caps describe no tensor or video frame: %"
+          GST_PTR_FORMAT, caps);
     else
-      dlpack_fail (error, "the buffer has no tensor meta, and no caps were "
-          "given: a video frame is exported with its caps");
+      dlpack_fail (error, "the buffer has no tensor meta (the library's or "
+          "GStreamer's), and no caps were given: a video frame is exported "
+          "with its caps");
+    return NULL;
+  }
+  if (gst_buffer_n_memory (buffer) == 0) {
+    dlpack_fail (error, "the buffer has no memory");
+    gst_clear_buffer (&data);
     return NULL;
   }
   if (is_tensor && plane > 0) {
     dlpack_fail (error, "a tensor has no plane %d: export it whole", plane);
+    gst_clear_buffer (&data);
     return NULL;
   }
 
-  if (!buffer_device (buffer, &device, error))
+  if (!buffer_device (buffer, &device, error)) {
+    gst_clear_buffer (&data);
     return NULL;
+  }
   if (device.device_type == kDLCUDA) {
     guint i;
 
@@ -405,7 +429,7 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
   }
 
   self = g_new0 (GstCudaCacheDLPack, 1);
-  self->buffer = gst_buffer_ref (buffer);
+  self->buffer = data ? data : gst_buffer_ref (buffer);
 
   if (is_tensor)
     ok = export_tensor (self, &tensor, flags, error);
@@ -446,7 +470,13 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
  *
  * Describes @buffer's memory as a DLPack tensor without copying it. A
  * buffer with a #GstCudaCacheTensorMeta is exported as its four-dimensional
- * tensor (in its layout's order, e.g. NCHW); a video frame as a
+ * tensor (in its layout's order, e.g. NCHW). A buffer with neither that
+ * meta nor caps describing it, but with a `GstTensorMeta` of one tensor
+ * (GStreamer 1.26's analytics library, where the library was built with
+ * it), is exported as that tensor, its data being the tensor's own buffer:
+ * uint8, float16 or float32, contiguous, 1 to 4 dimensions (fewer given
+ * leading 1s), row or column major (column major's dimensions reversed).
+ * A video frame is exported as a
  * three-dimensional height x width x channels tensor of its plane, where
  * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
  * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.

@@ -34,19 +34,7 @@
  * gst_buffer_pool_config_set_cuda_cache_writer_stream()): a
  * memory keeps its stream for life, so blocks of one stream are kept apart
  * from those of another (the stream is part of their key) and a user only
- * ever gets blocks of its own stream, or of none. A stream not so marked
- * stays in the config, and the memory carries none.
- *
- * The cache's blocks are gst-cuda's "malloc" memory (cuMemAllocPitch). A
- * config that asks for another allocation method
- * (gst_buffer_pool_config_set_cuda_alloc_method(), 1.24+: "mmap", the
- * virtual memory `cudaipcsink ipc-mode=mmap` exports) is refused:
- * gst_buffer_pool_set_config() returns %FALSE with a warning, and the
- * config, as gst_buffer_pool_get_config() returns it, asks for
- * %GST_CUDA_MEMORY_ALLOC_MALLOC instead, which the pool then accepts. A
- * config may allow stream-ordered allocation
- * (gst_buffer_pool_config_set_cuda_stream_ordered_alloc(), 1.26+); the
- * pool accepts it and never allocates that way.
+ * ever gets blocks of its own stream, or of none.
  *
  * Blocks of different #GstCudaContext never mix, even on one device: each
  * pool is a user of its context's group in the cache
@@ -311,47 +299,6 @@ gst_cuda_cache_pool_buffer_pool_class (void)
   return GST_BUFFER_POOL_CLASS (g_type_class_peek_parent (parent_class));
 }
 
-/*
- * The options GstCudaBufferPool's own set_config reads, served or refused
- * here since it is not chained up to (docs/design.md, "The pools"):
- *
- * - cuda-alloc-method (1.24+): "malloc" and "unknown" are what the cache
- *   makes. Any other ("mmap": virtual memory an IPC peer can import) is
- *   refused with "malloc" written into @config, so that a peer that
- *   validates and retries gets this pool's memory.
- * - cuda-stream-ordered-alloc (1.26+): it allows stream-ordered
- *   allocation, it does not require it; the cache's blocks never are,
- *   which every reader of a stream-ordered block can read too.
- * - cuda-stream (1.24+): see gst_cuda_cache_compat_config_get_stream ();
- *   an unmarked stream stays in the config, where peers that read it
- *   still find it; the memory carries none, so its writer waits for its
- *   own stream.
- *
- * Returns: FALSE, with the reason logged, where @config asks for memory
- * this pool does not make
- */
-static gboolean
-gst_cuda_cache_pool_check_stock_options (GstCudaCachePool * self,
-    GstStructure * config)
-{
-  const gchar *method;
-
-  method = gst_cuda_cache_compat_config_unserved_alloc_method (config);
-  if (method) {
-    GST_WARNING_OBJECT (self, "refusing cuda-alloc-method=%s: the cache "
-        "holds malloc (cuMemAllocPitch) blocks only; the config now asks "
-        "for malloc", method);
-    gst_cuda_cache_compat_config_set_served_alloc_method (config);
-    return FALSE;
-  }
-
-  if (gst_cuda_cache_compat_config_allows_stream_ordered (config))
-    GST_INFO_OBJECT (self, "cuda-stream-ordered-alloc allowed but not used: "
-        "the cache's blocks are never stream-ordered");
-
-  return TRUE;
-}
-
 static gboolean
 gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
@@ -377,16 +324,11 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
     goto no_caps;
   if (!gst_cuda_cache_pool_parse_caps (self, caps, &spec))
     return FALSE;
-  if (!gst_cuda_cache_pool_check_stock_options (self, config))
-    return FALSE;
 
   if (!gst_buffer_pool_config_get_cuda_cache (config, &cache))
     cache = gst_object_ref (priv->cache);
   new_cache = cache != priv->cache;
   spec.stream = gst_cuda_cache_compat_config_get_stream (config);
-  if (!spec.stream && gst_cuda_cache_compat_config_names_stream (config))
-    GST_INFO_OBJECT (self, "cuda-stream not marked as the writer's: the "
-        "memory carries no stream, and its writer waits for its own");
   /* sizes learned are per key, and the key names the stream */
   new_stream = spec.stream != priv->stream;
 

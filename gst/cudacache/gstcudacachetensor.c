@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "gstcudacachetensor.h"
+#include "gstcudacache-private.h"
 
 static const struct
 {
@@ -158,8 +159,8 @@ gst_cuda_cache_tensor_layout_from_string (const gchar * str,
 
 /* Fills strides and size from dims; FALSE if a dimension is 0 or the size
  * does not fit in a gsize. */
-static gboolean
-tensor_info_pack (GstCudaCacheTensorInfo * info)
+gboolean
+gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info)
 {
   gsize stride = dtypes[info->dtype].size;
   gint i;
@@ -212,7 +213,7 @@ gst_cuda_cache_tensor_info_init (GstCudaCacheTensorInfo * info,
   info->dims[idx[DIM_H]] = height;
   info->dims[idx[DIM_W]] = width;
 
-  return tensor_info_pack (info);
+  return gst_cuda_cache_tensor_info_pack (info);
 }
 
 /**
@@ -368,7 +369,7 @@ gst_cuda_cache_tensor_info_from_caps (GstCudaCacheTensorInfo * info,
     info->dims[GST_CUDA_CACHE_TENSOR_N_DIMS - 1 - i] = dim;
   }
 
-  ret = tensor_info_pack (info);
+  ret = gst_cuda_cache_tensor_info_pack (info);
 
 out:
   g_strfreev (parts);

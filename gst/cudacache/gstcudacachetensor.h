@@ -31,6 +31,27 @@ G_BEGIN_DECLS
 #define GST_CUDA_CACHE_TENSOR_N_DIMS 4
 
 /**
+ * GST_CUDA_CACHE_TENSOR_ID_NCHW:
+ *
+ * The id (a #GQuark's string) of an NCHW tensor in the `GstTensorMeta`
+ * (GStreamer 1.26's analytics library) the project puts on its tensors:
+ * `GstTensor` has no field for the dimensions' names, so the id gives them.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_TENSOR_ID_NCHW "gst-cuda-cache-nchw"
+
+/**
+ * GST_CUDA_CACHE_TENSOR_ID_NHWC:
+ *
+ * The id of an NHWC tensor in its `GstTensorMeta`, as
+ * #GST_CUDA_CACHE_TENSOR_ID_NCHW.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_TENSOR_ID_NHWC "gst-cuda-cache-nhwc"
+
+/**
  * GstCudaCacheTensorDType:
  * @GST_CUDA_CACHE_TENSOR_DTYPE_U8: unsigned 8-bit integers (`uint8`)
  * @GST_CUDA_CACHE_TENSOR_DTYPE_F16: IEEE half floats (`float16`)
@@ -169,6 +190,10 @@ GstCudaCacheTensorMeta *gst_buffer_add_cuda_cache_tensor_meta (GstBuffer * buffe
 
 GST_CUDA_CACHE_API
 GstCudaCacheTensorMeta *gst_buffer_get_cuda_cache_tensor_meta (GstBuffer * buffer);
+
+GST_CUDA_CACHE_API
+gboolean gst_buffer_add_cuda_cache_analytics_tensor_meta (GstBuffer * buffer,
+    const GstCudaCacheTensorInfo * info);
 
 G_END_DECLS
 

@@ -65,15 +65,20 @@ GST_START_TEST (test_tensors_of_any_size_map_on_cpu)
     gchar *tensor = g_strdup_printf ("format=static,num_tensors=1,types=%s,"
         "layout=%s,dimensions=%s", classes[c].types, classes[c].layout,
         classes[c].dims);
+    /* the device's tensors are written in place below: without
+     * GStreamer's tensor meta (1.26+), whose data would share their memory
+     * and make a write map copy it (docs/elements.md) */
     gchar *desc = batch ?
-        g_strdup_printf ("cudacachebatch name=g batch-size=%c ! "
+        g_strdup_printf ("cudacachebatch name=g tensor-meta=false "
+        "batch-size=%c ! "
         "other/tensors(memory:CUDAMemory),%s ! appsink name=gpu "
         "cudacachebatch name=c batch-size=%c ! other/tensors,%s ! "
         "appsink name=cpu %s ! tee name=t t. ! queue ! cudaupload ! g. "
         "t. ! queue ! c.", classes[c].dims[strlen (classes[c].dims) - 1],
         tensor, classes[c].dims[strlen (classes[c].dims) - 1], tensor, src) :
         g_strdup_printf ("%s ! tee name=t t. ! queue ! cudaupload ! "
-        "cudacacheconvert ! other/tensors(memory:CUDAMemory),%s ! "
+        "cudacacheconvert tensor-meta=false ! "
+        "other/tensors(memory:CUDAMemory),%s ! "
         "appsink name=gpu t. ! queue ! cudacacheconvert ! other/tensors,%s ! "
         "appsink name=cpu", src, tensor, tensor);
     GstElement *pipeline = gst_parse_launch (desc, NULL);
