@@ -100,7 +100,7 @@ GstCudaCacheKernelId gst_cuda_cache_kernel_find (GstCudaCacheKernelFamily
 
 /* The batch twin of @kernel (the same kinds and taps, a slot per z
  * index), or GST_CUDA_CACHE_KERNEL_NONE where it has none (kernels of
- * video output, the stand-in and presets' passes). */
+ * video output, the stand-in passes). */
 G_GNUC_INTERNAL
 GstCudaCacheKernelId gst_cuda_cache_kernel_batch_twin (GstCudaCacheKernelId
     kernel);
