@@ -24,8 +24,8 @@
  * - any other output memory (all of GStreamer 1.22's, which carries no
  *   stream) says nothing of pending work, so the conversion is waited for
  *   before the call returns; so is every conversion of input through a
- *   stand-in frame (16-bit 4:2:0, 4:2:2 packed) or through the resampling
- *   presets' RGBx frame, which the next frame reuses.
+ *   stand-in frame (16-bit 4:2:0, 4:2:2 packed), which the next frame
+ *   reuses.
  *
  * The stream of the output memory is only compared with the stream the
  * conversion runs on, never launched on: the caller says which stream.
@@ -76,8 +76,8 @@ struct _GstCudaCacheConverterCuda
   /* the stand-in frame of input the kernels do not read themselves
    * (16-bit 4:2:0, 4:2:2 packed), made with the first such caps */
   GstCudaCacheStandIn *stand_in;
-  /* the resampling presets' pass, where the method is not LINEAR: the
-   * plan then converts its RGBx frame */
+  /* where the method is not LINEAR, the resampling presets' kernel, which
+   * converts in the plan's stead (plan NULL) */
   GstCudaCachePreset *preset;
   /* the table of the batches this back end launches (the first present
    * slot's), made at the first */
@@ -112,7 +112,7 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
     const GstCudaCacheConverterInfo * info,
     const GstCudaCacheConvertParams * params, GError ** error)
 {
-  GstCudaCacheKernelPlan *plan;
+  GstCudaCacheKernelPlan *plan = NULL;
   GstCudaCachePreset *preset = NULL;
 
   if (params->out_format == GST_VIDEO_FORMAT_GRAY8 ||
@@ -123,28 +123,11 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
         "make a tensor of 1 channel");
     return FALSE;
   }
-  if (params->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR) {
-    /* the presets' pass makes the picture as an RGBx frame, which the plan
-     * converts at 1:1 into the output */
-    GstCudaCacheConvertParams picture = *params;
-
+  if (params->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR)
     preset = gst_cuda_cache_preset_new (cuda->kernels, params);
-    if (!preset) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
-          "no device memory for the %dx%d RGBx frame the resampling preset "
-          "makes the picture in", params->dest_width, params->dest_height);
-      return FALSE;
-    }
-    picture.in_format = GST_VIDEO_FORMAT_RGBx;
-    picture.in_width = params->dest_width;
-    picture.in_height = params->dest_height;
-    picture.src_x = picture.src_y = 0;
-    picture.method = GST_CUDA_CACHE_RESIZE_METHOD_LINEAR;
-    plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, &picture);
-  } else {
+  else
     plan = gst_cuda_cache_kernel_plan_new (cuda->kernels, params);
-  }
-  if (!plan) {
+  if (!plan && !preset) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
         "the CUDA kernels cannot convert %s to %s",
         GST_VIDEO_INFO_NAME (&info->in_info), info->tensor_out ?
@@ -153,7 +136,7 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
     return FALSE;
   }
   /* the stand-in's room now, so that a device without it refuses the
-   * caps rather than the first frame */
+   * caps rather than the first frame (the presets read it too) */
   if (params->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info)) {
     if (!cuda->stand_in)
       cuda->stand_in = gst_cuda_cache_stand_in_new (cuda->kernels);
@@ -163,7 +146,7 @@ gst_cuda_cache_converter_cuda_set_params (GstCudaCacheConverterCuda * cuda,
           "input as", gst_video_format_to_string (params->in_format),
           params->in_width, params->in_height,
           GST_VIDEO_INFO_NAME (&info->in_info));
-      gst_cuda_cache_kernel_plan_free (plan);
+      g_clear_pointer (&plan, gst_cuda_cache_kernel_plan_free);
       g_clear_pointer (&preset, gst_cuda_cache_preset_free);
       return FALSE;
     }
@@ -276,19 +259,17 @@ cuda_stream (GstCudaCacheConverterCuda * cuda, CUstream stream, GError ** error)
   return gst_cuda_cache_compat_stream_handle (cuda->stream);
 }
 
-/* Whether @cuda's conversions go through a frame of its own (a stand-in
- * or the presets' RGBx frame), which the next conversion rewrites: they
- * are waited for before the call returns. */
+/* Whether @cuda's conversions go through a frame of its own (a stand-in),
+ * which the next conversion rewrites: they are waited for before the
+ * call returns. */
 static gboolean
 cuda_uses_frames (GstCudaCacheConverterCuda * cuda)
 {
-  return cuda->params.in_format !=
-      GST_VIDEO_INFO_FORMAT (&cuda->info.in_info) || cuda->preset != NULL;
+  return cuda->params.in_format != GST_VIDEO_INFO_FORMAT (&cuda->info.in_info);
 }
 
-/* One frame's input, mapped, and the planes the plan reads: the source
- * rectangle's, or its stand-in's or presets' frame, launched on
- * @stream. */
+/* One frame's input, mapped, and the planes the plan (or preset) reads:
+ * the source rectangle's, or its stand-in's, launched on @stream. */
 typedef struct
 {
   GstVideoFrame frame;
@@ -330,14 +311,11 @@ cuda_input_prepare (GstCudaCacheConverterCuda * cuda, GstBuffer * inbuf,
   if (p->in_format != GST_VIDEO_INFO_FORMAT (&info->in_info))
     ok = gst_cuda_cache_stand_in_launch (cuda->stand_in, &source,
         p->yuv_to_rgb, p->in_chroma_site, stream, in->data, in->stride);
-  if (ok && cuda->preset)
-    ok = gst_cuda_cache_preset_launch (cuda->preset, stream, in->data,
-        in->stride);
   if (!ok)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
-        "CUDA conversion of %dx%d %s failed before its kernel (its %s)",
-        p->in_width, p->in_height, GST_VIDEO_INFO_NAME (&info->in_info),
-        cuda->preset ? "resampling preset's pass" : "stand-in frame");
+        "CUDA conversion of %dx%d %s failed before its kernel (its "
+        "stand-in frame)", p->in_width, p->in_height,
+        GST_VIDEO_INFO_NAME (&info->in_info));
   return ok;
 }
 
@@ -413,8 +391,12 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
 
   ok = cuda_input_prepare (cuda, inbuf, stream, &in, error);
   if (ok) {
-    ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in.data, in.stride,
-        out_data, out_stride, stream, done);
+    if (cuda->preset)
+      ok = gst_cuda_cache_preset_launch (cuda->preset, in.data, in.stride,
+          out_data, out_stride, stream, done);
+    else
+      ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in.data, in.stride,
+          out_data, out_stride, stream, done);
     if (ok && wait)
       ok = gst_cuda_cache_kernels_wait (cuda->kernels, stream, done);
     if (!ok)
@@ -556,6 +538,7 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
       break;
     }
     launch[n_launch].plan = slots[i]->plan;
+    launch[n_launch].preset = slots[i]->preset;
     memcpy (launch[n_launch].in_data, in[i].data, sizeof (in[i].data));
     memcpy (launch[n_launch].in_stride, in[i].stride, sizeof (in[i].stride));
     launch[n_launch].out_data = slot;

@@ -79,8 +79,8 @@ typedef struct
   gfloat yuv_to_rgb[12];
   GstVideoChromaSite in_chroma_site;
 
-  /* geometry; resampled by @method (the kernels: LINEAR; the others by
-   * the presets' pass below) */
+  /* geometry; resampled by @method (the conversion kernels: LINEAR; the
+   * others by the presets' kernels below) */
   GstCudaCacheResizeMethod method;
   gint out_width;
   gint out_height;
@@ -217,7 +217,9 @@ void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 /* Batches (cudacachebatch): many planned conversions to tensors, each
  * into its slot of one batch tensor, in one launch per kernel the slots
  * need (one where every slot takes the same kernel: frames of a format
- * scaled alike). Each slot is what plan_launch makes of it alone: the
+ * scaled alike, or slots of resampling presets, whatever their input and
+ * method). Each slot is what plan_launch (preset_launch) makes of it
+ * alone: the
  * batch twin of its kernel (ConvertBatch, kernels/convert-params.h) reads
  * the slot's parameters from a table in device memory. The table is a
  * block of the device's cache, kept for the next batch. Launch every
@@ -226,6 +228,9 @@ void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
 typedef struct
 {
   GstCudaCacheKernelPlan *plan;         /* of a tensor */
+  /* or, where not NULL, a resampling preset's conversion (below), the
+   * plan unused */
+  struct _GstCudaCachePreset *preset;
   guintptr in_data[3];
   gint in_stride[3];
   guintptr out_data;                    /* the slot's tensor */
@@ -288,31 +293,43 @@ gboolean gst_cuda_cache_stand_in_launch (GstCudaCacheStandIn * stand_in,
 G_GNUC_INTERNAL
 void gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in);
 
-/* The resampling presets' pass (gstcudacachepreset.c): for a method other
- * than LINEAR, the source (in_format after 7.: NV12, I420 or packed RGB,
- * 4:2:0 read as its RGB stand-in) resampled by the method's arithmetic
- * (gstcudacacheresample.c, to the bit) into an RGBx frame of the
- * picture's size (dest_width x dest_height), which the plan of that frame
- * converts to the output at 1:1 (the fill, the tensor's or the video's
- * values, as 1. to 6. say). Its table and its frame are blocks of the
- * device's cache, made here; the caller waits for each conversion before
- * the next launch (the frame is one frame). It borrows @kernels: free it
- * before them. NULL where the device has no memory for them. */
+/* The resampling presets (gstcudacachepreset.c): for a method other than
+ * LINEAR, the source (in_format after 7.: NV12, I420 or packed RGB, 4:2:0
+ * read as its RGB stand-in) resampled by the method's arithmetic
+ * (gstcudacacheresample.c, to the bit) into the picture's 8-bit RGB
+ * pixels, each stored in the output as the plan of converting an 8-bit
+ * RGBx frame of the picture's size at 1:1 would store it (the fill, the
+ * tensor's or the video's values, as 1. to 6. say), in one launch of the
+ * output kind's kernel. Its table is a block of the device's cache, made
+ * here. It borrows @kernels: free it before them. NULL, logged, for a
+ * conversion the kernels do not do or where the device has no memory for
+ * the table. */
 typedef struct _GstCudaCachePreset GstCudaCachePreset;
 
 G_GNUC_INTERNAL
 GstCudaCachePreset *gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params);
 
-/* Launches the pass on the source whose planes @data and @stride give (the
- * source rectangle's top left), on @stream, and replaces @data and @stride
- * with the RGBx frame's. Pushes the kernels' context itself. */
+/* Launches the conversion of the source whose planes @in_data and
+ * @in_stride give (the source rectangle's top left) into the output's
+ * planes on @stream, and returns without waiting, as plan_launch does
+ * (@done may be NULL). Pushes the kernels' context itself. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
-    CUstream stream, guintptr data[3], gint stride[3]);
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_preset_free (GstCudaCachePreset * preset);
+
+/* For the kernels' host files: the completion signal's fields of the next
+ * launch of @done (kernels/convert-params.h), or 0s where @done is
+ * NULL */
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernel_done_next (GstCudaCacheKernelDone * done,
+    unsigned long long *counter, unsigned long long *flag,
+    unsigned int *seq);
 
 /* For the kernels' host files: copies @bytes at @src to device memory
  * @dst of the kernels' context, and waits for the copy. */

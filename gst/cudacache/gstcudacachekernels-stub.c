@@ -152,8 +152,10 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
 }
 
 gboolean
-gst_cuda_cache_preset_launch (GstCudaCachePreset * preset, CUstream stream,
-    guintptr data[3], gint stride[3])
+gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done)
 {
   g_return_val_if_reached (FALSE);
 }

@@ -490,11 +490,8 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 
   kernels = plan->kernels;
   plan_prepare (plan, in_data, in_stride, out_data, out_stride, &p, &launch);
-  if (done) {
-    p.done_counter = done->counter;
-    p.done_flag = (guintptr) done->flag;
-    p.done_seq = ++done->seq;
-  }
+  gst_cuda_cache_kernel_done_next (done, &p.done_counter, &p.done_flag,
+      &p.done_seq);
 
   if (!gst_cuda_context_push (kernels->context)) {
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
@@ -527,21 +524,28 @@ struct _GstCudaCacheKernelBatch
 {
   GstCudaCacheKernels *kernels;
   /* the slots' table in device memory, a block of the device's cache;
-   * its room in slots */
+   * its room in slots (of the larger kind, PresetBatchSlot) */
   GstMemory *block;
   CUdeviceptr table;
   guint room;
   /* the host's copy of the table, rewritten per batch: the copy to the
-   * device stages it before returning (pageable memory) */
-  ConvertBatchSlot *host;
+   * device stages it before returning (pageable memory). Each kernel's
+   * slots lie next to each other, ConvertBatchSlot or, for the presets'
+   * kernels, PresetBatchSlot each. */
+  guint8 *host;
   GstCudaCacheLaunch *launches; /* per slot of host */
-  /* each slot, in the batch's order, before it is placed in host; and
-   * the first slot of its kernel's */
-  ConvertBatchSlot *prepared;
+  gsize *offsets;               /* per slot of host: its byte in the table */
+  /* each slot, in the batch's order, before it is placed in host (a
+   * plan's in prepared[].slot); and the first slot of its kernel's */
+  PresetBatchSlot *prepared;
   GstCudaCacheLaunch *prepared_launches;
   guint *group;
   guint host_room;
 };
+
+/* a slot's bytes in a batch's table at most: the larger kind's, and the
+ * alignment of its kernel's slots */
+#define BATCH_SLOT_ROOM (sizeof (PresetBatchSlot) + 16)
 
 static gboolean
 same_launch (const GstCudaCacheLaunch * a, const GstCudaCacheLaunch * b)
@@ -571,9 +575,10 @@ batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
   gsize pitch;
 
   if (n > batch->host_room) {
-    batch->host = g_renew (ConvertBatchSlot, batch->host, n);
+    batch->host = g_renew (guint8, batch->host, n * BATCH_SLOT_ROOM);
     batch->launches = g_renew (GstCudaCacheLaunch, batch->launches, n);
-    batch->prepared = g_renew (ConvertBatchSlot, batch->prepared, n);
+    batch->offsets = g_renew (gsize, batch->offsets, n);
+    batch->prepared = g_renew (PresetBatchSlot, batch->prepared, n);
     batch->prepared_launches =
         g_renew (GstCudaCacheLaunch, batch->prepared_launches, n);
     batch->group = g_renew (guint, batch->group, n);
@@ -590,7 +595,7 @@ batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
     batch->room = 0;
   }
   batch->block = gst_cuda_cache_kernels_acquire (batch->kernels,
-      (gsize) n * sizeof (ConvertBatchSlot), 1, &batch->table, &pitch);
+      (gsize) n * BATCH_SLOT_ROOM, 1, &batch->table, &pitch);
   if (!batch->block)
     return FALSE;
   batch->room = n;
@@ -605,6 +610,7 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
   GstCudaCacheKernels *kernels;
   CUDA_MEMCPY2D copy = { 0, };
   guint i, j, placed = 0, launches = 0;
+  gsize bytes = 0;
   gboolean ok;
 
   g_return_val_if_fail (batch != NULL, FALSE);
@@ -623,15 +629,25 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
     guintptr out_data[3] = { s->out_data, 0, 0 };
     gint out_stride[3] = { 0, };
     GstCudaCacheLaunch *l = &batch->prepared_launches[i];
+    PresetBatchSlot *slot = &batch->prepared[i];
 
-    g_return_val_if_fail (s->plan != NULL && s->plan->kernels->context ==
-        kernels->context, FALSE);
-    plan_prepare (s->plan, s->in_data, s->in_stride, out_data, out_stride,
-        &batch->prepared[i].params, l);
+    if (s->preset) {
+      PresetConvert a;
+
+      gst_cuda_cache_preset_prepare (s->preset, s->in_data, s->in_stride,
+          out_data, out_stride, &a, l);
+      slot->slot.params = a.c;
+      slot->preset = a.p;
+    } else {
+      g_return_val_if_fail (s->plan != NULL && s->plan->kernels->context ==
+          kernels->context, FALSE);
+      plan_prepare (s->plan, s->in_data, s->in_stride, out_data, out_stride,
+          &slot->slot.params, l);
+    }
     l->kernel = gst_cuda_cache_kernel_batch_twin (l->kernel);
     g_return_val_if_fail (l->kernel != GST_CUDA_CACHE_KERNEL_NONE, FALSE);
-    batch->prepared[i].grid_w = l->grid_w;
-    batch->prepared[i].grid_h = l->grid_h;
+    slot->slot.grid_w = l->grid_w;
+    slot->slot.grid_h = l->grid_h;
   }
 
   /* the slots of one kernel (and block) next to each other in the table,
@@ -650,10 +666,21 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
   for (i = 0; i < n; i++) {
     if (batch->group[i] != i)
       continue;
+    /* each kernel's table 16-byte aligned, as a table of one kind of slot
+     * alone would be */
+    bytes = GST_ROUND_UP_16 (bytes);
     for (j = i; j < n; j++) {
+      const GstCudaCacheLaunch *l = &batch->prepared_launches[j];
+      /* the presets' twins read the larger slots */
+      gsize size = gst_cuda_cache_kernel_info[l->kernel].family ==
+          GST_CUDA_CACHE_KERNEL_FAMILY_RESAMPLE ? sizeof (PresetBatchSlot) :
+          sizeof (ConvertBatchSlot);
+
       if (batch->group[j] == i) {
-        batch->host[placed] = batch->prepared[j];
-        batch->launches[placed++] = batch->prepared_launches[j];
+        memcpy (batch->host + bytes, &batch->prepared[j], size);
+        batch->offsets[placed] = bytes;
+        batch->launches[placed++] = *l;
+        bytes += size;
       }
     }
   }
@@ -670,8 +697,7 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
   copy.srcHost = batch->host;
   copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
   copy.dstDevice = batch->table;
-  copy.srcPitch = copy.dstPitch = copy.WidthInBytes =
-      n * sizeof (ConvertBatchSlot);
+  copy.srcPitch = copy.dstPitch = copy.WidthInBytes = bytes;
   copy.Height = 1;
   ok = gst_cuda_result (CuMemcpy2DAsync (&copy, stream));
 
@@ -690,7 +716,7 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
       grid_h = MAX (grid_h, l->grid_h);
       shared = MAX (shared, l->shared_bytes);
     }
-    b.slots = batch->table + i * sizeof (ConvertBatchSlot);
+    b.slots = batch->table + batch->offsets[i];
     /* the last launch signals: the stream orders the others before it */
     if (done && placed == n) {
       b.done_counter = done->counter;
@@ -727,6 +753,7 @@ gst_cuda_cache_kernel_batch_free (GstCudaCacheKernelBatch * batch)
   }
   g_free (batch->host);
   g_free (batch->launches);
+  g_free (batch->offsets);
   g_free (batch->prepared);
   g_free (batch->prepared_launches);
   g_free (batch->group);
@@ -810,6 +837,20 @@ guint32
 gst_cuda_cache_kernel_done_get_seq (GstCudaCacheKernelDone * done)
 {
   return done->seq;
+}
+
+void
+gst_cuda_cache_kernel_done_next (GstCudaCacheKernelDone * done,
+    unsigned long long *counter, unsigned long long *flag, unsigned int *seq)
+{
+  if (!done) {
+    *counter = *flag = 0;
+    *seq = 0;
+    return;
+  }
+  *counter = done->counter;
+  *flag = (guintptr) done->flag;
+  *seq = ++done->seq;
 }
 
 gboolean

@@ -100,7 +100,7 @@ GstCudaCacheKernelId gst_cuda_cache_kernel_find (GstCudaCacheKernelFamily
 
 /* The batch twin of @kernel (the same kinds and taps, a slot per z
  * index), or GST_CUDA_CACHE_KERNEL_NONE where it has none (kernels of
- * video output, the stand-in and presets' passes). */
+ * video output, the stand-in passes). */
 G_GNUC_INTERNAL
 GstCudaCacheKernelId gst_cuda_cache_kernel_batch_twin (GstCudaCacheKernelId
     kernel);
@@ -148,6 +148,24 @@ void gst_cuda_cache_plan_init (GstCudaCachePlan * plan,
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_plan_clear (GstCudaCachePlan * plan);
+
+/* The launch of a resampling preset's kernel (kernels/resample.cu) for
+ * @p, the ConvertParams of its conversion (gst_cuda_cache_plan_params ()
+ * of the picture converted at 1:1, whose output fields the kernel
+ * takes): the kernel of @p's output kind and its grid, a thread per
+ * output pixel (per 2x2 block of 4:2:0 output). */
+G_GNUC_INTERNAL
+void gst_cuda_cache_plan_preset (const ConvertParams * p,
+    GstCudaCacheLaunch * launch);
+
+/* For the batches of gstcudacachekernels.c: @preset's kernel parameters
+ * (gstcudacachepreset.c) for one frame's planes in *a, and its kernel and
+ * grid in *launch, as a plan's are prepared */
+G_GNUC_INTERNAL
+void gst_cuda_cache_preset_prepare (const GstCudaCachePreset * preset,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], PresetConvert * a,
+    GstCudaCacheLaunch * launch);
 
 /* The steps of gst_cuda_cache_plan_params () and gst_cuda_cache_plan_init (),
  * each checked on its own by the tests. */

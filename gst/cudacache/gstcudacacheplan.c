@@ -33,6 +33,9 @@ GST_DEBUG_CATEGORY (gst_cuda_cache_kernels_debug);
 G_STATIC_ASSERT (sizeof (ConvertParams) == CONVERT_PARAMS_SIZE);
 G_STATIC_ASSERT (sizeof (ConvertBatchSlot) == CONVERT_BATCH_SLOT_SIZE);
 G_STATIC_ASSERT (sizeof (ConvertBatch) == CONVERT_BATCH_SIZE);
+G_STATIC_ASSERT (sizeof (PresetParams) == PRESET_PARAMS_SIZE);
+G_STATIC_ASSERT (sizeof (PresetConvert) == PRESET_CONVERT_SIZE);
+G_STATIC_ASSERT (sizeof (PresetBatchSlot) == PRESET_BATCH_SLOT_SIZE);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, in_format) ==
     CONVERT_PARAMS_IN_FORMAT_OFFSET);
 G_STATIC_ASSERT (G_STRUCT_OFFSET (ConvertParams, x_fx) ==
@@ -922,6 +925,31 @@ gst_cuda_cache_plan_init (GstCudaCachePlan * plan, const ConvertParams * key,
     plan->direct.block_w = CONVERT_TILE_W;
     plan->direct.block_h = CONVERT_DIRECT_WARPS;
   }
+}
+
+void
+gst_cuda_cache_plan_preset (const ConvertParams * p,
+    GstCudaCacheLaunch * launch)
+{
+  gint out;
+  guint units_w, units_h;
+
+  g_return_if_fail (p != NULL);
+  g_return_if_fail (launch != NULL);
+
+  memset (launch, 0, sizeof (*launch));
+  out = out_kind (p->out_format);
+  launch->kernel =
+      gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_RESAMPLE, -1,
+      out, 0);
+  /* a thread per pixel, or per 2x2 block of a 4:2:0 output */
+  units_w = out == CONVERT_OUT_YUV420 ? (p->out_width + 1) / 2 : p->out_width;
+  units_h = out == CONVERT_OUT_YUV420 ? (p->out_height + 1) / 2 : p->out_height;
+  launch->block_w = PRESET_BLOCK_W;
+  launch->block_h = PRESET_BLOCK_H;
+  launch->grid_w = (units_w + PRESET_BLOCK_W - 1) / PRESET_BLOCK_W;
+  /* the kernels loop over the rows past the grid's */
+  launch->grid_h = MIN ((units_h + PRESET_BLOCK_H - 1) / PRESET_BLOCK_H, 65535);
 }
 
 void

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
-/* The resampling presets' pass on the device (gstcudacachekernels-private.h):
+/* The resampling presets on the device (gstcudacachekernels-private.h):
  * gstcudacacheresample.c's tables uploaded once per set of params into a
- * block of the device's cache, the RGBx frame of the picture's size
- * another, and kernels/resample.cu launched into it. */
+ * block of the device's cache, and kernels/resample.cu's kernel of the
+ * output's kind launched, which resamples and stores the output in one
+ * launch. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+
+#include <string.h>
 
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudacontext.h>
@@ -24,9 +27,10 @@
 struct _GstCudaCachePreset
 {
   GstCudaCacheKernels *kernels;
-  PresetParams params;          /* its table's and frame's pointers set */
+  /* but for the planes: the table's pointer set */
+  PresetConvert params;
+  GstCudaCacheLaunch launch;
   GstMemory *table_block;
-  GstMemory *frame_block;
 };
 
 GstCudaCachePreset *
@@ -34,12 +38,14 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params)
 {
   GstCudaCachePreset *preset;
+  GstCudaCacheConvertParams picture;
   GstCudaCacheResampler *r;
   PresetParams *p;
   GArray *table;
   CUdeviceptr data;
   gsize pitch;
-  gint format;
+  gboolean lq;
+  gint format, inc;
 
   g_return_val_if_fail (kernels != NULL, NULL);
   g_return_val_if_fail (params != NULL, NULL);
@@ -50,18 +56,41 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
 
   format = gst_cuda_cache_plan_format (params->in_format);
   if (format < 0 || format >= CONVERT_FORMAT_TENSOR) {
-    GST_ERROR ("the presets' pass does not read %s",
+    GST_ERROR ("the presets' kernels do not read %s",
         gst_video_format_to_string (params->in_format));
     return NULL;
   }
-  r = gst_cuda_cache_resampler_new (params->method, params->in_width,
-      params->in_height, params->dest_width, params->dest_height);
-  if (!r)
-    return NULL;
 
   preset = g_new0 (GstCudaCachePreset, 1);
   preset->kernels = kernels;
-  p = &preset->params;
+
+  /* the output's side, as the kernels would convert the picture at 1:1
+   * (an 8-bit RGBx frame of its size) */
+  picture = *params;
+  picture.in_format = GST_VIDEO_FORMAT_RGBx;
+  picture.in_width = params->dest_width;
+  picture.in_height = params->dest_height;
+  picture.src_x = picture.src_y = 0;
+  picture.method = GST_CUDA_CACHE_RESIZE_METHOD_LINEAR;
+  if (!gst_cuda_cache_plan_params (&picture, &preset->params.c, &lq, &inc)) {
+    g_free (preset);
+    return NULL;
+  }
+  gst_cuda_cache_plan_preset (&preset->params.c, &preset->launch);
+  if (preset->launch.kernel == GST_CUDA_CACHE_KERNEL_NONE) {
+    GST_ERROR ("no resampling preset kernel makes output format %d",
+        preset->params.c.out_format);
+    g_free (preset);
+    return NULL;
+  }
+
+  r = gst_cuda_cache_resampler_new (params->method, params->in_width,
+      params->in_height, params->dest_width, params->dest_height);
+  if (!r) {
+    g_free (preset);
+    return NULL;
+  }
+  p = &preset->params.p;
   p->in_format = format;
   if (!gst_cuda_cache_plan_is_yuv (format))
     gst_cuda_cache_plan_packed_layout (format, &p->in_r, &p->in_g, &p->in_b,
@@ -82,42 +111,64 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
             table->data, table->len * sizeof (gint32)))
       g_clear_pointer (&preset->table_block, gst_memory_unref);
   }
-  GST_DEBUG ("%s: %dx%d to %dx%d, kind %d, a table of %u values",
-      gst_video_format_to_string (params->in_format), p->in_width,
-      p->in_height, p->out_width, p->out_height, p->kind, table->len);
+  GST_DEBUG ("%s: %dx%d to %dx%d, kind %d, a table of %u values; %s, %ux%u "
+      "blocks of %ux%u", gst_video_format_to_string (params->in_format),
+      p->in_width, p->in_height, p->out_width, p->out_height, p->kind,
+      table->len, gst_cuda_cache_kernel_info[preset->launch.kernel].name,
+      preset->launch.grid_w, preset->launch.grid_h, preset->launch.block_w,
+      preset->launch.block_h);
   g_array_unref (table);
 
-  if (preset->table_block)
-    preset->frame_block = gst_cuda_cache_kernels_acquire (kernels,
-        (gsize) p->out_width * 4, p->out_height, &data, &pitch);
-  if (!preset->frame_block || pitch > G_MAXINT) {
-    GST_WARNING ("no device memory for the presets' %dx%d RGBx frame or "
-        "their table", p->out_width, p->out_height);
+  if (!preset->table_block) {
+    GST_WARNING ("no device memory for the presets' table");
     gst_cuda_cache_preset_free (preset);
     return NULL;
   }
-  p->out_data = data;
-  p->out_stride = (gint) pitch;
 
   return preset;
 }
 
-gboolean
-gst_cuda_cache_preset_launch (GstCudaCachePreset * preset, CUstream stream,
-    guintptr data[3], gint stride[3])
+void
+gst_cuda_cache_preset_prepare (const GstCudaCachePreset * preset,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], PresetConvert * a,
+    GstCudaCacheLaunch * launch)
 {
-  PresetParams p;
-  void *args[] = { &p };
   gint i;
+
+  *a = preset->params;
+  for (i = 0; i < 3; i++) {
+    a->p.in_data[i] = in_data[i];
+    a->p.in_stride[i] = in_stride[i];
+    a->c.out_data[i] = out_data[i];
+    a->c.out_stride[i] = out_stride[i];
+  }
+  /* whole-pixel stores where the rows allow them */
+  if (a->c.out_pixel_bytes == 4)
+    a->c.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+  *launch = preset->launch;
+}
+
+gboolean
+gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
+    const guintptr in_data[3], const gint in_stride[3],
+    const guintptr out_data[3], const gint out_stride[3], CUstream stream,
+    GstCudaCacheKernelDone * done)
+{
+  PresetConvert a;
+  GstCudaCacheLaunch launch;
+  void *args[] = { &a };
   gboolean ok;
 
   g_return_val_if_fail (preset != NULL, FALSE);
+  g_return_val_if_fail (in_data != NULL && in_data[0] != 0, FALSE);
+  g_return_val_if_fail (out_data != NULL && out_data[0] != 0, FALSE);
 
-  p = preset->params;
-  for (i = 0; i < 3; i++) {
-    p.in_data[i] = data[i];
-    p.in_stride[i] = stride[i];
-  }
+  gst_cuda_cache_preset_prepare (preset, in_data, in_stride, out_data,
+      out_stride, &a, &launch);
+  gst_cuda_cache_kernel_done_next (done, &a.c.done_counter, &a.c.done_flag,
+      &a.c.done_seq);
+  GST_LOG ("%s", gst_cuda_cache_kernel_info[launch.kernel].name);
 
   if (!gst_cuda_context_push (gst_cuda_cache_kernels_get_context
           (preset->kernels))) {
@@ -125,21 +176,11 @@ gst_cuda_cache_preset_launch (GstCudaCachePreset * preset, CUstream stream,
     return FALSE;
   }
   ok = gst_cuda_result (CuLaunchKernel (gst_cuda_cache_kernels_get_function
-          (preset->kernels, GST_CUDA_CACHE_KERNEL_ID
-              (gst_cuda_cache_resample_preset)),
-          (p.out_width + PRESET_BLOCK_W - 1) / PRESET_BLOCK_W,
-          MIN ((p.out_height + PRESET_BLOCK_H - 1) / PRESET_BLOCK_H, 65535), 1,
-          PRESET_BLOCK_W, PRESET_BLOCK_H, 1, 0, stream, args, NULL));
+          (preset->kernels, launch.kernel), launch.grid_w, launch.grid_h, 1,
+          launch.block_w, launch.block_h, 1, 0, stream, args, NULL));
   gst_cuda_context_pop (NULL);
-  if (!ok)
-    return FALSE;
 
-  data[0] = (guintptr) p.out_data;
-  data[1] = data[2] = 0;
-  stride[0] = p.out_stride;
-  stride[1] = stride[2] = 0;
-
-  return TRUE;
+  return ok;
 }
 
 void
@@ -148,8 +189,7 @@ gst_cuda_cache_preset_free (GstCudaCachePreset * preset)
   if (!preset)
     return;
 
-  /* no conversion reads them any more: back to the cache */
+  /* no conversion reads it any more: back to the cache */
   g_clear_pointer (&preset->table_block, gst_memory_unref);
-  g_clear_pointer (&preset->frame_block, gst_memory_unref);
   g_free (preset);
 }

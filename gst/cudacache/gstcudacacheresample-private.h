@@ -38,7 +38,7 @@ void gst_cuda_cache_resampler_run (GstCudaCacheResampler * r,
     const guint8 * src, gsize src_stride, gint src_pstride, const gint rgb[3],
     guint8 * dst, gsize dst_stride, guint threads);
 
-/* The same resampling for the presets' CUDA pass (kernels/resample.cu):
+/* The same resampling for the presets' CUDA kernels (kernels/resample.cu):
  * @p's kind and sizes, and its table's offsets into @table, to which its
  * arrays are appended (4-byte values: ints, floats' bits). */
 G_GNUC_INTERNAL

@@ -283,6 +283,9 @@ check_batch (const BatchSlot * slots, guint n, const gchar * slot_caps,
   "num_tensors=1,types=float32,layout=NCHW,dimensions=640:640:3:" #n
 #define U8_77x45(features, n) "other/tensors" features ",format=static," \
   "num_tensors=1,types=uint8,layout=NHWC,dimensions=3:77:45:" #n
+#define GRAY_F32_77x45(features, n) "other/tensors" features \
+  ",format=static,num_tensors=1,types=float32,layout=NCHW," \
+  "dimensions=77:45:1:" #n
 
 /* The batch of gst_cuda_cache_converter_convert_batch (): each slot what
  * its converter makes of its frame alone, to the byte, in one launch where
@@ -296,7 +299,7 @@ GST_START_TEST (test_batch_launches_per_kernel)
     {GST_VIDEO_FORMAT_NV12, 1920, 1080}, {GST_VIDEO_FORMAT_NV12, 1920, 1080},
   };
   /* every kind of slot: formats the kernels read, the stand-ins' (4:2:2,
-   * 16-bit), the presets' pass, a source rectangle, unaligned rows (the
+   * 16-bit), a preset, a source rectangle, unaligned rows (the
    * tiled kernel instead of the direct one), odd sizes, sizes alike in
    * kernel but not in grid, absent slots */
   static const BatchSlot mixed[] = {
@@ -315,7 +318,22 @@ GST_START_TEST (test_batch_launches_per_kernel)
     {GST_VIDEO_FORMAT_RGBA, 4000, 3, NULL},
     {GST_VIDEO_FORMAT_UNKNOWN},
   };
-  /* the stand-ins and the presets' frames, one per converter */
+  /* the resampling presets: one kernel whatever the input format, method
+   * and geometry (odd sizes, a source rectangle, unaligned rows, a
+   * stand-in's frame, absent slots) */
+  static const BatchSlot presets[] = {
+    {GST_VIDEO_FORMAT_NV12, 1920, 1080, "bilinear"},
+    {GST_VIDEO_FORMAT_I420, 321, 241, "area"},
+    {GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_RGBA, 640, 480, "nearest"},
+    {GST_VIDEO_FORMAT_RGB, 97, 55, "antialias"},
+    {GST_VIDEO_FORMAT_BGRx, 154, 90, "area"},
+    {GST_VIDEO_FORMAT_NV12, 1281, 723, "area", {0,}, TRUE},
+    {GST_VIDEO_FORMAT_NV12, 640, 360, "bilinear", {33, 17, 301, 175}},
+    {GST_VIDEO_FORMAT_YUY2, 64, 48, "antialias"},
+    {GST_VIDEO_FORMAT_I420, 7, 5, "bilinear"},
+  };
+  /* the stand-ins and the presets, one frame per converter */
   static const BatchSlot stand_ins[] = {
     {GST_VIDEO_FORMAT_YUY2, 37, 23, "area"},
     {GST_VIDEO_FORMAT_YUY2, 37, 23, "nearest"},
@@ -346,6 +364,18 @@ GST_START_TEST (test_batch_launches_per_kernel)
   fail_unless (check_batch (stand_ins, G_N_ELEMENTS (stand_ins),
           U8_77x45 ("(memory:CUDAMemory)", 1),
           U8_77x45 ("(memory:CUDAMemory)", 5), 77 * 45 * 3, 4) >= 1);
+
+  /* a batch of presets is one launch, into 3-channel tensors and gray,
+   * once and launched again before the first is waited for */
+  fail_unless_equals_int (check_batch (presets, G_N_ELEMENTS (presets),
+          U8_77x45 ("(memory:CUDAMemory)", 1),
+          U8_77x45 ("(memory:CUDAMemory)", 10), 77 * 45 * 3, 1), 1);
+  fail_unless_equals_int (check_batch (presets, G_N_ELEMENTS (presets),
+          GRAY_F32_77x45 ("(memory:CUDAMemory)", 1),
+          GRAY_F32_77x45 ("(memory:CUDAMemory)", 10), 77 * 45 * 4, 3), 1);
+  fail_unless_equals_int (check_batch (presets, G_N_ELEMENTS (presets),
+          F32_640 ("(memory:CUDAMemory)", 1),
+          F32_640 ("(memory:CUDAMemory)", 10), 640 * 640 * 3 * 4, 1), 1);
 }
 
 GST_END_TEST;

@@ -22,14 +22,15 @@ static const gchar *const preset_methods[] = { "nearest", "bilinear", "area",
   "antialias"
 };
 
-/* The resampling presets on CUDA memory: the kernels' pass repeats the
- * CPU path's arithmetic (OpenCV's and Pillow's, which
+/* The resampling presets on CUDA memory: the kernels repeat the CPU
+ * path's arithmetic (OpenCV's and Pillow's, which
  * tests/python/test_resample.py holds the CPU path to), so every value of
  * every output equals the CPU path's: packed RGB and tensors exactly (the
  * float tensors to their last bit but the float16 rounding), 4:2:0 output
- * within a level (both pack the definition's 4:2:0 from the same RGB
- * picture, the kernels' float sums fused where the CPU path's are not,
- * a rounding apart at most). Every
+ * and gray within a level (both pack the definition's 4:2:0 and luma from
+ * the same RGB picture, the kernels' float sums fused where the CPU
+ * path's are not, a rounding apart at most). Every output kind of the
+ * presets' kernels, letterboxed and not. Every
  * input family (4:2:0 through its stand-in read per pixel, 4:2:2 and
  * 16-bit through their stand-in frames), each kind of each method
  * (copies, integer factors, growing, shrinking, extreme factors, the
@@ -41,11 +42,14 @@ GST_START_TEST (test_presets_match_cpu_path)
     GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_NV12,
     GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE
   };
+  /* every output kind of the presets' kernels: packed 4 and 3 bytes,
+   * both 4:2:0 layouts, 3-channel tensors of each type and layout, gray */
   static const Output outs[] = {
-    {"RGBA",}, {"BGR",}, {"I420",},
+    {"RGBA",}, {"BGR",}, {"I420",}, {"NV12",},
     {NULL, "float32", "NCHW", "rgb", TRUE},
     {NULL, "uint8", "NHWC", "bgr", FALSE},
     {NULL, "float16", "NHWC", "rgb", FALSE},
+    {NULL, "float32", "NCHW", "rgb", TRUE, TRUE},
   };
   static const Geometry geos[] = {
     {321, 241, 199, 147, FALSE},        /* odd sizes, shrinking */
@@ -87,8 +91,11 @@ GST_START_TEST (test_presets_match_cpu_path)
           dev = upload (sys, &info);
           for (j = 0; j < G_N_ELEMENTS (outs); j++) {
             const Output *o = &outs[j];
-            gboolean yuv = o->format && g_str_equal (o->format, "I420");
-            gdouble tolerance = (yuv ? 1.0 : 0.0) +
+            gboolean yuv = o->format && (g_str_equal (o->format, "I420") ||
+                g_str_equal (o->format, "NV12"));
+            /* gray: the luma of the same 8-bit RGB, its float sum fused
+             * on the GPU, a rounding apart at most, as 4:2:0's */
+            gdouble tolerance = (yuv || o->gray ? 1.0 : 0.0) +
                 (o->dtype && o->dtype[5] == '1' ? SLACK_F16 : 1e-6);
             GstBuffer *a = convert (sys, sys_caps, o, geo, FALSE);
             GstBuffer *b = convert (dev, dev_caps, o, geo, TRUE);
@@ -96,17 +103,18 @@ GST_START_TEST (test_presets_match_cpu_path)
                 TRUE);
 
             if (d.levels > tolerance) {
-              g_print ("FAIL method=%s %dx%d %s%s -> %dx%d %s%s%s%s: %.3f "
-                  "levels from the CPU path at %s (tolerance %.3f)\n",
+              g_print ("FAIL method=%s %dx%d %s%s -> %dx%d %s%s%s%s%s: "
+                  "%.3f levels from the CPU path at %s (tolerance %.3f)\n",
                   preset_methods[m], geo->in_w, geo->in_h, GST_VIDEO_INFO_NAME
                   (&info), noise ? " noise" : "", geo->out_w, geo->out_h,
-                  o->format ? o->format : o->dtype, o->layout ? " " : "",
+                  o->format ? o->format : o->dtype, o->gray ? " gray" : "",
+                  o->layout ? " " : "",
                   o->layout ? o->layout : "",
                   geo->letterbox ? " letterbox" : "", d.levels, d.where,
                   tolerance);
               failures++;
             }
-            if (yuv)
+            if (yuv || o->gray)
               worst_yuv = MAX (worst_yuv, d.levels);
             else
               worst_exact = MAX (worst_exact, d.levels);
@@ -125,8 +133,8 @@ GST_START_TEST (test_presets_match_cpu_path)
   method_arg = NULL;
   g_rand_free (rand);
   g_print ("resampling presets on CUDA memory: %u conversions against the "
-      "CPU path, packed RGB and tensors worst %.4f levels, I420 worst %.3f, "
-      "%u over tolerance\n", n, worst_exact, worst_yuv, failures);
+      "CPU path, packed RGB and tensors worst %.4f levels, 4:2:0 and gray "
+      "worst %.3f, %u over tolerance\n", n, worst_exact, worst_yuv, failures);
   fail_unless_equals_int (failures, 0);
 }
 

@@ -292,11 +292,11 @@ typedef struct
 #define CONVERT_PARAMS_IN_FORMAT_OFFSET 72
 #define CONVERT_PARAMS_X_FX_OFFSET 336
 
-/* The resampling presets' pass (resample.cu, gstcudacachepreset.c): the
- * source's 8-bit RGB resampled by a method other than LINEAR into an RGBx
- * frame of the picture's size, which the conversion kernels then convert
- * at 1:1 (gstcudacacheresample.c defines each kind's arithmetic; the pass
- * repeats it to the bit). */
+/* The resampling presets' kernels (resample.cu, gstcudacachepreset.c):
+ * the source's 8-bit RGB resampled by a method other than LINEAR, each
+ * picture pixel stored in the output as the conversion kernels store an
+ * 8-bit RGB pixel, in the same launch (gstcudacacheresample.c defines each
+ * kind's arithmetic; the kernels repeat it to the bit). */
 enum
 {
   PRESET_COPY = 0,              /* the same size */
@@ -308,13 +308,15 @@ enum
   PRESET_PIL = 6,
 };
 
-/* threads of a block of the presets' pass: a pixel each */
+/* threads of a block of the presets' kernels: a pixel of the output each,
+ * or for 4:2:0 output a 2x2 block of pixels each */
 #define PRESET_BLOCK_W 32
 #define PRESET_BLOCK_H 8
 
-/* The presets' pass's only parameter, by value; the 8-byte fields first.
- * Its table (at tab, 4-byte values: ints, or floats' bits) holds per axis
- * (x, y), at the offsets below (in values; -1 where the kind has none):
+/* The presets' resampling, by value; the 8-byte fields first. Its out_*
+ * are the picture's size (the output's is ConvertParams'). Its table (at
+ * tab, 4-byte values: ints, or floats' bits) holds per axis (x, y), at
+ * the offsets below (in values; -1 where the kind has none):
  * - FIRST, N: per output index, the first source index of its taps and
  *   how many;
  * - W: the taps' integer weights, STRIDE a output index;
@@ -324,7 +326,6 @@ enum
 typedef struct
 {
   unsigned long long in_data[3];        /* device pointers, per plane */
-  unsigned long long out_data;  /* the RGBx frame */
   unsigned long long tab;
 
   int in_format;                /* CONVERT_FORMAT_NV12, I420 or packed RGB */
@@ -335,9 +336,8 @@ typedef struct
   int in_pixel_bytes;
   int in_width;
   int in_height;
-  int out_width;
+  int out_width;                /* the picture's */
   int out_height;
-  int out_stride;
   int kind;                     /* PRESET_* */
   int factor_x;                 /* PRESET_AREA_INTEGER */
   int factor_y;
@@ -359,6 +359,27 @@ typedef struct
   float yuv_to_rgb[12];
 } PresetParams;
 
-#define PRESET_PARAMS_SIZE 216
+/* The presets' kernels' only parameter, by value: the conversion's
+ * ConvertParams (its output, picture rectangle, fill, normalisation and
+ * completion signal: those of converting the picture at 1:1; its input
+ * fields unused) and the resampling's PresetParams. */
+typedef struct
+{
+  ConvertParams c;
+  PresetParams p;
+} PresetConvert;
+
+/* A slot of a batch of the presets' kernels (their _batch twins read
+ * ConvertBatch.slots as a table of these): a ConvertBatchSlot as the
+ * other kernels' batches have, and the slot's resampling. */
+typedef struct
+{
+  ConvertBatchSlot slot;
+  PresetParams preset;
+} PresetBatchSlot;
+
+#define PRESET_PARAMS_SIZE 200
+#define PRESET_CONVERT_SIZE 680
+#define PRESET_BATCH_SLOT_SIZE 696
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

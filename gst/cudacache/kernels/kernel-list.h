@@ -16,8 +16,9 @@
  * Each family's list calls X (FAMILY, name, in, out, taps) per kernel:
  * its entry point's name, the input kind (CONVERT_IN_*) and output kind
  * (CONVERT_OUT_*) it is built for, and for the direct kernels the taps of
- * their windows (0 elsewhere); the passes of narrow.cu and resample.cu have
- * no kinds (-1). */
+ * their windows (0 elsewhere); the passes of narrow.cu have no kinds
+ * (-1), resample.cu's kernels no input kind (they read every format the
+ * presets read). */
 
 #ifndef __GST_CUDA_CACHE_KERNEL_LIST_H__
 #define __GST_CUDA_CACHE_KERNEL_LIST_H__
@@ -115,10 +116,15 @@ enum
   X (NARROW, gst_cuda_cache_narrow_16, -1, -1, 0) \
   X (NARROW, gst_cuda_cache_unpack_422, -1, -1, 0)
 
-/* resample.cu: the resampling presets' pass (PresetParams), the source's
- * RGB into an RGBx frame of the picture's size */
+/* resample.cu: the resampling presets (PresetConvert), a kernel per
+ * output kind, each reading every input format the presets read (no
+ * input kind: -1) and storing the picture's pixels as the conversion
+ * kernels store them, the fill around it, in one launch */
 #define GST_CUDA_CACHE_RESAMPLE_KERNELS(X) \
-  X (RESAMPLE, gst_cuda_cache_resample_preset, -1, -1, 0)
+  X (RESAMPLE, gst_cuda_cache_resample_packed, -1, CONVERT_OUT_PACKED, 0) \
+  X (RESAMPLE, gst_cuda_cache_resample_yuv420, -1, CONVERT_OUT_YUV420, 0) \
+  X (RESAMPLE, gst_cuda_cache_resample_tensor, -1, CONVERT_OUT_TENSOR, 0) \
+  X (RESAMPLE, gst_cuda_cache_resample_gray, -1, CONVERT_OUT_GRAY, 0)
 
 /* The batch twins (ConvertBatch, cudacachebatch) of the kernels that make
  * tensors: the same name with _batch, a slot of the batch per z index.
@@ -153,6 +159,11 @@ enum
   X (DIRECT, gst_cuda_cache_convert_direct6_i420_tensor_batch, CONVERT_IN_I420, CONVERT_OUT_TENSOR, CONVERT_DIRECT_NARROW_TAPS) \
   X (DIRECT, gst_cuda_cache_convert_direct6_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS)
 
+/* the presets' twins read a table of PresetBatchSlot */
+#define GST_CUDA_CACHE_RESAMPLE_BATCH_KERNELS(X) \
+  X (RESAMPLE, gst_cuda_cache_resample_tensor_batch, -1, CONVERT_OUT_TENSOR, 0) \
+  X (RESAMPLE, gst_cuda_cache_resample_gray_batch, -1, CONVERT_OUT_GRAY, 0)
+
 #define GST_CUDA_CACHE_SINGLE_KERNELS(X) \
   GST_CUDA_CACHE_TILE_KERNELS (X) \
   GST_CUDA_CACHE_GENERIC_KERNELS (X) \
@@ -163,7 +174,8 @@ enum
 #define GST_CUDA_CACHE_BATCH_KERNELS(X) \
   GST_CUDA_CACHE_TILE_BATCH_KERNELS (X) \
   GST_CUDA_CACHE_GENERIC_BATCH_KERNELS (X) \
-  GST_CUDA_CACHE_DIRECT_BATCH_KERNELS (X)
+  GST_CUDA_CACHE_DIRECT_BATCH_KERNELS (X) \
+  GST_CUDA_CACHE_RESAMPLE_BATCH_KERNELS (X)
 
 #define GST_CUDA_CACHE_KERNELS(X) \
   GST_CUDA_CACHE_SINGLE_KERNELS (X) \

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
-/* The resampling presets' pass (convert-params.h's PresetParams): the
- * source's 8-bit RGB resampled by OpenCV's or Pillow's arithmetic into an
- * RGBx frame of the picture's size, a pixel a thread. Each kind repeats
- * gstcudacacheresample.c's arithmetic to the bit: integer sums where it
- * sums integers, and where it works in floats the same float operations in
- * the same order, each rounded on its own (the _rn intrinsics: no fused
- * multiply-add, which the CPU path does not do either). 4:2:0 input is
- * read as the stand-in of gstcudacacheconvertercpu.c (chroma upsampled as
- * sited, then the matrix, rounded half up), worked out per pixel read. */
+/* The resampling presets' kernels (convert-params.h's PresetConvert): the
+ * source's 8-bit RGB resampled by OpenCV's or Pillow's arithmetic, a
+ * pixel a thread, and stored in the output in the same launch. Each kind
+ * repeats gstcudacacheresample.c's arithmetic to the bit: integer sums
+ * where it sums integers, and where it works in floats the same float
+ * operations in the same order, each rounded on its own (the _rn
+ * intrinsics: no fused multiply-add, which the CPU path does not do
+ * either). 4:2:0 input is read as the stand-in of
+ * gstcudacacheconvertercpu.c (chroma upsampled as sited, then the matrix,
+ * rounded half up), worked out per pixel read. The picture's 8-bit RGB is
+ * stored through convert-common.cuh's stores, as the conversion kernels
+ * would store it converting that picture at 1:1: there every tap's weight
+ * is 1 or 0, so their sums are the 8-bit value itself, as a float. */
 
 #include "convert-common.cuh"
 
 static_assert (sizeof (PresetParams) == PRESET_PARAMS_SIZE,
     "PresetParams layout");
+static_assert (sizeof (PresetConvert) == PRESET_CONVERT_SIZE,
+    "PresetConvert layout");
+static_assert (sizeof (PresetBatchSlot) == PRESET_BATCH_SLOT_SIZE,
+    "PresetBatchSlot layout");
 
 #define PIL_BITS 22
 
@@ -248,23 +256,79 @@ preset_pixel (const PresetParams & p, int x, int y)
   }
 }
 
-/* Block (bx, by) makes PRESET_BLOCK_W x PRESET_BLOCK_H pixels of the RGBx
- * frame; block rows loop past the grid's (65535 at most). */
-extern "C" __global__ void
-__launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H)
-gst_cuda_cache_resample_preset (const PresetParams p)
+/* Output pixel (x, y) as the conversion kernels' RGB (unrounded, 0..255
+ * scale) of it: the picture's 8-bit pixel as a float, the fill outside
+ * the picture */
+__device__ static __forceinline__ float3
+output_rgb (const ConvertParams & c, const PresetParams & p, int x, int y)
+{
+  if (in_picture_x (c, x) && in_picture_y (c, y)) {
+    int3 v = preset_pixel (p, x - c.dest_x, y - c.dest_y);
+
+    return make_float3 ((float) v.x, (float) v.y, (float) v.z);
+  }
+  return make_float3 (c.fill[0], c.fill[1], c.fill[2]);
+}
+
+/* Block (bx, by) makes PRESET_BLOCK_W x PRESET_BLOCK_H pixels of the
+ * output, or for 4:2:0 output as many 2x2 blocks of pixels (a block's
+ * chroma is the mean of its own pixels: no thread needs another's); block
+ * rows loop past the grid's (65535 at most). */
+template < int OUT > __device__ static void
+resample_convert (const ConvertParams & c, const PresetParams & p)
 {
   int x = blockIdx.x * PRESET_BLOCK_W + threadIdx.x;
   int y;
 
-  if (x >= p.out_width)
+  if (OUT == CONVERT_OUT_YUV420) {
+    if (2 * x >= c.out_width)
+      return;
+    for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; 2 * y < c.out_height;
+        y += gridDim.y * PRESET_BLOCK_H)
+      store_yuv420_block (c, x, y,[&] (int px, int py) {
+            return output_rgb (c, p, px, py);}
+      );
     return;
-  for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; y < p.out_height;
-      y += gridDim.y * PRESET_BLOCK_H) {
-    int3 c = preset_pixel (p, x, y);
+  }
 
-    ((unsigned int *) ((unsigned char *) p.out_data + (long long) y *
-            p.out_stride))[x] = (unsigned int) c.x | ((unsigned int) c.y << 8)
-        | ((unsigned int) c.z << 16) | 0xff000000u;
+  if (x >= c.out_width)
+    return;
+  for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; y < c.out_height;
+      y += gridDim.y * PRESET_BLOCK_H) {
+    if (in_picture_x (c, x) && in_picture_y (c, y)) {
+      int3 v = preset_pixel (p, x - c.dest_x, y - c.dest_y);
+
+      store_rgb < OUT > (c, x, y, make_float3 ((float) v.x, (float) v.y,
+              (float) v.z));
+    } else {
+      store_fill < OUT > (c, x, y, fill_values < OUT > (c));
+    }
   }
 }
+
+#define RESAMPLE_KERNEL(family, name, IN, OUT, taps) \
+extern "C" __global__ void \
+__launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H) \
+name (const PresetConvert a) \
+{ \
+  resample_convert < OUT > (a.c, a.p); \
+  signal_done (a.c); \
+}
+
+GST_CUDA_CACHE_RESAMPLE_KERNELS (RESAMPLE_KERNEL)
+
+/* the same, a slot of a batch per z index (ConvertBatch over a table of
+ * PresetBatchSlot) */
+#define RESAMPLE_BATCH_KERNEL(family, name, IN, OUT, taps) \
+extern "C" __global__ void \
+__launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H) \
+name (const ConvertBatch b) \
+{ \
+  const PresetBatchSlot & s = \
+      ((const PresetBatchSlot *) b.slots)[blockIdx.z]; \
+  if (batch_block_in_slot (s.slot)) \
+    resample_convert < OUT > (s.slot.params, s.preset); \
+  signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
+}
+
+GST_CUDA_CACHE_RESAMPLE_BATCH_KERNELS (RESAMPLE_BATCH_KERNEL)

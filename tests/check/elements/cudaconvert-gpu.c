@@ -884,8 +884,8 @@ GST_START_TEST (test_cuda_pipeline_renegotiation)
 
 GST_END_TEST;
 
-/* A preset through caps that switch: its table and its RGBx frame are
- * blocks of the cache like the frames, so a second run of the same
+/* A preset through caps that switch: its table is a block of the
+ * cache like the frames, so a second run of the same
  * switches misses the cache no more than the first did. */
 GST_START_TEST (test_presets_pipeline_renegotiation)
 {
