@@ -32,9 +32,9 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 
-# the root, as scripts/debian13.sh makes it (it also checks the CPU suites)
-# the root, remade where it is missing or its packages changed
-DEBIAN13_ROOT_ONLY=1 ./scripts/debian13.sh
+# the root, as scripts/debian13.sh makes it: remade where it is missing or
+# its packages changed
+./scripts/debian-root.sh --root-only trixie
 
 # nvcc and the whole toolkit, where the root's meson looks for them; the
 # root's gcc is one the toolkit accepts (checked by meson's nvcc run)

@@ -7,8 +7,10 @@
 # runs them again under valgrind, runs the CPU suites under AddressSanitizer and
 # UBSan (ASAN=0 leaves that out), then builds against
 # Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
-# (scripts/debian13.sh; DEBIAN13=0 leaves that out), then prints
-# "N passed, N failed" counting the test cases of both. GPU suites skip with
+# (scripts/debian13.sh; DEBIAN13=0 leaves that out), then the same against
+# Debian unstable's GStreamer (1.28) in a Debian unstable root
+# (scripts/debian-root.sh sid; DEBIAN_SID=0 leaves that out), then prints
+# "N passed, N failed" counting the test cases of all of them. GPU suites skip with
 # a message where there is no CUDA device, and are listed as skipped, never
 # as passed.
 set -u
@@ -74,27 +76,33 @@ GST_PLUGIN_PATH_1_0="$PWD/build/ext/cudacache" \
   [ -s build/bench-smoke/results.csv ] && [ -s build/bench-smoke/report.md ] ||
   { bench=fail; status=1; tail -20 build/bench-smoke.log; }
 
-# the same suites against GStreamer 1.26; a failure before its tests ran
-# leaves no log, which counts as a failure too
-debian13=
 logs=build/meson-logs/testlog-plain.json
 [ "${VALGRIND:-1}" != 0 ] && logs="$logs build/meson-logs/testlog-valgrind.json"
 logs="$logs $asan_logs"
-if [ "${DEBIAN13:-1}" != 0 ]; then
-  rm -rf build-debian13/meson-logs
-  if ./scripts/debian13.sh > build/debian13.log 2>&1; then
-    debian13=--check=debian13=ok
+
+# the CPU suites against a newer Debian's GStreamer: debian_root SUITE NAME
+# runs scripts/debian-root.sh SUITE, its log in build/NAME.log and its test
+# log in build-NAME; a failure before its tests ran leaves no test log,
+# which counts as a failure too
+checks=
+debian_root() {
+  rm -rf "build-$2/meson-logs"
+  if ./scripts/debian-root.sh "$1" > "build/$2.log" 2>&1; then
+    checks="$checks --check=$2=ok"
   else
-    debian13=--check=debian13=fail
+    checks="$checks --check=$2=fail"
     status=1
-    tail -40 build/debian13.log
+    tail -40 "build/$2.log"
   fi
-  logs="$logs build-debian13/meson-logs/testlog.json"
-fi
+  logs="$logs build-$2/meson-logs/testlog.json"
+}
+# GStreamer 1.26, then 1.28
+[ "${DEBIAN13:-1}" != 0 ] && debian_root trixie debian13
+[ "${DEBIAN_SID:-1}" != 0 ] && debian_root sid debian-sid
 
 python3 scripts/summarize-tests.py --check=formatting=$formatting \
   --check=build-order=$build_order --check=design-map=$design_map \
   --check=plugin-on-install=$plugin_on_install \
-  --check=benchmark-smoke=$bench $debian13 $logs \
+  --check=benchmark-smoke=$bench $checks $logs \
   || status=1
 exit $status
