@@ -301,9 +301,11 @@ void gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in);
  * RGBx frame of the picture's size at 1:1 would store it (the fill, the
  * tensor's or the video's values, as 1. to 6. say), in one launch of the
  * output kind's kernel. Its table is a block of the device's cache, made
- * here. It borrows @kernels: free it before them. NULL, logged, for a
- * conversion the kernels do not do or where the device has no memory for
- * the table. */
+ * here; preset_free waits for the context's work before it gives the
+ * table back (a conversion nobody waited for may still read it). It
+ * borrows @kernels: free it before them. NULL, logged, for a conversion
+ * the kernels do not do or where the device has no memory for the
+ * table. */
 typedef struct _GstCudaCachePreset GstCudaCachePreset;
 
 G_GNUC_INTERNAL

@@ -21,6 +21,7 @@
 #include "gstcudacachekernels-private.h"
 #include "gstcudacacheplan-private.h"
 #include "gstcudacacheresample-private.h"
+#include "gstcudacache-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
@@ -189,7 +190,15 @@ gst_cuda_cache_preset_free (GstCudaCachePreset * preset)
   if (!preset)
     return;
 
-  /* no conversion reads it any more: back to the cache */
-  g_clear_pointer (&preset->table_block, gst_memory_unref);
+  /* a conversion nobody waited for (output on its stream, 1.24 and
+   * later) may still read the table: the context's work is waited for
+   * before it goes back to the cache */
+  if (preset->table_block) {
+    if (!gst_cuda_cache_device_synchronize (gst_cuda_cache_kernels_get_context
+            (preset->kernels)))
+      GST_WARNING ("could not wait for the context before returning the "
+          "presets' table to the cache");
+    g_clear_pointer (&preset->table_block, gst_memory_unref);
+  }
   g_free (preset);
 }
