@@ -246,7 +246,7 @@ cpu_make_stand_in (const GstCudaCacheConvertParams * p,
   StandIn si = { p, src, rgbx };
 
   gst_cuda_cache_parallel_rows (stand_in_rows, &si,
-      GST_VIDEO_FRAME_HEIGHT (src), 1, MIN (g_get_num_processors (), 8));
+      GST_VIDEO_FRAME_HEIGHT (src), 1, gst_cuda_cache_cpu_threads ());
 }
 
 /* The CPU back end of a method other than LINEAR (cpu->params.method) for
@@ -319,7 +319,7 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
             GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
             GST_TYPE_VIDEO_RESAMPLER_METHOD,
             GST_VIDEO_RESAMPLER_METHOD_LINEAR, GST_VIDEO_CONVERTER_OPT_THREADS,
-            G_TYPE_UINT, MIN (g_get_num_processors (), 8), NULL));
+            G_TYPE_UINT, gst_cuda_cache_cpu_threads (), NULL));
     if (!cpu->conv) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
           "GstVideoConverter cannot convert RGB to %s",
@@ -647,7 +647,7 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
   GstVideoFrame in_frame, view, rgb, stand_in, out_frame;
   const GstVideoFrame *src;
   gint rgb_at[3] = { 0, 1, 2 }, c;
-  guint threads = MIN (g_get_num_processors (), 8);
+  guint threads = gst_cuda_cache_cpu_threads ();
   GstMapInfo map;
   gboolean ok = TRUE;
 
@@ -777,7 +777,7 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
     GstBuffer * inbuf, GstBuffer * outbuf, GError ** error)
 {
   const GstCudaCacheConverterInfo *info = &cpu->info;
-  guint threads = MIN (g_get_num_processors (), 8);
+  guint threads = gst_cuda_cache_cpu_threads ();
   GstVideoFrame in_frame, view, stand_in, out_frame;
   const GstVideoFrame *src = &view;
   const guint8 *in_data[3] = { NULL, NULL, NULL };

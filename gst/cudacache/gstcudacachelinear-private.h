@@ -21,6 +21,11 @@ G_BEGIN_DECLS
  * gst_cuda_cache_parallel_rows () */
 typedef void (*GstCudaCacheRowsFunc) (gpointer data, gint y0, gint y1);
 
+/* The threads the CPU path's rows are split over: the machine's
+ * processors, at most 8, counted once (the count reads sysfs each time) */
+G_GNUC_INTERNAL
+guint gst_cuda_cache_cpu_threads (void);
+
 /* @func over rows 0..@rows in slices of a multiple of @align rows (but
  * the last), on up to @threads threads, the calling one included; returns
  * once every slice is done. */

@@ -80,6 +80,17 @@ row_workers (void)
   return pool;
 }
 
+guint
+gst_cuda_cache_cpu_threads (void)
+{
+  static gsize threads;
+
+  if (g_once_init_enter (&threads))
+    g_once_init_leave (&threads, CLAMP (g_get_num_processors (), 1, 8));
+
+  return (guint) threads;
+}
+
 void
 gst_cuda_cache_parallel_rows (GstCudaCacheRowsFunc func, gpointer data,
     gint rows, gint align, guint threads)
