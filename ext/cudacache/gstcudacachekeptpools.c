@@ -6,7 +6,9 @@
  * reconfigure for new caps, and when to make another. A pool nobody holds
  * active is reconfigured; an active one belongs to whoever activated it
  * (upstream, for the pool proposed to it) until that element lets it go,
- * and is never deactivated or reconfigured under it. GstBufferPool itself
+ * and is never deactivated or reconfigured under it; one that element let
+ * go still active (only the list holds it, no buffer of it out) is
+ * deactivated and reused. GstBufferPool itself
  * refuses a pool whose buffers are still out, and the cache's pools
  * discard what a deferred stop left queued (docs/design.md,
  * "Renegotiation"). */
@@ -237,6 +239,16 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
   for (i = kept->n_pools; i > 0 && !pool; i--) {
     GstBufferPool *candidate = kept->pools[i - 1];
 
+    /* left active by an element that let it go without deactivating it
+     * (nvcodec's decoders on a new resolution): only this list holds it,
+     * and no buffer of it is out (each holds its pool), so its idle
+     * buffers go back to the cache instead of waiting there for nothing */
+    if (gst_buffer_pool_is_active (candidate) &&
+        GST_OBJECT_REFCOUNT_VALUE (candidate) == 1) {
+      GST_DEBUG_OBJECT (owner, "kept %" GST_PTR_FORMAT " was left active "
+          "by an element that let it go: deactivated", candidate);
+      gst_buffer_pool_set_active (candidate, FALSE);
+    }
     if (gst_buffer_pool_is_active (candidate)) {
       GST_LOG_OBJECT (owner, "kept %" GST_PTR_FORMAT " is active", candidate);
     } else if (configure_pool (candidate, stream, caps, frame_size,

@@ -262,6 +262,49 @@ GST_START_TEST (test_pool_kept_across_caps)
 
 GST_END_TEST;
 
+/* An upstream element that lets a pool go still active on a caps change
+ * (nvcodec's decoders do, on a new resolution): the pool's buffers come
+ * back to the cache, and a switch back to the first caps allocates
+ * nothing */
+GST_START_TEST (test_pool_let_go_active_is_reused)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  const gchar *const caps[] = { CAPS_64x48, CAPS_32x16, CAPS_64x48 };
+  GstCudaCache *cache = NULL;
+  GstCudaCacheStats stats;
+  guint64 misses[G_N_ELEMENTS (caps)];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (caps); i++) {
+    GstBufferPool *pool;
+    GstBuffer *buf[2];
+
+    gst_harness_set_src_caps_str (h, caps[i]);
+    pool = propose_for_caps (h, caps[i]);
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf[0],
+            NULL), GST_FLOW_OK);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf[1],
+            NULL), GST_FLOW_OK);
+    gst_buffer_unref (buf[0]);
+    gst_buffer_unref (buf[1]);
+    /* let go, active, as such an element does */
+    gst_object_unref (pool);
+
+    if (!cache)
+      g_object_get (h->element, "cache", &cache, NULL);
+    fail_unless (cache != NULL);
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+    misses[i] = stats.misses;
+  }
+  /* the first caps' two buffers were idle in the cache again */
+  fail_unless_equals_uint64 (misses[2], misses[1]);
+  gst_object_unref (cache);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   GHashTable *pools;            /* GstBufferPool -> itself, a ref each */
@@ -720,6 +763,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_shutdown_with_frames_in_flight);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_pool_kept_across_caps);
+  tcase_add_test (tc, test_pool_let_go_active_is_reused);
   tcase_add_test (tc, test_pool_survives_renegotiation);
   tcase_add_test (tc, test_output_pool_survives_renegotiation);
   tcase_add_test (tc, test_cache_limit_last_write_wins);

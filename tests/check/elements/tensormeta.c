@@ -234,8 +234,7 @@ foreign_tensor (GstTensorDataType type, GstTensorDimOrder order,
 
   *data = gst_buffer_new_allocate (NULL, bytes, NULL);
   tensors[0] = gst_tensor_new_simple (g_quark_from_static_string
-      ("some-model-out"), type, gst_buffer_ref (*data), order, num_dims,
-      dims);
+      ("some-model-out"), type, gst_buffer_ref (*data), order, num_dims, dims);
   gst_tensor_meta_set (gst_buffer_add_tensor_meta (buf), 1, tensors);
   return buf;
 }
