@@ -1,11 +1,13 @@
 #!/bin/sh
 # Kernel time per conversion of each resampling method against stock, for
 # issue targets stated as kernel time: 1080p NV12 (smpte) to 640x640 RGBA
-# letterboxed, cudacacheconvert method=bilinear and method=linear and
-# stock cudaconvertscale add-borders=true, alternating, REPS repetitions
-# of FRAMES frames. A conversion's time is the sum of Nsight Compute's
-# gpu__time_duration over every kernel its pipeline launches (the presets
-# launch two: their pass and the 1:1 conversion), divided by the frames;
+# letterboxed, cudacacheconvert with each method (bilinear, nearest, area,
+# antialias, linear), to a 640x640 float32 NCHW tensor letterboxed
+# (linear and bilinear: f32-linear, f32-bilinear), and stock
+# cudaconvertscale add-borders=true to the RGBA, alternating, REPS
+# repetitions of FRAMES frames. A conversion's time is the sum of Nsight
+# Compute's gpu__time_duration over every kernel its pipeline launches,
+# divided by the frames;
 # each line gives a repetition, the last ones each configuration's median.
 # On the GPU machine, after sourcing a GStreamer bundle and pointing
 # GST_PLUGIN_PATH_1_0 and LD_LIBRARY_PATH at the build, with NVRTC 11.8
@@ -33,14 +35,21 @@ per_frame ()
 
 src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080,pixel-aspect-ratio=1/1 ! cudaupload"
 out="video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1"
+tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1,types=float32,dimensions=(string)640:640:3:1"
 
 echo "configuration repetition: us per conversion, kernel launches"
 r=1
 while [ "$r" -le "$reps" ]; do
-  # shellcheck disable=SC2086
-  per_frame "bilinear" $src ! cudacacheconvert letterbox=true method=bilinear ! "$out" ! fakesink
+  for m in bilinear nearest area antialias; do
+    # shellcheck disable=SC2086
+    per_frame "$m" $src ! cudacacheconvert letterbox=true method=$m ! "$out" ! fakesink
+  done
   # shellcheck disable=SC2086
   per_frame "linear" $src ! cudacacheconvert letterbox=true ! "$out" ! fakesink
+  for m in linear bilinear; do
+    # shellcheck disable=SC2086
+    per_frame "f32-$m" $src ! cudacacheconvert letterbox=true method=$m ! "$tensor" ! fakesink
+  done
   # shellcheck disable=SC2086
   per_frame "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
   r=$((r + 1))
