@@ -187,9 +187,11 @@ gchar *gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
     const gchar * prefix);
 
 /* gstcudacachetensor.c: strides and size from @info's dims */
+G_GNUC_INTERNAL
 gboolean gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info);
 
 /* gstcudacacheanalytics.c: the tensor of a GstTensorMeta on @buffer */
+G_GNUC_INTERNAL
 GstBuffer *gst_cuda_cache_analytics_tensor (GstBuffer * buffer,
     GstCudaCacheTensorInfo * info, GError ** error);
 

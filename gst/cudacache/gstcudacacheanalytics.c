@@ -31,6 +31,23 @@ static const struct
   {GST_CUDA_CACHE_TENSOR_DTYPE_F16, GST_TENSOR_DATA_TYPE_FLOAT16},
   {GST_CUDA_CACHE_TENSOR_DTYPE_F32, GST_TENSOR_DATA_TYPE_FLOAT32},
 };
+
+/* The id of a tensor of @layout, its quark made once: the elements name
+ * every tensor they push with it */
+static GQuark
+tensor_id (GstCudaCacheTensorLayout layout)
+{
+  static GQuark ids[2];
+  static gsize made;
+
+  if (g_once_init_enter (&made)) {
+    ids[0] = g_quark_from_static_string (GST_CUDA_CACHE_TENSOR_ID_NCHW);
+    ids[1] = g_quark_from_static_string (GST_CUDA_CACHE_TENSOR_ID_NHWC);
+    g_once_init_leave (&made, 1);
+  }
+
+  return ids[layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC];
+}
 #endif
 
 /**
@@ -93,9 +110,7 @@ gst_buffer_add_cuda_cache_analytics_tensor_meta (GstBuffer * buffer,
   for (i = 0; i < GST_CUDA_CACHE_TENSOR_N_DIMS; i++)
     dims[i] = info->dims[i];
   tensors = g_new (GstTensor *, 1);
-  tensors[0] = gst_tensor_new_simple (g_quark_from_static_string
-      (info->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC ?
-          GST_CUDA_CACHE_TENSOR_ID_NHWC : GST_CUDA_CACHE_TENSOR_ID_NCHW),
+  tensors[0] = gst_tensor_new_simple (tensor_id (info->layout),
       data_types[info->dtype].theirs, data, GST_TENSOR_DIM_ORDER_ROW_MAJOR,
       GST_CUDA_CACHE_TENSOR_N_DIMS, dims);
   meta = gst_buffer_add_tensor_meta (buffer);
@@ -161,8 +176,8 @@ gst_cuda_cache_analytics_tensor (GstBuffer * buffer,
 
   memset (info, 0, sizeof (*info));
   info->dtype = data_types[k].ours;
-  info->layout = t->id == g_quark_try_string (GST_CUDA_CACHE_TENSOR_ID_NHWC)
-      ? GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC : GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
+  info->layout = t->id == tensor_id (GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC) ?
+      GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC : GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
   pad = GST_CUDA_CACHE_TENSOR_N_DIMS - n;
   for (i = 0; i < pad; i++)
     info->dims[i] = 1;

@@ -10,8 +10,9 @@
  * gst_cuda_cache_dlpack_export() describes the memory of a buffer as a
  * [DLPack](https://dmlc.github.io/dlpack/latest/) `DLManagedTensor`: a
  * tensor buffer (a #GstCudaCacheTensorMeta, `other/tensors` caps, or
- * GStreamer's own `GstTensorMeta` on 1.26 and later) as the tensor it holds, a `video/x-raw` frame as height x width x channels
- * (HWC) where its layout allows, whole or one plane at a time. CUDA memory
+ * GStreamer's own `GstTensorMeta` on 1.26 and later) as the tensor it
+ * holds, a `video/x-raw` frame as height x width x channels (HWC) where
+ * its layout allows, whole or one plane at a time. CUDA memory
  * is exported as `kDLCUDA` on the memory's device, system memory as `kDLCPU`.
  *
  * The tensor keeps a reference on the buffer, and the buffer mapped, until
@@ -349,20 +350,21 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
   GstVideoInfo vinfo;
   GstMapFlags flags = GST_MAP_READ;
   DLDevice device;
-  gboolean is_tensor = FALSE, is_video = FALSE;
+  gboolean is_tensor = FALSE, is_video = FALSE, tensor_caps;
   gboolean ok;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (caps == NULL || GST_IS_CAPS (caps), NULL);
   g_return_val_if_fail (plane >= GST_CUDA_CACHE_DLPACK_WHOLE, NULL);
 
+  tensor_caps = caps && gst_caps_is_fixed (caps) &&
+      gst_structure_has_name (gst_caps_get_structure (caps, 0),
+      GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   meta = gst_buffer_get_cuda_cache_tensor_meta (buffer);
   if (meta) {
     tensor = meta->info;
     is_tensor = TRUE;
-  } else if (caps && gst_caps_is_fixed (caps) &&
-      gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
+  } else if (tensor_caps) {
     is_tensor = gst_cuda_cache_tensor_info_from_caps (&tensor, caps);
   } else if (caps && gst_caps_is_fixed (caps)) {
     is_video = gst_video_info_from_caps (&vinfo, caps);
@@ -383,9 +385,7 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
       is_tensor = TRUE;
     }
   }
-  if (!is_tensor && caps && gst_caps_is_fixed (caps) &&
-      gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          GST_CUDA_CACHE_TENSOR_CAPS_NAME)) {
+  if (!is_tensor && tensor_caps) {
     dlpack_fail (error, "the buffer has no tensor meta, and its caps are "
         "no tensor the library describes (format static, num_tensors 1, "
         "types uint8, float16 or float32, 1 to 4 dimensions): %"

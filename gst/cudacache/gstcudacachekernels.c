@@ -450,10 +450,9 @@ plan_prepare (const GstCudaCacheKernelPlan * plan, const guintptr in_data[3],
   for (i = 0; i < 3; i++) {
     p->in_data[i] = in_data[i];
     p->in_stride[i] = in_stride[i];
-    p->out_data[i] = out_data[i];
-    p->out_stride[i] = out_stride[i];
   }
-  /* 16-byte loads and whole-pixel stores where the rows allow them */
+  gst_cuda_cache_plan_set_output (p, out_data, out_stride);
+  /* 16-byte loads where the rows allow them */
   p->in_aligned = TRUE;
   for (i = 0; i < pl->n_planes; i++) {
     if (in_data[i] % 16 != 0 || in_stride[i] % 16 != 0)
@@ -461,8 +460,6 @@ plan_prepare (const GstCudaCacheKernelPlan * plan, const guintptr in_data[3],
     if (in_data[i] % 4 != 0 || in_stride[i] % 4 != 0)
       words = FALSE;
   }
-  if (p->out_pixel_bytes == 4)
-    p->out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
 
   /* the direct kernel reads whole words of the input's rows */
   *launch = pl->direct.kernel != GST_CUDA_CACHE_KERNEL_NONE && words ?
@@ -718,11 +715,8 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
     }
     b.slots = batch->table + batch->offsets[i];
     /* the last launch signals: the stream orders the others before it */
-    if (done && placed == n) {
-      b.done_counter = done->counter;
-      b.done_flag = (guintptr) done->flag;
-      b.done_seq = ++done->seq;
-    }
+    gst_cuda_cache_kernel_done_next (placed == n ? done : NULL,
+        &b.done_counter, &b.done_flag, &b.done_seq);
     GST_LOG ("launching %s for %u slots, %ux%u blocks of %ux%u",
         gst_cuda_cache_kernel_info[first->kernel].name, placed - i, grid_w,
         grid_h, first->block_w, first->block_h);

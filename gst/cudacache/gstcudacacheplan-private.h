@@ -149,6 +149,13 @@ void gst_cuda_cache_plan_init (GstCudaCachePlan * plan,
 G_GNUC_INTERNAL
 void gst_cuda_cache_plan_clear (GstCudaCachePlan * plan);
 
+/* @out_data and @out_stride as @p's output planes, and whether its
+ * stores may be whole pixels (out_aligned): for one frame's launch of a
+ * plan or a preset */
+G_GNUC_INTERNAL
+void gst_cuda_cache_plan_set_output (ConvertParams * p,
+    const guintptr out_data[3], const gint out_stride[3]);
+
 /* The launch of a resampling preset's kernel (kernels/resample.cu) for
  * @p, the ConvertParams of its conversion (gst_cuda_cache_plan_params ()
  * of the picture converted at 1:1, whose output fields the kernel

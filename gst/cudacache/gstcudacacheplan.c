@@ -928,6 +928,21 @@ gst_cuda_cache_plan_init (GstCudaCachePlan * plan, const ConvertParams * key,
 }
 
 void
+gst_cuda_cache_plan_set_output (ConvertParams * p,
+    const guintptr out_data[3], const gint out_stride[3])
+{
+  gint i;
+
+  for (i = 0; i < 3; i++) {
+    p->out_data[i] = out_data[i];
+    p->out_stride[i] = out_stride[i];
+  }
+  /* whole-pixel stores where the rows allow them */
+  if (p->out_pixel_bytes == 4)
+    p->out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+}
+
+void
 gst_cuda_cache_plan_preset (const ConvertParams * p,
     GstCudaCacheLaunch * launch)
 {

@@ -141,12 +141,8 @@ gst_cuda_cache_preset_prepare (const GstCudaCachePreset * preset,
   for (i = 0; i < 3; i++) {
     a->p.in_data[i] = in_data[i];
     a->p.in_stride[i] = in_stride[i];
-    a->c.out_data[i] = out_data[i];
-    a->c.out_stride[i] = out_stride[i];
   }
-  /* whole-pixel stores where the rows allow them */
-  if (a->c.out_pixel_bytes == 4)
-    a->c.out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
+  gst_cuda_cache_plan_set_output (&a->c, out_data, out_stride);
   *launch = preset->launch;
 }
 
