@@ -159,10 +159,11 @@ void gst_cuda_cache_plan_set_output (ConvertParams * p,
 /* The launch of a resampling preset's kernel (kernels/resample.cu) for
  * @p, the ConvertParams of its conversion (gst_cuda_cache_plan_params ()
  * of the picture converted at 1:1, whose output fields the kernel
- * takes): the kernel of @p's output kind and its grid, a thread per
- * output pixel (per 2x2 block of 4:2:0 output). */
+ * takes), resampling as PRESET_* @kind: the kernel of @kind's group and
+ * @p's output kind and its grid, a thread per output pixel (per 2x2
+ * block of 4:2:0 output). */
 G_GNUC_INTERNAL
-void gst_cuda_cache_plan_preset (const ConvertParams * p,
+void gst_cuda_cache_plan_preset (const ConvertParams * p, gint kind,
     GstCudaCacheLaunch * launch);
 
 /* For the batches of gstcudacachekernels.c: @preset's kernel parameters

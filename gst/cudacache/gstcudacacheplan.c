@@ -942,8 +942,28 @@ gst_cuda_cache_plan_set_output (ConvertParams * p,
     p->out_aligned = out_data[0] % 4 == 0 && out_stride[0] % 4 == 0;
 }
 
+static gint
+preset_group (gint kind)
+{
+  switch (kind) {
+    case PRESET_COPY:
+    case PRESET_NEAREST:
+      return PRESET_GROUP_NEAR;
+    case PRESET_CV_TWO_TAPS:
+      return PRESET_GROUP_TWO_TAPS;
+    case PRESET_AREA_HALF:
+    case PRESET_AREA_INTEGER:
+    case PRESET_AREA:
+      return PRESET_GROUP_AREA;
+    case PRESET_PIL:
+      return PRESET_GROUP_PIL;
+    default:
+      return -1;
+  }
+}
+
 void
-gst_cuda_cache_plan_preset (const ConvertParams * p,
+gst_cuda_cache_plan_preset (const ConvertParams * p, gint kind,
     GstCudaCacheLaunch * launch)
 {
   gint out;
@@ -956,7 +976,7 @@ gst_cuda_cache_plan_preset (const ConvertParams * p,
   out = out_kind (p->out_format);
   launch->kernel =
       gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_RESAMPLE, -1,
-      out, 0);
+      out, preset_group (kind));
   /* a thread per pixel, or per 2x2 block of a 4:2:0 output */
   units_w = out == CONVERT_OUT_YUV420 ? (p->out_width + 1) / 2 : p->out_width;
   units_h = out == CONVERT_OUT_YUV420 ? (p->out_height + 1) / 2 : p->out_height;

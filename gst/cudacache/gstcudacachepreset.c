@@ -77,14 +77,6 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
     g_free (preset);
     return NULL;
   }
-  gst_cuda_cache_plan_preset (&preset->params.c, &preset->launch);
-  if (preset->launch.kernel == GST_CUDA_CACHE_KERNEL_NONE) {
-    GST_ERROR ("no resampling preset kernel makes output format %d",
-        preset->params.c.out_format);
-    g_free (preset);
-    return NULL;
-  }
-
   r = gst_cuda_cache_resampler_new (params->method, params->in_width,
       params->in_height, params->dest_width, params->dest_height);
   if (!r) {
@@ -102,6 +94,15 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
   table = g_array_new (FALSE, FALSE, sizeof (gint32));
   gst_cuda_cache_resampler_kernel_table (r, p, table);
   gst_cuda_cache_resampler_free (r);
+
+  gst_cuda_cache_plan_preset (&preset->params.c, p->kind, &preset->launch);
+  if (preset->launch.kernel == GST_CUDA_CACHE_KERNEL_NONE) {
+    GST_ERROR ("no resampling preset kernel makes output format %d with "
+        "kind %d", preset->params.c.out_format, p->kind);
+    g_array_unref (table);
+    g_free (preset);
+    return NULL;
+  }
 
   /* a kind without arrays still gets a block: the pointer is never 0 */
   preset->table_block = gst_cuda_cache_kernels_acquire (kernels,

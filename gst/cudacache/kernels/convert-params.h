@@ -308,6 +308,20 @@ enum
   PRESET_PIL = 6,
 };
 
+/* The presets' kernels, a group of kinds each (kernel-list.h) */
+enum
+{
+  PRESET_GROUP_NEAR = 1,        /* PRESET_COPY, PRESET_NEAREST */
+  PRESET_GROUP_TWO_TAPS = 2,    /* PRESET_CV_TWO_TAPS */
+  PRESET_GROUP_AREA = 3,        /* PRESET_AREA_HALF, _INTEGER, PRESET_AREA */
+  PRESET_GROUP_PIL = 4,         /* PRESET_PIL */
+};
+
+/* PRESET_GROUP_PIL's tile (resample.cu): the source columns of a block's
+ * rows and the source rows of a block */
+#define PRESET_PIL_TILE_W 512
+#define PRESET_PIL_TILE_ROWS 128
+
 /* threads of a block of the presets' kernels: a pixel of the output each,
  * or for 4:2:0 output a 2x2 block of pixels each */
 #define PRESET_BLOCK_W 32

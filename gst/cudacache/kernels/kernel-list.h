@@ -117,14 +117,23 @@ enum
   X (NARROW, gst_cuda_cache_unpack_422, -1, -1, 0)
 
 /* resample.cu: the resampling presets (PresetConvert), a kernel per
- * output kind, each reading every input format the presets read (no
- * input kind: -1) and storing the picture's pixels as the conversion
- * kernels store them, the fill around it, in one launch */
+ * group of kinds (PRESET_GROUP_*, in the taps column) and output kind,
+ * each reading every input format the presets read (no input kind: -1)
+ * and storing the picture's pixels as the conversion kernels store them,
+ * the fill around it, in one launch. A kernel per group keeps each
+ * kind's registers its own: the simple kinds' kernels are not limited
+ * by the largest's. */
+#define GST_CUDA_CACHE_RESAMPLE_GROUP_KERNELS(X, group, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_packed, -1, CONVERT_OUT_PACKED, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_yuv420, -1, CONVERT_OUT_YUV420, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_tensor, -1, CONVERT_OUT_TENSOR, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_gray, -1, CONVERT_OUT_GRAY, G)
+
 #define GST_CUDA_CACHE_RESAMPLE_KERNELS(X) \
-  X (RESAMPLE, gst_cuda_cache_resample_packed, -1, CONVERT_OUT_PACKED, 0) \
-  X (RESAMPLE, gst_cuda_cache_resample_yuv420, -1, CONVERT_OUT_YUV420, 0) \
-  X (RESAMPLE, gst_cuda_cache_resample_tensor, -1, CONVERT_OUT_TENSOR, 0) \
-  X (RESAMPLE, gst_cuda_cache_resample_gray, -1, CONVERT_OUT_GRAY, 0)
+  GST_CUDA_CACHE_RESAMPLE_GROUP_KERNELS (X, near, PRESET_GROUP_NEAR) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_KERNELS (X, two, PRESET_GROUP_TWO_TAPS) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_KERNELS (X, area, PRESET_GROUP_AREA) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_KERNELS (X, pil, PRESET_GROUP_PIL)
 
 /* The batch twins (ConvertBatch, cudacachebatch) of the kernels that make
  * tensors: the same name with _batch, a slot of the batch per z index.
@@ -160,9 +169,15 @@ enum
   X (DIRECT, gst_cuda_cache_convert_direct6_i420_gray_batch, CONVERT_IN_I420, CONVERT_OUT_GRAY, CONVERT_DIRECT_NARROW_TAPS)
 
 /* the presets' twins read a table of PresetBatchSlot */
+#define GST_CUDA_CACHE_RESAMPLE_GROUP_BATCH_KERNELS(X, group, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_tensor_batch, -1, CONVERT_OUT_TENSOR, G) \
+  X (RESAMPLE, gst_cuda_cache_resample_##group##_gray_batch, -1, CONVERT_OUT_GRAY, G)
+
 #define GST_CUDA_CACHE_RESAMPLE_BATCH_KERNELS(X) \
-  X (RESAMPLE, gst_cuda_cache_resample_tensor_batch, -1, CONVERT_OUT_TENSOR, 0) \
-  X (RESAMPLE, gst_cuda_cache_resample_gray_batch, -1, CONVERT_OUT_GRAY, 0)
+  GST_CUDA_CACHE_RESAMPLE_GROUP_BATCH_KERNELS (X, near, PRESET_GROUP_NEAR) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_BATCH_KERNELS (X, two, PRESET_GROUP_TWO_TAPS) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_BATCH_KERNELS (X, area, PRESET_GROUP_AREA) \
+  GST_CUDA_CACHE_RESAMPLE_GROUP_BATCH_KERNELS (X, pil, PRESET_GROUP_PIL)
 
 #define GST_CUDA_CACHE_SINGLE_KERNELS(X) \
   GST_CUDA_CACHE_TILE_KERNELS (X) \

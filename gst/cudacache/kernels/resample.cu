@@ -2,18 +2,23 @@
 /* Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The resampling presets' kernels (convert-params.h's PresetConvert): the
- * source's 8-bit RGB resampled by OpenCV's or Pillow's arithmetic, a
- * pixel a thread, and stored in the output in the same launch. Each kind
- * repeats gstcudacacheresample.c's arithmetic to the bit: integer sums
- * where it sums integers, and where it works in floats the same float
- * operations in the same order, each rounded on its own (the _rn
- * intrinsics: no fused multiply-add, which the CPU path does not do
- * either). 4:2:0 input is read as the stand-in of
+ * source's 8-bit RGB resampled by OpenCV's or Pillow's arithmetic and
+ * stored in the output in the same launch, a kernel per group of kinds
+ * (PRESET_GROUP_*). Each kind repeats gstcudacacheresample.c's arithmetic
+ * to the bit: integer sums where it sums integers, and where it works in
+ * floats the same float operations in the same order, each rounded on its
+ * own (the _rn intrinsics: no fused multiply-add, which the CPU path does
+ * not do either). 4:2:0 input is read as the stand-in of
  * gstcudacacheconvertercpu.c (chroma upsampled as sited, then the matrix,
- * rounded half up), worked out per pixel read. The picture's 8-bit RGB is
- * stored through convert-common.cuh's stores, as the conversion kernels
- * would store it converting that picture at 1:1: there every tap's weight
- * is 1 or 0, so their sums are the 8-bit value itself, as a float. */
+ * rounded half up), worked out where a pixel is read. The picture's 8-bit
+ * RGB is stored through convert-common.cuh's stores, as the conversion
+ * kernels would store it converting that picture at 1:1: there every
+ * tap's weight is 1 or 0, so their sums are the 8-bit value itself.
+ *
+ * A thread makes an output pixel (a 2x2 block of 4:2:0 output), but for
+ * Pillow's kinds, whose taps overlap: there a block makes its source
+ * tile's stand-in and Pillow's 8-bit horizontal pass once in shared
+ * memory, and each thread the vertical pass of its pixel. */
 
 #include "convert-common.cuh"
 
@@ -32,12 +37,44 @@ preset_tab (const PresetParams & p, int offset)
   return (const int *) p.tab + offset;
 }
 
+/* How a kernel reads the source, chosen for the whole launch (a
+ * template argument, so that no thread issues the others' reads): packed
+ * RGB, 4:2:0 with its chroma pairs in 16-bit words (NV12 on even
+ * addresses), or 4:2:0 with its chroma in bytes (I420, NV12 elsewhere) */
+enum
+{
+  SOURCE_PACKED,
+  SOURCE_PAIRS,
+  SOURCE_PLANES,
+};
+
+/* One 4:2:0 chroma sample pair (U, V) of chroma row @r, column @cx */
+template < int S > __device__ static __forceinline__ int2
+chroma_pair (const PresetParams & p, int cx, int r)
+{
+  const unsigned char *u = (const unsigned char *) p.in_data[1] +
+      (long long) r * p.in_stride[1];
+
+  if (S == SOURCE_PAIRS) {
+    unsigned int uv = __ldg ((const unsigned short *) u + cx);
+
+    return make_int2 (uv & 0xff, uv >> 8);
+  }
+  if (p.in_format == CONVERT_FORMAT_NV12)
+    return make_int2 (__ldg (u + 2 * cx), __ldg (u + 2 * cx + 1));
+  return make_int2 (__ldg (u + cx), __ldg ((const unsigned char *)
+          p.in_data[2] + (long long) r * p.in_stride[2] + cx));
+}
+
 /* The 8-bit RGB of source pixel (x, y): packed RGB as it is, 4:2:0 as its
- * stand-in. */
-__device__ static int3
+ * stand-in. The stand-in's chroma is two linear interpolations (across,
+ * then down) at a quarter-sample phase (0, 1/4, 1/2 or 3/4), each exact in
+ * floats: its value is a sum of the four samples in integer sixteenths,
+ * the same float the CPU path's interpolations give, made with integers. */
+template < int S > __device__ static int3
 source_rgb (const PresetParams & p, int x, int y)
 {
-  if (p.in_format != CONVERT_FORMAT_NV12 && p.in_format != CONVERT_FORMAT_I420) {
+  if (S == SOURCE_PACKED) {
     const unsigned char *s = (const unsigned char *) p.in_data[0] +
         (long long) y * p.in_stride[0] + (long long) x * p.in_pixel_bytes;
 
@@ -48,59 +85,41 @@ source_rgb (const PresetParams & p, int x, int y)
   bool h_cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
   bool v_cosited = (p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
   int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
-  int cy0 = v_cosited ? y / 2 : (y >= 1 ? (y - 1) / 2 : -1);
-  float fy = v_cosited ? 0.0f : ((y & 1) ? 0.25f : 0.75f);
-  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
-  int cx0 = h_cosited ? x / 2 : (x >= 1 ? (x - 1) / 2 : -1);
-  float fx = h_cosited ? ((x & 1) ? 0.5f : 0.0f) : ((x & 1) ? 0.25f : 0.75f);
+  /* the first sample (-1 before the first) and the second's weight in
+   * quarters: cosited across, odd pixels halfway; cosited down, the row
+   * itself; centred, 1/4 or 3/4 */
+  int cx0 = h_cosited ? x >> 1 : (x - 1) >> 1;
+  int wx = h_cosited ? (x & 1) << 1 : ((x & 1) ? 1 : 3);
+  int cy0 = v_cosited ? y >> 1 : (y - 1) >> 1;
+  int wy = v_cosited ? 0 : ((y & 1) ? 1 : 3);
   int ca = clamp_int (cx0, 0, cw - 1), cb = clamp_int (cx0 + 1, 0, cw - 1);
+  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
   float yv = __ldg ((const unsigned char *) p.in_data[0] +
       (long long) y * p.in_stride[0] + x);
-  float c[2];
-  int k;
+  int2 a = chroma_pair < S > (p, ca, ra), b = chroma_pair < S > (p, cb, ra);
+  int2 c = chroma_pair < S > (p, ca, rb), d = chroma_pair < S > (p, cb, rb);
+  int u16 = (4 - wy) * ((4 - wx) * a.x + wx * b.x) +
+      wy * ((4 - wx) * c.x + wx * d.x);
+  int v16 = (4 - wy) * ((4 - wx) * a.y + wx * b.y) +
+      wy * ((4 - wx) * c.y + wx * d.y);
+  float u = __fmul_rn ((float) u16, 0.0625f);
+  float v = __fmul_rn ((float) v16, 0.0625f);
 
-  for (k = 0; k < 2; k++) {
-    const unsigned char *top, *bot;
-    int step, at;
-
-    if (p.in_format == CONVERT_FORMAT_NV12) {
-      top = (const unsigned char *) p.in_data[1] + (long long) ra *
-          p.in_stride[1];
-      bot = (const unsigned char *) p.in_data[1] + (long long) rb *
-          p.in_stride[1];
-      step = 2;
-      at = k;
-    } else {
-      top = (const unsigned char *) p.in_data[1 + k] + (long long) ra *
-          p.in_stride[1 + k];
-      bot = (const unsigned char *) p.in_data[1 + k] + (long long) rb *
-          p.in_stride[1 + k];
-      step = 1;
-      at = 0;
-    }
-    float t = stand_in_lerp (__ldg (top + step * ca + at), __ldg (top + step * cb +
-            at), fx);
-    float b = stand_in_lerp (__ldg (bot + step * ca + at), __ldg (bot + step * cb +
-            at), fx);
-
-    c[k] = stand_in_lerp (t, b, fy);
-  }
-
-  return make_int3 (stand_in_row (p.yuv_to_rgb, yv, c[0], c[1]),
-      stand_in_row (p.yuv_to_rgb + 4, yv, c[0], c[1]),
-      stand_in_row (p.yuv_to_rgb + 8, yv, c[0], c[1]));
+  return make_int3 (stand_in_row (p.yuv_to_rgb, yv, u, v),
+      stand_in_row (p.yuv_to_rgb + 4, yv, u, v),
+      stand_in_row (p.yuv_to_rgb + 8, yv, u, v));
 }
 
 /* OpenCV's two taps across source row @y at output column @x: exact
  * integer sums (weights in 1/2048) */
-__device__ static __forceinline__ int3
+template < int S > __device__ static __forceinline__ int3
 cv_across (const PresetParams & p, int x, int y)
 {
   int s = __ldg (preset_tab (p, p.x_first) + x);
   int w0 = __ldg (preset_tab (p, p.x_w) + 2 * x);
   int w1 = __ldg (preset_tab (p, p.x_w) + 2 * x + 1);
-  int3 a = source_rgb (p, s, y);
-  int3 b = source_rgb (p, min (s + 1, p.in_width - 1), y);
+  int3 a = source_rgb < S > (p, s, y);
+  int3 b = source_rgb < S > (p, min (s + 1, p.in_width - 1), y);
 
   return make_int3 (a.x * w0 + b.x * w1, a.y * w0 + b.y * w1,
       a.z * w0 + b.z * w1);
@@ -118,7 +137,7 @@ cv_down (int t0, int t1, int b0, int b1)
 
 /* OpenCV's INTER_AREA across source row @y at output column @x: its
  * table's entries in order, float products and sums */
-__device__ static float3
+template < int S > __device__ static float3
 area_across (const PresetParams & p, int x, int y)
 {
   const int *begin = preset_tab (p, p.x_area);
@@ -128,7 +147,7 @@ area_across (const PresetParams & p, int x, int y)
   int k, end = __ldg (begin + x + 1);
 
   for (k = __ldg (begin + x); k < end; k++) {
-    int3 s = source_rgb (p, __ldg (src + k), y);
+    int3 s = source_rgb < S > (p, __ldg (src + k), y);
     float a = __ldg (alpha + k);
 
     b.x = __fadd_rn (b.x, __fmul_rn ((float) s.x, a));
@@ -166,50 +185,57 @@ pil_sum (const PresetParams & p, int first, int n, int w, int stride, int j,
 
 /* Pillow's across of source row @y at output column @x (the source itself
  * where the width stays): its 8-bit picture between the passes */
-__device__ static int3
+template < int S > __device__ static int3
 pil_across (const PresetParams & p, int x, int y)
 {
   if (p.in_width == p.out_width)
-    return source_rgb (p, x, y);
+    return source_rgb < S > (p, x, y);
   return pil_sum (p, p.x_first, p.x_n, p.x_w, p.x_stride, x,[&](int i) {
-        return source_rgb (p, i, y);}
+        return source_rgb < S > (p, i, y);}
   );
 }
 
-__device__ static int3
+/* The picture's 8-bit RGB at (x, y) of the kinds of group G, a pixel on
+ * its own */
+template < int G, int S > __device__ static int3
 preset_pixel (const PresetParams & p, int x, int y)
 {
-  switch (p.kind) {
-    case PRESET_NEAREST:
-      return source_rgb (p, __ldg (preset_tab (p, p.x_first) + x),
+  if (G == PRESET_GROUP_NEAR) {
+    if (p.kind == PRESET_NEAREST)
+      return source_rgb < S > (p, __ldg (preset_tab (p, p.x_first) + x),
           __ldg (preset_tab (p, p.y_first) + y));
-    case PRESET_CV_TWO_TAPS:{
-      int s = __ldg (preset_tab (p, p.y_first) + y);
-      int b0 = __ldg (preset_tab (p, p.y_w) + 2 * y);
-      int b1 = __ldg (preset_tab (p, p.y_w) + 2 * y + 1);
-      int3 t0 = cv_across (p, x, clamp_int (s, 0, p.in_height - 1));
-      int3 t1 = cv_across (p, x, clamp_int (s + 1, 0, p.in_height - 1));
+    return source_rgb < S > (p, x, y);
+  }
 
-      return make_int3 (cv_down (t0.x, t1.x, b0, b1), cv_down (t0.y, t1.y, b0,
-              b1), cv_down (t0.z, t1.z, b0, b1));
-    }
-    case PRESET_AREA_HALF:{
-      int3 a = source_rgb (p, 2 * x, 2 * y);
-      int3 b = source_rgb (p, 2 * x + 1, 2 * y);
-      int3 e = source_rgb (p, 2 * x, 2 * y + 1);
-      int3 f = source_rgb (p, 2 * x + 1, 2 * y + 1);
+  if (G == PRESET_GROUP_TWO_TAPS) {
+    int s = __ldg (preset_tab (p, p.y_first) + y);
+    int b0 = __ldg (preset_tab (p, p.y_w) + 2 * y);
+    int b1 = __ldg (preset_tab (p, p.y_w) + 2 * y + 1);
+    int3 t0 = cv_across < S > (p, x, clamp_int (s, 0, p.in_height - 1));
+    int3 t1 = cv_across < S > (p, x, clamp_int (s + 1, 0, p.in_height - 1));
+
+    return make_int3 (cv_down (t0.x, t1.x, b0, b1), cv_down (t0.y, t1.y, b0,
+            b1), cv_down (t0.z, t1.z, b0, b1));
+  }
+
+  if (G == PRESET_GROUP_AREA) {
+    if (p.kind == PRESET_AREA_HALF) {
+      int3 a = source_rgb < S > (p, 2 * x, 2 * y);
+      int3 b = source_rgb < S > (p, 2 * x + 1, 2 * y);
+      int3 e = source_rgb < S > (p, 2 * x, 2 * y + 1);
+      int3 f = source_rgb < S > (p, 2 * x + 1, 2 * y + 1);
 
       return make_int3 ((a.x + b.x + e.x + f.x + 2) >> 2,
           (a.y + b.y + e.y + f.y + 2) >> 2, (a.z + b.z + e.z + f.z + 2) >> 2);
     }
-    case PRESET_AREA_INTEGER:{
+    if (p.kind == PRESET_AREA_INTEGER) {
       float scale = __fdiv_rn (1.0f, (float) (p.factor_x * p.factor_y));
       int3 sum = make_int3 (0, 0, 0);
       int i, j;
 
       for (j = 0; j < p.factor_y; j++) {
         for (i = 0; i < p.factor_x; i++) {
-          int3 s = source_rgb (p, x * p.factor_x + i, y * p.factor_y + j);
+          int3 s = source_rgb < S > (p, x * p.factor_x + i, y * p.factor_y + j);
 
           sum.x += s.x;
           sum.y += s.y;
@@ -221,61 +247,213 @@ preset_pixel (const PresetParams & p, int x, int y)
                       sum.y, scale))),
           clip8 (__float2int_rn (__fmul_rn ((float) sum.z, scale))));
     }
-    case PRESET_AREA:{
-      const int *begin = preset_tab (p, p.y_area);
-      const int *src = preset_tab (p, p.y_area_src);
-      const float *alpha = (const float *) preset_tab (p, p.y_area_alpha);
-      float3 sum = make_float3 (0.0f, 0.0f, 0.0f);
-      int t, end = __ldg (begin + y + 1);
 
-      for (t = __ldg (begin + y); t < end; t++) {
-        float3 b = area_across (p, x, __ldg (src + t));
-        float beta = __ldg (alpha + t);
-        float3 q = make_float3 (__fmul_rn (b.x, beta), __fmul_rn (b.y, beta),
-            __fmul_rn (b.z, beta));
+    const int *begin = preset_tab (p, p.y_area);
+    const int *src = preset_tab (p, p.y_area_src);
+    const float *alpha = (const float *) preset_tab (p, p.y_area_alpha);
+    float3 sum = make_float3 (0.0f, 0.0f, 0.0f);
+    int t, end = __ldg (begin + y + 1);
 
-        if (t == __ldg (begin + y)) {
-          sum = q;
-        } else {
-          sum.x = __fadd_rn (sum.x, q.x);
-          sum.y = __fadd_rn (sum.y, q.y);
-          sum.z = __fadd_rn (sum.z, q.z);
-        }
+    for (t = __ldg (begin + y); t < end; t++) {
+      float3 b = area_across < S > (p, x, __ldg (src + t));
+      float beta = __ldg (alpha + t);
+      float3 q = make_float3 (__fmul_rn (b.x, beta), __fmul_rn (b.y, beta),
+          __fmul_rn (b.z, beta));
+
+      if (t == __ldg (begin + y)) {
+        sum = q;
+      } else {
+        sum.x = __fadd_rn (sum.x, q.x);
+        sum.y = __fadd_rn (sum.y, q.y);
+        sum.z = __fadd_rn (sum.z, q.z);
       }
-      return make_int3 (clip8 (__float2int_rn (sum.x)),
-          clip8 (__float2int_rn (sum.y)), clip8 (__float2int_rn (sum.z)));
     }
-    case PRESET_PIL:
-      if (p.in_height == p.out_height)
-        return pil_across (p, x, y);
-      return pil_sum (p, p.y_first, p.y_n, p.y_w, p.y_stride, y,[&](int i) {
-            return pil_across (p, x, i);}
-      );
-    default:
-      return source_rgb (p, x, y);
+    return make_int3 (clip8 (__float2int_rn (sum.x)),
+        clip8 (__float2int_rn (sum.y)), clip8 (__float2int_rn (sum.z)));
   }
+
+  /* PRESET_GROUP_PIL */
+  if (p.in_height == p.out_height)
+    return pil_across < S > (p, x, y);
+  return pil_sum (p, p.y_first, p.y_n, p.y_w, p.y_stride, y,[&](int i) {
+        return pil_across < S > (p, x, i);}
+  );
+}
+
+/* Stores the picture's 8-bit RGB @v at output pixel (x, y): packed output
+ * straight from the integers, the others as their float stores (whose
+ * rounding leaves an integer as it is) */
+template < int OUT > __device__ static __forceinline__ void
+store_rgb8 (const ConvertParams & c, int x, int y, int3 v)
+{
+  if (OUT == CONVERT_OUT_PACKED)
+    store_packed_word (c, x, y, __byte_perm (v.x | (v.y << 8) | (v.z << 16) |
+            0xff000000u, 0, c.out_perm));
+  else
+    store_rgb < OUT > (c, x, y, make_float3 ((float) v.x, (float) v.y,
+            (float) v.z));
 }
 
 /* Output pixel (x, y) as the conversion kernels' RGB (unrounded, 0..255
  * scale) of it: the picture's 8-bit pixel as a float, the fill outside
  * the picture */
-__device__ static __forceinline__ float3
+template < int G, int S > __device__ static __forceinline__ float3
 output_rgb (const ConvertParams & c, const PresetParams & p, int x, int y)
 {
   if (in_picture_x (c, x) && in_picture_y (c, y)) {
-    int3 v = preset_pixel (p, x - c.dest_x, y - c.dest_y);
+    int3 v = preset_pixel < G, S > (p, x - c.dest_x, y - c.dest_y);
 
     return make_float3 ((float) v.x, (float) v.y, (float) v.z);
   }
   return make_float3 (c.fill[0], c.fill[1], c.fill[2]);
 }
 
+/* Output pixel (x, y) of a block row whose picture pixels are its own:
+ * the picture's pixel, or the fill */
+template < int OUT, int G, int S > __device__ static __forceinline__ void
+store_pixel (const ConvertParams & c, const PresetParams & p, int x, int y)
+{
+  if (in_picture_x (c, x) && in_picture_y (c, y))
+    store_rgb8 < OUT > (c, x, y, preset_pixel < G, S > (p, x - c.dest_x,
+            y - c.dest_y));
+  else
+    store_fill < OUT > (c, x, y, fill_values < OUT > (c));
+}
+
+__device__ static __forceinline__ unsigned int
+pack_rgb8 (int3 v)
+{
+  return v.x | (v.y << 8) | (v.z << 16);
+}
+
+__device__ static __forceinline__ int3
+unpack_rgb8 (unsigned int w)
+{
+  return make_int3 (w & 0xff, (w >> 8) & 0xff, w >> 16);
+}
+
+/* The span [*first, *end) of source indices that the taps of picture
+ * index @j read along one axis (none where @j is outside the picture:
+ * an empty span), the axis's FIRST and N at @first_t, @n_t; @same: the
+ * axis keeps its size, a tap each */
+__device__ static __forceinline__ void
+pil_span (const PresetParams & p, bool inside, bool same, int first_t,
+    int n_t, int j, int *first, int *end)
+{
+  *first = 0x7fffffff;
+  *end = -1;
+  if (!inside)
+    return;
+  if (same) {
+    *first = j;
+    *end = j + 1;
+    return;
+  }
+  *first = __ldg (preset_tab (p, first_t) + j);
+  *end = *first + __ldg (preset_tab (p, n_t) + j);
+}
+
+/* Pillow's kinds for packed, tensor and gray output: each block row of
+ * PRESET_BLOCK_W x PRESET_BLOCK_H pixels makes, PRESET_BLOCK_H source rows
+ * at a time, the stand-in of the source columns its taps read (@src), and
+ * from it Pillow's 8-bit horizontal pass of its columns (@across, a row
+ * per source row its taps read); then each thread sums its pixel's taps
+ * down @across. A block row whose taps span more than the tile holds
+ * makes its pixels one at a time. The same sums as pil_sum (), in the
+ * same order: the same values. */
+struct PilTile
+{
+  unsigned int src[PRESET_BLOCK_H][PRESET_PIL_TILE_W];
+  unsigned int across[PRESET_PIL_TILE_ROWS][PRESET_BLOCK_W];
+  int rows[2];
+};
+
+template < int OUT, int S > __device__ static void
+resample_pil_tiled (const ConvertParams & c, const PresetParams & p,
+    PilTile & tile)
+{
+  unsigned int (*src)[PRESET_PIL_TILE_W] = tile.src;
+  unsigned int (*across)[PRESET_BLOCK_W] = tile.across;
+  int *rows = tile.rows;
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int x = blockIdx.x * PRESET_BLOCK_W + tx, px = x - c.dest_x;
+  bool same_w = p.in_width == p.out_width;
+  bool same_h = p.in_height == p.out_height;
+  bool col_in = x < c.out_width && in_picture_x (c, x);
+  int sx0, sx1, k, y0;
+
+  /* the block's source columns: every warp holds a row of the block's
+   * columns, so each finds the span alone */
+  pil_span (p, col_in, same_w, p.x_first, p.x_n, px, &sx0, &sx1);
+  for (k = 16; k > 0; k >>= 1) {
+    sx0 = min (sx0, __shfl_xor_sync (0xffffffffu, sx0, k));
+    sx1 = max (sx1, __shfl_xor_sync (0xffffffffu, sx1, k));
+  }
+
+  for (y0 = blockIdx.y * PRESET_BLOCK_H; y0 < c.out_height;
+      y0 += gridDim.y * PRESET_BLOCK_H) {
+    int y = y0 + ty, py = y - c.dest_y;
+    bool in = col_in && y < c.out_height && in_picture_y (c, y);
+    int sy0, sy1, n_rows, r0;
+
+    if (tx == 0 && ty == 0) {
+      rows[0] = 0x7fffffff;
+      rows[1] = -1;
+    }
+    __syncthreads ();
+    pil_span (p, y < c.out_height && in_picture_y (c, y), same_h, p.y_first,
+        p.y_n, py, &sy0, &sy1);
+    if (tx == 0 && sy1 > sy0) {
+      atomicMin (&rows[0], sy0);
+      atomicMax (&rows[1], sy1);
+    }
+    __syncthreads ();
+    sy0 = rows[0];
+    n_rows = rows[1] - sy0;
+
+    if (sx1 <= sx0 || n_rows <= 0) {
+      /* no picture pixel in the block row */
+      if (x < c.out_width && y < c.out_height)
+        store_fill < OUT > (c, x, y, fill_values < OUT > (c));
+    } else if (sx1 - sx0 > PRESET_PIL_TILE_W || n_rows > PRESET_PIL_TILE_ROWS) {
+      if (x < c.out_width && y < c.out_height)
+        store_pixel < OUT, PRESET_GROUP_PIL, S > (c, p, x, y);
+    } else {
+      for (r0 = 0; r0 < n_rows; r0 += PRESET_BLOCK_H) {
+        int r = r0 + ty, i;
+
+        if (r < n_rows)
+          for (i = tx; i < sx1 - sx0; i += PRESET_BLOCK_W)
+            src[ty][i] = pack_rgb8 (source_rgb < S > (p, sx0 + i, sy0 + r));
+        __syncthreads ();
+        if (r < n_rows && col_in)
+          across[r][tx] = pack_rgb8 (same_w ?
+              unpack_rgb8 (src[ty][px - sx0]) :
+              pil_sum (p, p.x_first, p.x_n, p.x_w, p.x_stride, px,[&](int s) {
+                    return unpack_rgb8 (src[ty][s - sx0]);}
+              ));
+        __syncthreads ();
+      }
+      if (in)
+        store_rgb8 < OUT > (c, x, y, same_h ?
+            unpack_rgb8 (across[py - sy0][tx]) :
+            pil_sum (p, p.y_first, p.y_n, p.y_w, p.y_stride, py,[&](int s) {
+                  return unpack_rgb8 (across[s - sy0][tx]);}
+            ));
+      else if (x < c.out_width && y < c.out_height)
+        store_fill < OUT > (c, x, y, fill_values < OUT > (c));
+    }
+    /* the next block row writes the tile and the span again */
+    __syncthreads ();
+  }
+}
+
 /* Block (bx, by) makes PRESET_BLOCK_W x PRESET_BLOCK_H pixels of the
  * output, or for 4:2:0 output as many 2x2 blocks of pixels (a block's
  * chroma is the mean of its own pixels: no thread needs another's); block
  * rows loop past the grid's (65535 at most). */
-template < int OUT > __device__ static void
-resample_convert (const ConvertParams & c, const PresetParams & p)
+template < int OUT, int G, int S > __device__ static void
+resample_convert_from (const ConvertParams & c, const PresetParams & p)
 {
   int x = blockIdx.x * PRESET_BLOCK_W + threadIdx.x;
   int y;
@@ -286,7 +464,7 @@ resample_convert (const ConvertParams & c, const PresetParams & p)
     for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; 2 * y < c.out_height;
         y += gridDim.y * PRESET_BLOCK_H)
       store_yuv420_block (c, x, y,[&] (int px, int py) {
-            return output_rgb (c, p, px, py);}
+            return output_rgb < G, S > (c, p, px, py);}
       );
     return;
   }
@@ -294,24 +472,67 @@ resample_convert (const ConvertParams & c, const PresetParams & p)
   if (x >= c.out_width)
     return;
   for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; y < c.out_height;
-      y += gridDim.y * PRESET_BLOCK_H) {
-    if (in_picture_x (c, x) && in_picture_y (c, y)) {
-      int3 v = preset_pixel (p, x - c.dest_x, y - c.dest_y);
-
-      store_rgb < OUT > (c, x, y, make_float3 ((float) v.x, (float) v.y,
-              (float) v.z));
-    } else {
-      store_fill < OUT > (c, x, y, fill_values < OUT > (c));
-    }
-  }
+      y += gridDim.y * PRESET_BLOCK_H)
+    store_pixel < OUT, G, S > (c, p, x, y);
 }
 
-#define RESAMPLE_KERNEL(family, name, IN, OUT, taps) \
+/* resample_convert_from () for the launch's source */
+template < int OUT, int G > __device__ static void
+resample_convert (const ConvertParams & c, const PresetParams & p)
+{
+  if (G == PRESET_GROUP_PIL && OUT != CONVERT_OUT_YUV420) {
+    /* one tile whatever the source */
+    __shared__ PilTile tile;
+
+    if (p.in_format != CONVERT_FORMAT_NV12 &&
+        p.in_format != CONVERT_FORMAT_I420)
+      resample_pil_tiled < OUT, SOURCE_PACKED > (c, p, tile);
+    else if (p.in_format == CONVERT_FORMAT_NV12 &&
+        ((p.in_data[1] | (unsigned int) p.in_stride[1]) & 1) == 0)
+      resample_pil_tiled < OUT, SOURCE_PAIRS > (c, p, tile);
+    else
+      resample_pil_tiled < OUT, SOURCE_PLANES > (c, p, tile);
+    return;
+  }
+
+  if (p.in_format != CONVERT_FORMAT_NV12 && p.in_format != CONVERT_FORMAT_I420)
+    resample_convert_from < OUT, G, SOURCE_PACKED > (c, p);
+  else if (p.in_format == CONVERT_FORMAT_NV12 &&
+      ((p.in_data[1] | (unsigned int) p.in_stride[1]) & 1) == 0)
+    resample_convert_from < OUT, G, SOURCE_PAIRS > (c, p);
+  else
+    resample_convert_from < OUT, G, SOURCE_PLANES > (c, p);
+}
+
+/* The blocks of 256 threads a multiprocessor keeps resident that each
+ * kernel is built for, which sets its registers: the kernels wait on
+ * memory, and the more warps a multiprocessor keeps resident the more of
+ * it they hide; fewer registers than these spill. 4:2:0 output makes four
+ * pixels a thread. At most the threads a multiprocessor holds: 2048 on
+ * sm_80, sm_90 and sm_100, 1024 on sm_75, 1536 on the others. */
+#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || \
+    __CUDA_ARCH__ == 1030
+#define RESAMPLE_SM_BLOCKS 8
+#elif __CUDA_ARCH__ == 750
+#define RESAMPLE_SM_BLOCKS 4
+#else
+#define RESAMPLE_SM_BLOCKS 6
+#endif
+#define RESAMPLE_WANT_BLOCKS(G, OUT, BATCH) ((OUT) == CONVERT_OUT_YUV420 ? 2 : \
+    (G) == PRESET_GROUP_NEAR ? ((BATCH) ? 6 : 8) : \
+    (G) == PRESET_GROUP_TWO_TAPS ? ((BATCH) ? 4 : 5) : \
+    (G) == PRESET_GROUP_PIL && (BATCH) ? 3 : 4)
+#define RESAMPLE_BOUNDS(G, OUT, BATCH) \
+  __launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H, \
+      RESAMPLE_WANT_BLOCKS (G, OUT, BATCH) < RESAMPLE_SM_BLOCKS ? \
+      RESAMPLE_WANT_BLOCKS (G, OUT, BATCH) : RESAMPLE_SM_BLOCKS)
+
+#define RESAMPLE_KERNEL(family, name, IN, OUT, G) \
 extern "C" __global__ void \
-__launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H) \
+RESAMPLE_BOUNDS (G, OUT, 0) \
 name (const PresetConvert a) \
 { \
-  resample_convert < OUT > (a.c, a.p); \
+  resample_convert < OUT, G > (a.c, a.p); \
   signal_done (a.c); \
 }
 
@@ -319,15 +540,15 @@ GST_CUDA_CACHE_RESAMPLE_KERNELS (RESAMPLE_KERNEL)
 
 /* the same, a slot of a batch per z index (ConvertBatch over a table of
  * PresetBatchSlot) */
-#define RESAMPLE_BATCH_KERNEL(family, name, IN, OUT, taps) \
+#define RESAMPLE_BATCH_KERNEL(family, name, IN, OUT, G) \
 extern "C" __global__ void \
-__launch_bounds__ (PRESET_BLOCK_W * PRESET_BLOCK_H) \
+RESAMPLE_BOUNDS (G, OUT, 1) \
 name (const ConvertBatch b) \
 { \
   const PresetBatchSlot & s = \
       ((const PresetBatchSlot *) b.slots)[blockIdx.z]; \
   if (batch_block_in_slot (s.slot)) \
-    resample_convert < OUT > (s.slot.params, s.preset); \
+    resample_convert < OUT, G > (s.slot.params, s.preset); \
   signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
 }
 

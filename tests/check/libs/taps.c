@@ -585,6 +585,21 @@ GST_START_TEST (test_kernel_list)
   fail_unless_equals_int (gst_cuda_cache_kernel_find
       (GST_CUDA_CACHE_KERNEL_FAMILY_DIRECT, CONVERT_IN_RGB4,
           CONVERT_OUT_PACKED, CONVERT_FIXED_TAPS), GST_CUDA_CACHE_KERNEL_NONE);
+  /* the presets: a kernel per group of kinds and kind of output, a twin
+   * for tensors and gray */
+  for (i = PRESET_GROUP_NEAR; i <= PRESET_GROUP_PIL; i++) {
+    for (j = CONVERT_OUT_PACKED; j <= CONVERT_OUT_GRAY; j++) {
+      GstCudaCacheKernelId k =
+          gst_cuda_cache_kernel_find (GST_CUDA_CACHE_KERNEL_FAMILY_RESAMPLE,
+          -1, j, i);
+
+      fail_unless (k != GST_CUDA_CACHE_KERNEL_NONE, "group %u, output %u",
+          i, j);
+      fail_unless_equals_int (gst_cuda_cache_kernel_batch_twin (k) !=
+          GST_CUDA_CACHE_KERNEL_NONE, j == CONVERT_OUT_TENSOR ||
+          j == CONVERT_OUT_GRAY);
+    }
+  }
 }
 
 GST_END_TEST;
