@@ -166,7 +166,9 @@ bench_host (Bench * b)
     for (p = 0; p < n_pipelines; p++) {
       for (rep = 1; rep <= b->reps; rep++) {
         for (v = HOST_OURS; v <= HOST_FLOOR; v++) {
-          if (v == HOST_STOCK && !b->have_stock)
+          if ((v == HOST_STOCK && !b->have_stock) || (b->host_variants &&
+                  !g_strv_contains ((const gchar * const *) b->host_variants,
+                      host_variant_names[v])))
             continue;
           host_once (b, hc, sample, v, pipelines[p], rep);
         }

@@ -39,9 +39,11 @@ typedef struct
   gchar **only;
   gchar *stream;                /* H.264 byte stream for "decode" */
   guint segment_frames;
-  /* "host": its pipeline counts, its case (NULL: all) and its window */
+  /* "host": its pipeline counts, its case and variants (NULL: all) and its
+   * window */
   GArray *host_pipelines;       /* guint */
   gchar *host_case;
+  gchar **host_variants;
   gdouble host_window_s;
 } Bench;
 
