@@ -7,9 +7,13 @@
 # writes OUT/results.csv and OUT/machine.txt as the 1.22 run does.
 #
 #   scripts/gpu-bench-1.26.sh OUT          (REPS=3 by default)
+#
+# ONLY names other scenarios (default busy; host: docs/performance.md,
+# "Host time per frame"); BENCH_ARGS are more cudacache-bench options.
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-bench-1.26.sh OUT}
 mkdir -p "$out"
+# shellcheck disable=SC2086
 .gpu126/run-tests --exec build-1.26/tests/bench/cudacache-bench \
-  --out "$out" --reps "${REPS:-3}" --only busy
+  --out "$out" --reps "${REPS:-3}" --only "${ONLY:-busy}" ${BENCH_ARGS:-}

@@ -17,6 +17,8 @@
 # ONLY: a spot check of some scenarios (cudacache-bench --only, e.g.
 # ONLY=convert,renegotiation), without Nsight Compute unless it lists
 # kernels; not a run the report's method accepts.
+# BENCH_ARGS: more cudacache-bench options (e.g. ONLY=host
+# BENCH_ARGS="--host-case tiny --pipelines 1,8").
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:?usage: gpu-bench.sh OUT}
@@ -75,7 +77,7 @@ only_args=
 [ -n "${ONLY:-}" ] && only_args="--only $(echo "$ONLY" | sed 's/,*kernels//; s/^,//')"
 # shellcheck disable=SC2086
 "./$build/tests/bench/cudacache-bench" --out "$out" --reps "$reps" \
-  $stream_args $only_args 2>&1 | tee "$out/bench.log"
+  $stream_args $only_args ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
 
 # 4. kernel time per conversion: Nsight Compute around gst-launch-1.0, 1080p
 # NV12 in, 640x640 out; ours and stock alternating in every repetition;

@@ -32,6 +32,10 @@
 #include "gstcudacachelinear-private.h"
 #include "gstcudacacheplan-private.h"
 
+/* Taps (output samples times the taps of both axes) below which a frame,
+ * or a slice of it, is not worth a thread of its own */
+#define LINEAR_TAPS_PER_THREAD 65536
+
 /* One call's slices of rows (gst_cuda_cache_parallel_rows ()): the
  * calling thread runs the first, the process's row workers the others */
 typedef struct
@@ -927,6 +931,7 @@ gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
     GstCudaCacheLinearRows rows, gpointer data, guint threads)
 {
   Run run;
+  gint64 work;
   gint i;
 
   g_return_if_fail (l != NULL);
@@ -944,6 +949,12 @@ gst_cuda_cache_linear_run (const GstCudaCacheLinear * l,
   run.source = source;
   run.source_data = source_data;
   g_return_if_fail (source == NULL || l->p.in_format == CONVERT_FORMAT_RGBx);
+  /* waking a worker and waiting for it costs what some ten thousand taps
+   * do: a small frame is made on the calling thread, without a wake-up */
+  work = (gint64) l->p.out_width * l->p.out_height *
+      (l->p.x_taps + l->p.y_taps);
+  threads = MIN (threads, (guint) CLAMP (work / LINEAR_TAPS_PER_THREAD, 1,
+          G_MAXINT));
   /* 4:2:0 output: a slice of whole 2x2 blocks */
   gst_cuda_cache_parallel_rows (linear_rows, &run, l->p.out_height,
       l->out == OUT_YUV420 ? 2 : 1, threads);

@@ -223,8 +223,8 @@ nv12_caps (Bench * b, const Size * size)
 
 /* A frame with a picture in it (gradients), on the device or in system
  * memory, with its caps. */
-static GstSample *
-make_frame (Bench * b, const Size * size)
+GstSample *
+frame_new (Bench * b, const Size * size)
 {
   GstCaps *caps = nv12_caps (b, size);
   GstVideoInfo info;
@@ -290,7 +290,7 @@ frame_set_init (Bench * b, FrameSet * set)
   guint i;
 
   for (i = 0; i < N_SIZES; i++)
-    set->frames[i] = make_frame (b, &bench_sizes (b)[i]);
+    set->frames[i] = frame_new (b, &bench_sizes (b)[i]);
 }
 
 void
@@ -470,6 +470,19 @@ run_clear (Run * run)
   gst_object_unref (run->src);
   gst_object_unref (run->pipeline);
   sink_log_clear (&run->log);
+}
+
+/* A feeder's thread: pushes its frames until told to stop. */
+gpointer
+feeder_run (gpointer data)
+{
+  Feeder *f = data;
+  guint i;
+
+  for (i = 0; !g_atomic_int_get (&f->stop); i++)
+    run_push (&f->run, f->set->frames[f->k ? (i / f->k) % N_SIZES : 0]);
+
+  return NULL;
 }
 
 guint64

@@ -257,27 +257,6 @@ bench_decode (Bench * b)
  * 3. A busy GPU: several pipelines in one process on one context
  * ------------------------------------------------------------------------ */
 
-typedef struct
-{
-  Run run;
-  FrameSet *set;
-  guint k;                      /* 0: steady */
-  volatile gint stop;
-  GThread *thread;
-} Feeder;
-
-static gpointer
-feed (gpointer data)
-{
-  Feeder *f = data;
-  guint i;
-
-  for (i = 0; !g_atomic_int_get (&f->stop); i++)
-    run_push (&f->run, f->set->frames[f->k ? (i / f->k) % N_SIZES : 0]);
-
-  return NULL;
-}
-
 #define BUSY_SWITCH_EVERY 5
 
 static void
@@ -299,7 +278,7 @@ busy_once (Bench * b, FrameSet * set, Variant v, guint n, gboolean mixed,
     feeders[i].k = mixed && i == 0 ? BUSY_SWITCH_EVERY : 0;
   }
   for (i = 0; i < n; i++)
-    feeders[i].thread = g_thread_new ("bench-feeder", feed, &feeders[i]);
+    feeders[i].thread = g_thread_new ("bench-feeder", feeder_run, &feeders[i]);
   /* every pipeline running, the switching one past its first visit to
    * every size, then a short settling time */
   for (i = 0; i < n; i++)

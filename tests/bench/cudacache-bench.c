@@ -6,6 +6,8 @@
  *
  *   cudacache-bench [--smoke] [--out DIR] [--reps N] [--only NAMES]
  *                   [--stream FILE --segment-frames N]
+ *                   [--pipelines LIST] [--host-case NAME]
+ *                   [--host-variants LIST] [--window S]
  *
  * Every figure is a pipeline or an operation a user runs, ours against stock
  * in the same process: pipelines in alternating repetitions (ours, stock,
@@ -18,7 +20,11 @@
  *
  * With --smoke, or where there is no CUDA device, every scenario runs
  * briefly on system memory against the system-memory stock elements: that
- * checks the program and the report, never the numbers. */
+ * checks the program and the report, never the numbers.
+ *
+ * The host scenario (host time per frame) is a measurement of its own, not
+ * part of the run the method fixes: it runs where --only names it (and in
+ * the smoke run). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -76,7 +82,9 @@ main (int argc, char **argv)
 {
   gboolean smoke = FALSE;
   gchar *out = NULL, *only = NULL, *stream = NULL;
+  gchar *pipelines = NULL, *host_case = NULL, *host_variants = NULL;
   gint reps = 5, segment_frames = 15;
+  gdouble window = 1.0;
   GOptionEntry entries[] = {
     {"smoke", 0, 0, G_OPTION_ARG_NONE, &smoke,
         "Run each scenario briefly on system memory", NULL},
@@ -86,12 +94,29 @@ main (int argc, char **argv)
         "Alternating repetitions of each pipeline (default: 5)", "N"},
     {"only", 0, 0, G_OPTION_ARG_STRING, &only,
           "Comma-separated scenarios: convert,decode,busy,batch,renegotiation,"
-          "micro",
+          "micro,host (host: only where named here)",
         "NAMES"},
     {"stream", 0, 0, G_OPTION_ARG_FILENAME, &stream,
         "H.264 byte stream for the decode scenario", "FILE"},
     {"segment-frames", 0, 0, G_OPTION_ARG_INT, &segment_frames,
         "Frames per resolution segment of --stream (default: 15)", "N"},
+    {"pipelines", 0, 0, G_OPTION_ARG_STRING, &pipelines,
+          "host: comma-separated counts of pipelines in the process, each "
+          "fed by its own thread (default: 1,4,8)",
+        "LIST"},
+    {"host-case", 0, 0, G_OPTION_ARG_STRING, &host_case,
+          "host: one conversion only, 1080p (1920x1080 NV12 to 640x640 "
+          "RGBA, letterboxed) or tiny (64x64 NV12 to 32x32 RGBA) "
+          "(default: both)",
+        "NAME"},
+    {"host-variants", 0, 0, G_OPTION_ARG_STRING, &host_variants,
+          "host: comma-separated sides, of ours,stock,floor (default: all; "
+          "ours alone to profile it)",
+        "LIST"},
+    {"window", 0, 0, G_OPTION_ARG_DOUBLE, &window,
+          "host: seconds of the measured window, after the warm-up "
+          "(default: 1; 0.1 with --smoke)",
+        "S"},
     {NULL}
   };
   gchar **args = g_strdupv (argv);
@@ -102,14 +127,18 @@ main (int argc, char **argv)
   {
     const gchar *name;
     void (*func) (Bench * b);
+    gboolean named_only;        /* left out of a run without --only */
+    gboolean untraced;          /* counts no allocations: wants no tracer */
   } scenarios[] = {
-    {"micro", bench_micro},
-    {"convert", bench_convert},
-    {"renegotiation", bench_renegotiation},
-    {"busy", bench_busy},
-    {"batch", bench_batch},
-    {"decode", bench_decode},
+    {"micro", bench_micro, FALSE, FALSE},
+    {"convert", bench_convert, FALSE, FALSE},
+    {"renegotiation", bench_renegotiation, FALSE, FALSE},
+    {"busy", bench_busy, FALSE, FALSE},
+    {"batch", bench_batch, FALSE, FALSE},
+    {"decode", bench_decode, FALSE, FALSE},
+    {"host", bench_host, TRUE, TRUE},
   };
+  gboolean runs[G_N_ELEMENTS (scenarios)], traced = FALSE;
   Bench b = { NULL, };
   gchar *csv;
   guint i;
@@ -131,6 +160,34 @@ main (int argc, char **argv)
   b.only = only ? g_strsplit (only, ",", -1) : NULL;
   b.stream = stream;
   b.segment_frames = MAX (segment_frames, 1);
+  b.host_case = host_case;
+  b.host_variants = host_variants ? g_strsplit (host_variants, ",", -1) : NULL;
+  b.host_window_s = smoke ? 0.1 : window;
+  if (host_case && !g_str_equal (host_case, "1080p") &&
+      !g_str_equal (host_case, "tiny")) {
+    g_printerr ("--host-case takes 1080p or tiny\n");
+    return 2;
+  }
+  if (window <= 0) {
+    g_printerr ("--window takes a positive number of seconds\n");
+    return 2;
+  }
+  if (pipelines) {
+    gchar **counts = g_strsplit (pipelines, ",", -1);
+    guint64 n;
+    guint count;
+
+    b.host_pipelines = g_array_new (FALSE, FALSE, sizeof (guint));
+    for (i = 0; counts[i]; i++) {
+      if (!g_ascii_string_to_unsigned (counts[i], 10, 1, 64, &n, NULL)) {
+        g_printerr ("--pipelines takes counts from 1 to 64: %s\n", counts[i]);
+        return 2;
+      }
+      count = n;
+      g_array_append_val (b.host_pipelines, count);
+    }
+    g_strfreev (counts);
+  }
   if (b.cuda) {
     GstElementFactory *f = gst_element_factory_find ("cudaconvertscale");
 
@@ -149,7 +206,17 @@ main (int argc, char **argv)
     if (!smoke)
       g_print ("no CUDA device: running on system memory\n");
   }
-  alloc_counter_start (b.cuda);
+  for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
+    runs[i] = wanted (&b, scenarios[i].name) &&
+        (!scenarios[i].named_only || b.only || b.smoke);
+    traced |= runs[i] && !scenarios[i].untraced;
+  }
+  /* the allocation counter is a tracer: once one is registered, every
+   * hook point of GStreamer (each push, each pool acquire) looks its hooks
+   * up, which a run of the host scenario alone would count as the
+   * pipeline's own time */
+  if (traced)
+    alloc_counter_start (b.cuda);
 
   g_mkdir_with_parents (out, 0755);
   csv = g_build_filename (out, "results.csv", NULL);
@@ -164,7 +231,7 @@ main (int argc, char **argv)
   for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
     gint64 t0 = now_ns ();
 
-    if (!wanted (&b, scenarios[i].name))
+    if (!runs[i])
       continue;
     scenarios[i].func (&b);
     g_print ("%s: %.1f s\n", scenarios[i].name, (now_ns () - t0) / 1e9);
@@ -176,6 +243,12 @@ main (int argc, char **argv)
   g_free (out);
   g_free (only);
   g_free (stream);
+  g_free (pipelines);
+  g_free (host_case);
+  g_free (host_variants);
+  g_strfreev (b.host_variants);
+  if (b.host_pipelines)
+    g_array_unref (b.host_pipelines);
   g_strfreev (b.only);
   g_strfreev (args);
   gst_clear_object (&b.context);

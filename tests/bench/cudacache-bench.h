@@ -3,7 +3,8 @@
 
 /* What the benchmark's files (cudacache-bench.c, the program;
  * cudacache-bench-harness.c, what every scenario measures with;
- * cudacache-bench-scenarios.c and cudacache-bench-batch.c, the scenarios)
+ * cudacache-bench-scenarios.c, cudacache-bench-batch.c and
+ * cudacache-bench-host.c, the scenarios)
  * share: the includes, the run's settings, the frames and pipelines the
  * scenarios push through, and the functions one file calls in another. */
 
@@ -38,6 +39,12 @@ typedef struct
   gchar **only;
   gchar *stream;                /* H.264 byte stream for "decode" */
   guint segment_frames;
+  /* "host": its pipeline counts, its case and variants (NULL: all) and its
+   * window */
+  GArray *host_pipelines;       /* guint */
+  gchar *host_case;
+  gchar **host_variants;
+  gdouble host_window_s;
 } Bench;
 
 /* A frame's size; bench_sizes () gives N_SIZES of them. */
@@ -84,6 +91,16 @@ typedef struct
   SinkLog log;
 } Run;
 
+/* A pipeline fed by its own thread (feeder_run ()) until told to stop. */
+typedef struct
+{
+  Run run;
+  FrameSet *set;
+  guint k;                      /* 0: steady, set->frames[0] */
+  volatile gint stop;
+  GThread *thread;
+} Feeder;
+
 /* cudacache-bench-harness.c: rows of results.csv */
 gint64 now_ns (void);
 void emit (Bench * b, const gchar * scenario, const gchar * variant,
@@ -104,6 +121,7 @@ void alloc_counter_start (gboolean cuda_only);
 /* cudacache-bench-harness.c: device-resident frames */
 const Size *bench_sizes (Bench * b);
 GstCaps *nv12_caps (Bench * b, const Size * size);
+GstSample *frame_new (Bench * b, const Size * size);
 void frame_set_init (Bench * b, FrameSet * set);
 void frame_set_clear (FrameSet * set);
 
@@ -120,6 +138,7 @@ void run_init (Bench * b, Run * run, const gchar * middle);
 void run_push (Run * run, GstSample * sample);
 void run_finish (Run * run);
 void run_clear (Run * run);
+gpointer feeder_run (gpointer data);
 guint64 our_cache_misses (Bench * b);
 
 /* cudacache-bench-scenarios.c */
@@ -132,5 +151,8 @@ GstBufferPool *new_our_pool (Bench * b);
 
 /* cudacache-bench-batch.c */
 void bench_batch (Bench * b);
+
+/* cudacache-bench-host.c */
+void bench_host (Bench * b);
 
 #endif /* __CUDACACHE_BENCH_H__ */
