@@ -341,9 +341,71 @@ typedef struct
   gsize src_stride;
   gint ps;
   gint rgb[3];
+  /* where set, the source's rows made by it instead of read at src */
+  GstCudaCacheLinearSource source;
+  gpointer source_data;
   guint8 *dst;
   gsize dst_stride;
 } Run;
+
+/* A slice's source rows: read in place, or made by run->source into a
+ * ring of @n rows, row y in slot y % n, each made once while it stays */
+typedef struct
+{
+  const Run *run;
+  gint n;
+  gsize row_bytes;
+  guint8 *rows;
+  gint *made;                   /* the row in each slot, or -1 */
+  gfloat *scratch;
+} SourceRows;
+
+static void
+source_rows_init (SourceRows * s, const Run * run, gint n)
+{
+  gint i;
+
+  memset (s, 0, sizeof (*s));
+  s->run = run;
+  if (!run->source)
+    return;
+  s->n = n;
+  /* RGBx; room past the last pixel for the loops' 4-byte loads */
+  s->row_bytes = (gsize) run->r->in_w * 4 + 16;
+  s->rows = g_malloc (s->row_bytes * n);
+  s->made = g_new (gint, n);
+  for (i = 0; i < n; i++)
+    s->made[i] = -1;
+  s->scratch = g_new (gfloat,
+      GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (run->r->in_w));
+}
+
+/* Source row @y: in place, or made into its slot unless it is there */
+static const guint8 *
+source_rows_get (SourceRows * s, gint y)
+{
+  const Run *run = s->run;
+  gint slot;
+  guint8 *row;
+
+  if (!run->source)
+    return run->src + run->src_stride * (gsize) y;
+  slot = y % s->n;
+  row = s->rows + s->row_bytes * slot;
+  if (s->made[slot] != y) {
+    run->source (run->source_data, y, row, s->scratch);
+    s->made[slot] = y;
+  }
+  return row;
+}
+
+static void
+source_rows_clear (SourceRows * s)
+{
+  g_free (s->rows);
+  g_free (s->made);
+  g_free (s->scratch);
+}
 
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 
@@ -362,60 +424,64 @@ typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 #define RESAMPLE_CLONES
 #endif
 
-static inline const guint8 *
-src_pixel (const Run * run, gint x, gint y)
-{
-  gsize row = run->src_stride * (gsize) y, col = (gsize) run->ps * x;
-
-  return run->src + row + col;
-}
-
 static inline guint8
 clip8 (gint64 v)
 {
   return (guint8) CLAMP (v, 0, 255);
 }
 
-/* Source row @y as RGB at @d (out_w pixels: the width stays) */
-static void
-rows_copy_row (const Run * run, gint y, guint8 * d)
+/* A source row @row as RGB at @d (out_w pixels: the width stays) */
+RESAMPLE_CLONES static void
+rows_copy_row (const Run * run, const guint8 * row, guint8 * d)
 {
   const GstCudaCacheResampler *r = run->r;
-  gint x, c;
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
+  gint x;
 
-  for (x = 0; x < r->out_w; x++) {
-    const guint8 *s = src_pixel (run, x, y);
-
-    for (c = 0; c < 3; c++)
-      d[3 * x + c] = s[run->rgb[c]];
+  if (ps == 3 && o0 == 0 && o1 == 1 && o2 == 2) {
+    memcpy (d, row, (gsize) r->out_w * 3);
+    return;
+  }
+  for (x = 0; x < r->out_w; x++, row += ps) {
+    d[3 * x] = row[o0];
+    d[3 * x + 1] = row[o1];
+    d[3 * x + 2] = row[o2];
   }
 }
 
 static void
 rows_copy (const Run * run, gint y0, gint y1)
 {
+  SourceRows src;
   gint y;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++)
-    rows_copy_row (run, y, run->dst + (gsize) y * run->dst_stride);
+    rows_copy_row (run, source_rows_get (&src, y),
+        run->dst + (gsize) y * run->dst_stride);
+  source_rows_clear (&src);
 }
 
 RESAMPLE_CLONES static void
 rows_nearest (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
+  SourceRows src;
   gint x, y, c;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
+    const guint8 *row = source_rows_get (&src, r->y.first[y]);
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
     for (x = 0; x < r->out_w; x++) {
-      const guint8 *s = src_pixel (run, r->x.first[x], r->y.first[y]);
+      const guint8 *s = row + (gsize) run->ps * r->x.first[x];
 
       for (c = 0; c < 3; c++)
         d[3 * x + c] = s[run->rgb[c]];
     }
   }
+  source_rows_clear (&src);
 }
 
 /* Across: input rows y0..y1 into r->rows, exact integer sums */
@@ -424,21 +490,25 @@ rows_cv_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->x;
+  SourceRows src;
   gint x, y, c;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
+    const guint8 *row = source_rows_get (&src, y);
     gint32 *d = r->rows + (gsize) y * r->out_w * 3;
 
     for (x = 0; x < r->out_w; x++) {
-      const guint8 *s0 = src_pixel (run, a->first[x], y);
-      const guint8 *s1 = src_pixel (run, MIN (a->first[x] + 1, r->in_w - 1),
-          y);
+      const guint8 *s0 = row + (gsize) run->ps * a->first[x];
+      const guint8 *s1 = row + (gsize) run->ps * MIN (a->first[x] + 1,
+          r->in_w - 1);
 
       for (c = 0; c < 3; c++)
         d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
             s1[run->rgb[c]] * a->iw[2 * x + 1];
     }
   }
+  source_rows_clear (&src);
 }
 
 /* Down: output rows, OpenCV's vectorised arithmetic */
@@ -473,16 +543,19 @@ RESAMPLE_CLONES static void
 rows_area_half (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
+  gsize ps = run->ps;
+  SourceRows src;
   gint x, y, c;
 
+  source_rows_init (&src, run, 2);
   for (y = y0; y < y1; y++) {
+    const guint8 *top = source_rows_get (&src, 2 * y);
+    const guint8 *bottom = source_rows_get (&src, 2 * y + 1);
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
     for (x = 0; x < r->out_w; x++) {
-      const guint8 *a = src_pixel (run, 2 * x, 2 * y);
-      const guint8 *b = src_pixel (run, 2 * x + 1, 2 * y);
-      const guint8 *e = src_pixel (run, 2 * x, 2 * y + 1);
-      const guint8 *f = src_pixel (run, 2 * x + 1, 2 * y + 1);
+      const guint8 *a = top + ps * 2 * x, *b = a + ps;
+      const guint8 *e = bottom + ps * 2 * x, *f = e + ps;
 
       for (c = 0; c < 3; c++) {
         gint k = run->rgb[c];
@@ -491,6 +564,7 @@ rows_area_half (const Run * run, gint y0, gint y1)
       }
     }
   }
+  source_rows_clear (&src);
 }
 
 RESAMPLE_CLONES static void
@@ -498,23 +572,30 @@ rows_area_integer (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   gfloat scale = 1.0f / (r->factor_x * r->factor_y);
+  const guint8 **rows = g_new (const guint8 *, r->factor_y);
+  gsize ps = run->ps;
+  SourceRows src;
   gint x, y, c, i, j;
 
+  source_rows_init (&src, run, r->factor_y);
   for (y = y0; y < y1; y++) {
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
+    for (j = 0; j < r->factor_y; j++)
+      rows[j] = source_rows_get (&src, y * r->factor_y + j);
     for (x = 0; x < r->out_w; x++) {
       for (c = 0; c < 3; c++) {
         gint sum = 0;
 
         for (j = 0; j < r->factor_y; j++)
           for (i = 0; i < r->factor_x; i++)
-            sum += src_pixel (run, x * r->factor_x + i,
-                y * r->factor_y + j)[run->rgb[c]];
+            sum += rows[j][ps * (x * r->factor_x + i) + run->rgb[c]];
         d[3 * x + c] = clip8 (cv_round ((gfloat) sum * scale));
       }
     }
   }
+  source_rows_clear (&src);
+  g_free (rows);
 }
 
 /* OpenCV's ResizeArea_Invoker, across: each source row's sums in the
@@ -529,10 +610,12 @@ rows_area_across (const Run * run, gint y0, gint y1)
   gint y, k;
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2];
+  SourceRows src;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
     gfloat *buf = r->area_rows + (gsize) y * n;
-    const guint8 *row = src_pixel (run, 0, y);
+    const guint8 *row = source_rows_get (&src, y);
 
     memset (buf, 0, n * sizeof (gfloat));
     for (k = 0; k < ax->n_tab; k++) {
@@ -547,6 +630,7 @@ rows_area_across (const Run * run, gint y0, gint y1)
       b[2] = b[2] + s[o2] * alpha;
     }
   }
+  source_rows_clear (&src);
 }
 
 /* and down: each output row from the table's rows of it, in its order */
@@ -595,10 +679,12 @@ rows_pil_across (const Run * run, gint y0, gint y1)
   gint x, y, k;
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
+  SourceRows src;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
     guint8 *d = r->across + (gsize) y * r->out_w * 3;
-    const guint8 *row = src_pixel (run, 0, y);
+    const guint8 *row = source_rows_get (&src, y);
 
     for (x = 0; x < r->out_w; x++) {
       const gint32 *w = a->iw + (gsize) x * a->stride;
@@ -616,6 +702,7 @@ rows_pil_across (const Run * run, gint y0, gint y1)
       d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
     }
   }
+  source_rows_clear (&src);
 }
 
 /* Pillow: down, from r->across (or the source's RGB, where the width
@@ -629,8 +716,11 @@ rows_pil_down (const Run * run, gint y0, gint y1)
   gsize n = (gsize) r->out_w * 3, i;
   gint32 *ss = g_new (gint32, n);
   guint8 *row = across ? NULL : g_new (guint8, n);
+  SourceRows src;
   gint y, k;
 
+  /* the width stays: the source's rows, a ring of a row's taps */
+  source_rows_init (&src, run, across ? 0 : a->stride);
   for (y = y0; y < y1; y++) {
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
     const gint32 *w = a->iw + (gsize) y * a->stride;
@@ -644,7 +734,7 @@ rows_pil_down (const Run * run, gint y0, gint y1)
       if (across) {
         v = r->across + n * (gsize) sy;
       } else {
-        rows_copy_row (run, sy, row);
+        rows_copy_row (run, source_rows_get (&src, sy), row);
         v = row;
       }
       for (i = 0; i < n; i++)
@@ -653,6 +743,7 @@ rows_pil_down (const Run * run, gint y0, gint y1)
     for (i = 0; i < n; i++)
       d[i] = clip8 (ss[i] >> PIL_BITS);
   }
+  source_rows_clear (&src);
   g_free (ss);
   g_free (row);
 }
@@ -694,16 +785,20 @@ parallel_rows (const Run * run, RowsFunc func, gint rows, guint threads)
 
 void
 gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
-    gsize src_stride, gint src_pstride, const gint rgb[3], guint8 * dst,
+    gsize src_stride, gint src_pstride, const gint rgb[3],
+    GstCudaCacheLinearSource source, gpointer source_data, guint8 * dst,
     gsize dst_stride, guint threads)
 {
+  static const gint rgbx[3] = { 0, 1, 2 };
   Run run;
 
   run.r = r;
   run.src = src;
   run.src_stride = src_stride;
-  run.ps = src_pstride;
-  memcpy (run.rgb, rgb, sizeof (run.rgb));
+  run.ps = source ? 4 : src_pstride;
+  memcpy (run.rgb, source ? rgbx : rgb, sizeof (run.rgb));
+  run.source = source;
+  run.source_data = source_data;
   run.dst = dst;
   run.dst_stride = dst_stride;
 
