@@ -146,7 +146,11 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
   const guint8 *base[3] = { NULL, NULL, NULL };
   gint ps[3] = { 0, 0, 0 };
-  gfloat *yv = f, *c[2] = { f + w, f + 2 * w }, *a = f + 3 * w, *b = a + cw;
+  gfloat *yv = f, *c[2] = { f + w, f + 2 * w };
+  /* a chroma row's 8-bit samples, and the one below, in the room of cw
+   * floats; the upsampling's scratch in the next cw */
+  guint8 *a = (guint8 *) (f + 3 * w), *b = a + cw;
+  gint32 *down = (gint32 *) (f + 3 * w + cw);
 
   for (k = 0; k < (gray ? 1 : 3); k++) {
     ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
@@ -169,8 +173,9 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   for (y = y0; y < y1; y++) {
     /* chroma not subsampled down: the pixel's own row, no blend */
     gint cy = !sub_y ? y : gst_cuda_cache_chroma_index (y, v_cosited);
-    gfloat fy = !sub_y ? 0.0f :
-        gst_cuda_cache_chroma_frac (y, v_cosited, FALSE);
+    /* the blend down in quarters: 0, 1 or 3 */
+    gint fy = !sub_y ? 0 :
+        (gint) (4.0f * gst_cuda_cache_chroma_frac (y, v_cosited, FALSE));
     gint rows = sub_y ? ch : h;
     gint ra = CLAMP (cy, 0, rows - 1);
     gint rb = sub_y ? CLAMP (cy + 1, 0, rows - 1) : ra;
@@ -195,10 +200,10 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
         for (x = 0; x < cw; x++)
           a[x] = top[x * ps[k]];
         /* the row below only where it is blended in */
-        for (x = 0; fy != 0.0f && x < cw; x++)
+        for (x = 0; fy != 0 && x < cw; x++)
           b[x] = bottom[x * ps[k]];
       }
-      gst_cuda_cache_chroma_up (a, b, fy, cw, h_cosited, w, c[k - 1]);
+      gst_cuda_cache_chroma_up_u8 (a, b, fy, cw, h_cosited, w, down, c[k - 1]);
     }
     gst_cuda_cache_yuv_to_rgbx (si->p->yuv_to_rgb, yv, c[0], c[1], w,
         out + (gsize) (y - y0) * out_stride);

@@ -409,20 +409,9 @@ source_rows_clear (SourceRows * s)
 
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 
-/* The rows' loops built for AVX2 and SSE4.1 too, the one the CPU runs
- * chosen when the library loads (GCC's function multiversioning): the
- * baseline SSE2 has no 32-bit integer multiply, which the Pillow sums and
- * OpenCV's fixed-point taps are made of. The same operations on each value
- * in every version (no fused multiply-add: the library is built without
- * contraction, and neither target enables FMA), so the values do not
- * change. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__ELF__) && defined(__linux__)
-#define RESAMPLE_CLONES __attribute__ ((target_clones ("avx2", "sse4.1", \
-            "default")))
-#else
-#define RESAMPLE_CLONES
-#endif
+/* The rows' loops are built for AVX2 and SSE4.1 too (GST_CUDA_CACHE_CLONES):
+ * the baseline SSE2 has no 32-bit integer multiply, which the Pillow sums
+ * and OpenCV's fixed-point taps are made of. */
 
 static inline guint8
 clip8 (gint64 v)
@@ -431,7 +420,7 @@ clip8 (gint64 v)
 }
 
 /* A source row @row as RGB at @d (out_w pixels: the width stays) */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_copy_row (const Run * run, const guint8 * row, guint8 * d)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -462,7 +451,7 @@ rows_copy (const Run * run, gint y0, gint y1)
   source_rows_clear (&src);
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_nearest (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -485,7 +474,7 @@ rows_nearest (const Run * run, gint y0, gint y1)
 }
 
 /* Across: input rows y0..y1 into r->rows, exact integer sums */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_cv_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -512,7 +501,7 @@ rows_cv_across (const Run * run, gint y0, gint y1)
 }
 
 /* Down: output rows, OpenCV's vectorised arithmetic */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_cv_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -539,7 +528,7 @@ rows_cv_down (const Run * run, gint y0, gint y1)
   }
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_half (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -567,7 +556,7 @@ rows_area_half (const Run * run, gint y0, gint y1)
   source_rows_clear (&src);
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_integer (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -601,7 +590,7 @@ rows_area_integer (const Run * run, gint y0, gint y1)
 /* OpenCV's ResizeArea_Invoker, across: each source row's sums in the
  * table's order, in floats (the same values it works out for each output
  * row the source row falls in) */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -634,7 +623,7 @@ rows_area_across (const Run * run, gint y0, gint y1)
 }
 
 /* and down: each output row from the table's rows of it, in its order */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -671,7 +660,7 @@ rows_area_down (const Run * run, gint y0, gint y1)
 }
 
 /* Pillow: across, input rows into r->across; its int sums */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_pil_across (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -707,7 +696,7 @@ rows_pil_across (const Run * run, gint y0, gint y1)
 
 /* Pillow: down, from r->across (or the source's RGB, where the width
  * stays), a row of sums at a time */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_pil_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
