@@ -147,8 +147,8 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   const guint8 *base[3] = { NULL, NULL, NULL };
   gint ps[3] = { 0, 0, 0 };
   gfloat *yv = f, *c[2] = { f + w, f + 2 * w };
-  /* a chroma row's 8-bit samples, and the one below, in the room of cw
-   * floats; the upsampling's scratch in the next cw */
+  /* 16-bit input: a chroma row's samples narrowed, and the one below, in
+   * the room of cw floats; the upsampling's scratch in the next cw */
   guint8 *a = (guint8 *) (f + 3 * w), *b = a + cw;
   gint32 *down = (gint32 *) (f + 3 * w + cw);
 
@@ -185,8 +185,7 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
       for (x = 0; x < w; x++)
         yv[x] = SAMPLE (0, luma, x);
     } else {
-      for (x = 0; x < w; x++)
-        yv[x] = luma[x * ps[0]];
+      gst_cuda_cache_u8_to_float (luma, ps[0], w, yv);
     }
     for (k = 1; !gray && k < 3; k++) {
       const guint8 *top = ROW (k, ra), *bottom = ROW (k, rb);
@@ -196,14 +195,12 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
           a[x] = SAMPLE (k, top, x);
           b[x] = SAMPLE (k, bottom, x);
         }
+        gst_cuda_cache_chroma_up_u8 (a, b, 1, fy, cw, h_cosited, w, down,
+            c[k - 1]);
       } else {
-        for (x = 0; x < cw; x++)
-          a[x] = top[x * ps[k]];
-        /* the row below only where it is blended in */
-        for (x = 0; fy != 0 && x < cw; x++)
-          b[x] = bottom[x * ps[k]];
+        gst_cuda_cache_chroma_up_u8 (top, bottom, ps[k], fy, cw, h_cosited,
+            w, down, c[k - 1]);
       }
-      gst_cuda_cache_chroma_up_u8 (a, b, fy, cw, h_cosited, w, down, c[k - 1]);
     }
     gst_cuda_cache_yuv_to_rgbx (si->p->yuv_to_rgb, yv, c[0], c[1], w,
         out + (gsize) (y - y0) * out_stride);

@@ -55,15 +55,20 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_chroma_up (gfloat * a, const gfloat * b, gfloat fv,
     gint cw, gboolean cosited, gint width, gfloat * out);
 
-/* gst_cuda_cache_chroma_up () of 8-bit samples @a and @b, @quarters
- * quarters down (@fv, 0 to 3: @b unread at 0), in integers: every blend of
- * bytes by quarters and halves is exact, so the sums in sixteenths, each
- * then scaled by 1/16 (exact too), are its values, bit for bit. @s:
- * scratch of @cw values. */
+/* gst_cuda_cache_chroma_up () of 8-bit samples @a and @b (@ps bytes
+ * apart), @quarters quarters down (@fv, 0 to 3: @b unread at 0), in
+ * integers: every blend of bytes by quarters and halves is exact, so the
+ * sums in sixteenths, each then scaled by 1/16 (exact too), are its
+ * values, bit for bit. @s: scratch of @cw values. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
-    gint quarters, gint cw, gboolean cosited, gint width, gint32 * s,
-    gfloat * out);
+    gint ps, gint quarters, gint cw, gboolean cosited, gint width,
+    gint32 * s, gfloat * out);
+
+/* @n bytes at @src, @ps apart, as floats into @dst */
+G_GNUC_INTERNAL
+void gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
+    gfloat * dst);
 
 /* @width pixels of Y, U and V through the matrix @m (yuv_to_rgb's
  * layout), each channel rounded half up and clamped, into RGBx (4 bytes a

@@ -460,8 +460,25 @@ chroma_up_u8_at (const gint32 * s, gint i, gint cw, gboolean cosited,
         3 * s[i] + s[next]) * 0.0625f;
 }
 
+/* Chroma down in quarters, 4a + q (b - a), of samples @ps bytes apart:
+ * inlined for each @ps the formats have, a loop the compiler vectorises */
+static inline void
+chroma_down_u8 (const guint8 * a, const guint8 * b, gint ps, gint quarters,
+    gint cw, gint32 * s)
+{
+  gint i;
+
+  if (quarters == 0) {
+    for (i = 0; i < cw; i++)
+      s[i] = 4 * a[i * ps];
+  } else {
+    for (i = 0; i < cw; i++)
+      s[i] = 4 * a[i * ps] + quarters * (b[i * ps] - a[i * ps]);
+  }
+}
+
 GST_CUDA_CACHE_CLONES void
-gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
+gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b, gint ps,
     gint quarters, gint cw, gboolean cosited, gint width, gint32 * s,
     gfloat * out)
 {
@@ -469,13 +486,20 @@ gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
    * picture */
   gint end = MIN (cw - 1, width / 2), i;
 
-  /* down, in quarters: 4a + q (b - a) */
-  if (quarters == 0) {
-    for (i = 0; i < cw; i++)
-      s[i] = 4 * a[i];
-  } else {
-    for (i = 0; i < cw; i++)
-      s[i] = 4 * a[i] + quarters * (b[i] - a[i]);
+  /* I420's, NV12's, YUY2's and UYVY's */
+  switch (ps) {
+    case 1:
+      chroma_down_u8 (a, b, 1, quarters, cw, s);
+      break;
+    case 2:
+      chroma_down_u8 (a, b, 2, quarters, cw, s);
+      break;
+    case 4:
+      chroma_down_u8 (a, b, 4, quarters, cw, s);
+      break;
+    default:
+      chroma_down_u8 (a, b, ps, quarters, cw, s);
+      break;
   }
   /* across, in sixteenths, as gst_cuda_cache_chroma_up () weighs them */
   chroma_up_u8_at (s, 0, cw, cosited, width, out);
@@ -492,6 +516,32 @@ gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
   }
   for (i = MAX (end, 1); 2 * i < width; i++)
     chroma_up_u8_at (s, i, cw, cosited, width, out);
+}
+
+static inline void
+u8_to_float (const guint8 * src, gint ps, gint n, gfloat * dst)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    dst[i] = src[i * ps];
+}
+
+GST_CUDA_CACHE_CLONES void
+gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n, gfloat * dst)
+{
+  /* luma of planar and 4:2:2 packed formats */
+  switch (ps) {
+    case 1:
+      u8_to_float (src, 1, n, dst);
+      break;
+    case 2:
+      u8_to_float (src, 2, n, dst);
+      break;
+    default:
+      u8_to_float (src, ps, n, dst);
+      break;
+  }
 }
 
 #ifdef HAVE_AVX2_AT_RUN_TIME
