@@ -72,6 +72,7 @@ typedef struct
   gint32 *iw;
   /* KIND_AREA: OpenCV's table, entries in its order */
   gint n_tab;
+  gint *tab_first;              /* output index j's first entry, and n_tab */
   gint *tab_dst;
   gint *tab_src;
   gfloat *tab_alpha;
@@ -104,6 +105,7 @@ axis_clear (Axis * a)
   g_free (a->first);
   g_free (a->n);
   g_free (a->iw);
+  g_free (a->tab_first);
   g_free (a->tab_dst);
   g_free (a->tab_src);
   g_free (a->tab_alpha);
@@ -176,6 +178,7 @@ area_axis (Axis * a, gint in, gint out)
   gdouble scale = (gdouble) in / out;
   gint j, k = 0, max = out * ((gint) ceil (scale) + 2);
 
+  a->tab_first = g_new0 (gint, out + 1);
   a->tab_dst = g_new0 (gint, max);
   a->tab_src = g_new0 (gint, max);
   a->tab_alpha = g_new0 (gfloat, max);
@@ -186,6 +189,7 @@ area_axis (Axis * a, gint in, gint out)
 
     sx2 = MIN (sx2, in - 1);
     sx1 = MIN (sx1, sx2);
+    a->tab_first[j] = k;
     if (sx1 - fsx1 > 1e-3) {
       a->tab_dst[k] = j;
       a->tab_src[k] = sx1 - 1;
@@ -202,7 +206,7 @@ area_axis (Axis * a, gint in, gint out)
       a->tab_alpha[k++] = (gfloat) (MIN (MIN (fsx2 - sx2, 1.0), cell) / cell);
     }
   }
-  a->n_tab = k;
+  a->n_tab = a->tab_first[out] = k;
 }
 
 /* Pillow's precompute_coeffs () and normalize_coeffs_8bpc () for its
@@ -413,6 +417,38 @@ typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
  * the baseline SSE2 has no 32-bit integer multiply, which the Pillow sums
  * and OpenCV's fixed-point taps are made of. */
 
+/* GCC's vectors: a pixel's 4 bytes in the lanes of one, the same
+ * operation on each lane */
+#if defined(__GNUC__) && __GNUC__ >= 9 && !defined(__clang__) && \
+    G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define HAVE_VECTORS 1
+typedef gint32 Int4 __attribute__((vector_size (16)));
+typedef gfloat Float4 __attribute__((vector_size (16)));
+typedef guint8 Byte16 __attribute__((vector_size (16)));
+
+static inline Int4
+pixel4 (const guint8 * p)
+{
+  /* the bytes widened by one shuffle (pmovzxbd, pshufb) */
+  const Byte16 zero = { 0 }, widen = { 0, 16, 16, 16, 1, 16, 16, 16, 2, 16,
+    16, 16, 3, 16, 16, 16
+  };
+  guint32 v;
+  Int4 word;
+
+  memcpy (&v, p, 4);
+  word = (Int4) {
+  (gint32) v, 0, 0, 0};
+  return (Int4) __builtin_shuffle ((Byte16) word, zero, widen);
+}
+
+static inline Float4
+pixel4_float (const guint8 * p)
+{
+  return __builtin_convertvector (pixel4 (p), Float4);
+}
+#endif
+
 static inline guint8
 clip8 (gint64 v)
 {
@@ -596,27 +632,48 @@ rows_area_across (const Run * run, gint y0, gint y1)
   const GstCudaCacheResampler *r = run->r;
   const Axis *ax = &r->x;
   gsize n = (gsize) r->out_w * 3;
-  gint y, k;
+  gint x, y, k;
 
-  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2];
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
   SourceRows src;
 
   source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
-    gfloat *buf = r->area_rows + (gsize) y * n;
+    gfloat *b = r->area_rows + (gsize) y * n;
     const guint8 *row = source_rows_get (&src, y);
 
-    memset (buf, 0, n * sizeof (gfloat));
-    for (k = 0; k < ax->n_tab; k++) {
-      const guint8 *s = row + (gsize) run->ps * ax->tab_src[k];
-      gfloat alpha = ax->tab_alpha[k];
-      gfloat *b = buf + (gsize) ax->tab_dst[k] * 3;
+    /* each output pixel's entries, each channel's product, then its sum,
+     * each rounded (no fused multiply-add), in the table's order */
+    for (x = 0; x < r->out_w; x++) {
+#ifdef HAVE_VECTORS
+      /* 4-byte pixels: the channels in the lanes of a vector */
+      if (ps == 4) {
+        Float4 acc = { 0.0f, 0.0f, 0.0f, 0.0f };
 
-      /* each channel's product, then its sum, each rounded (no fused
-       * multiply-add), in the table's order */
-      b[0] = b[0] + s[o0] * alpha;
-      b[1] = b[1] + s[o1] * alpha;
-      b[2] = b[2] + s[o2] * alpha;
+        for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
+          acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) *
+              ax->tab_alpha[k];
+        b[3 * x] = acc[o0];
+        b[3 * x + 1] = acc[o1];
+        b[3 * x + 2] = acc[o2];
+        continue;
+      }
+#endif
+      {
+        gfloat s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
+
+        for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++) {
+          const guint8 *s = row + (gsize) ps * ax->tab_src[k];
+          gfloat alpha = ax->tab_alpha[k];
+
+          s0 = s0 + s[o0] * alpha;
+          s1 = s1 + s[o1] * alpha;
+          s2 = s2 + s[o2] * alpha;
+        }
+        b[3 * x] = s0;
+        b[3 * x + 1] = s1;
+        b[3 * x + 2] = s2;
+      }
     }
   }
   source_rows_clear (&src);
@@ -681,6 +738,19 @@ rows_pil_across (const Run * run, gint y0, gint y1)
       gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
       gint n = a->n[x];
 
+#ifdef HAVE_VECTORS
+      /* 4-byte pixels: the channels in the lanes of a vector */
+      if (ps == 4) {
+        Int4 acc = { s0, s0, s0, s0 };
+
+        for (k = 0; k < n; k++, s += 4)
+          acc = acc + pixel4 (s) * w[k];
+        s0 = acc[o0];
+        s1 = acc[o1];
+        s2 = acc[o2];
+        n = 0;
+      }
+#endif
       for (k = 0; k < n; k++, s += ps) {
         s0 += s[o0] * w[k];
         s1 += s[o1] * w[k];
@@ -853,14 +923,7 @@ axis_kernel_table (const Axis * a, gint n, GArray * table, gint * first,
   *stride = a->stride;
   *area = *area_src = *area_alpha = -1;
   if (a->n_tab > 0) {
-    gint j, k = 0;
-
-    *area = (gint) table->len;
-    for (j = 0; j <= n; j++) {
-      while (k < a->n_tab && a->tab_dst[k] < j)
-        k++;
-      g_array_append_val (table, k);
-    }
+    *area = table_append (table, a->tab_first, n + 1);
     *area_src = table_append (table, a->tab_src, a->n_tab);
     *area_alpha = table_append (table, a->tab_alpha, a->n_tab);
   }
