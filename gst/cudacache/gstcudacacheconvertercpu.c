@@ -185,7 +185,7 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
       for (x = 0; x < w; x++)
         yv[x] = SAMPLE (0, luma, x);
     } else {
-      gst_cuda_cache_u8_to_float (luma, ps[0], w, yv);
+      gst_cuda_cache_u8_to_float (luma, ps[0], w, 1.0f, 0.0f, yv);
     }
     for (k = 1; !gray && k < 3; k++) {
       const guint8 *top = ROW (k, ra), *bottom = ROW (k, rb);
@@ -506,7 +506,7 @@ pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
   gint w = p->out_width, h = p->out_height, x, y, k;
   gint c = p->channels;
   gboolean nchw = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
-  gfloat *v = g_new (gfloat, w);
+  gfloat *v = g_new (gfloat, w), *f32 = (gfloat *) dst;
 
   for (y = y0; y < y1; y++) {
     const guint8 *row = rgb + (gsize) (y - y0) * stride;
@@ -522,9 +522,12 @@ pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
       if (c == 1) {
         for (x = 0; x < w; x++)
           v[x] = gray_of (p, row + 3 * x) * mul + add;
+      } else if (nchw && p->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F32) {
+        /* straight into its plane's row */
+        gst_cuda_cache_u8_to_float (row + from, 3, w, mul, add, f32 + at);
+        continue;
       } else {
-        for (x = 0; x < w; x++)
-          v[x] = row[3 * x + from] * mul + add;
+        gst_cuda_cache_u8_to_float (row + from, 3, w, mul, add, v);
       }
       switch (p->dtype) {
         case GST_CUDA_CACHE_TENSOR_DTYPE_U8:

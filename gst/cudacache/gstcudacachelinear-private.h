@@ -65,10 +65,12 @@ void gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
     gint ps, gint quarters, gint cw, gboolean cosited, gint width,
     gint32 * s, gfloat * out);
 
-/* @n bytes at @src, @ps apart, as floats into @dst */
+/* @n bytes at @src, @ps apart, as floats into @dst, each q * @mul +
+ * @add: a float multiply, then a float add (1 and 0 give the bytes'
+ * values, exactly) */
 G_GNUC_INTERNAL
 void gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
-    gfloat * dst);
+    gfloat mul, gfloat add, gfloat * dst);
 
 /* @width pixels of Y, U and V through the matrix @m (yuv_to_rgb's
  * layout), each channel rounded half up and clamped, into RGBx (4 bytes a

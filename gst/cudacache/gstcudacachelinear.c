@@ -519,27 +519,32 @@ gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b, gint ps,
 }
 
 static inline void
-u8_to_float (const guint8 * src, gint ps, gint n, gfloat * dst)
+u8_to_float (const guint8 * src, gint ps, gint n, gfloat mul, gfloat add,
+    gfloat * dst)
 {
   gint i;
 
   for (i = 0; i < n; i++)
-    dst[i] = src[i * ps];
+    dst[i] = src[i * ps] * mul + add;
 }
 
 GST_CUDA_CACHE_CLONES void
-gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n, gfloat * dst)
+gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
+    gfloat mul, gfloat add, gfloat * dst)
 {
-  /* luma of planar and 4:2:2 packed formats */
+  /* luma of planar and 4:2:2 packed formats, a channel of RGB */
   switch (ps) {
     case 1:
-      u8_to_float (src, 1, n, dst);
+      u8_to_float (src, 1, n, mul, add, dst);
       break;
     case 2:
-      u8_to_float (src, 2, n, dst);
+      u8_to_float (src, 2, n, mul, add, dst);
+      break;
+    case 3:
+      u8_to_float (src, 3, n, mul, add, dst);
       break;
     default:
-      u8_to_float (src, ps, n, dst);
+      u8_to_float (src, ps, n, mul, add, dst);
       break;
   }
 }

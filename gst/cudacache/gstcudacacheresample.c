@@ -528,6 +528,16 @@ rows_cv_across (const Run * run, gint y0, gint y1)
       const guint8 *s1 = row + (gsize) run->ps * MIN (a->first[x] + 1,
           r->in_w - 1);
 
+#ifdef HAVE_VECTORS
+      /* 4-byte pixels: the channels in the lanes of a vector */
+      if (run->ps == 4) {
+        Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
+
+        for (c = 0; c < 3; c++)
+          d[3 * x + c] = sum[run->rgb[c]];
+        continue;
+      }
+#endif
       for (c = 0; c < 3; c++)
         d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
             s1[run->rgb[c]] * a->iw[2 * x + 1];
