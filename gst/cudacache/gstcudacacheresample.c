@@ -84,9 +84,6 @@ struct _GstCudaCacheResampler
   gint in_w, in_h, out_w, out_h;
   gint factor_x, factor_y;      /* the integer factors */
   Axis x, y;
-  gint32 *rows;                 /* KIND_CV_TWO_TAPS: across sums */
-  gfloat *area_rows;            /* KIND_AREA: across sums */
-  guint8 *across;               /* KIND_PIL: the picture after across */
 };
 
 /* Room for @out output indices of @stride weights each */
@@ -304,7 +301,6 @@ gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod method, gint in_width,
         r->kind = KIND_AREA;
         area_axis (&r->x, in_width, out_width);
         area_axis (&r->y, in_height, out_height);
-        r->area_rows = g_new (gfloat, (gsize) in_height * out_width * 3);
       } else {
         r->kind = KIND_CV_TWO_TAPS;
         two_taps_axis (&r->x, in_width, out_width, TRUE, TRUE);
@@ -315,11 +311,8 @@ gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod method, gint in_width,
       r->kind = KIND_PIL;
       pil_axis (&r->x, in_width, out_width);
       pil_axis (&r->y, in_height, out_height);
-      r->across = g_new (guint8, (gsize) in_height * out_width * 3);
       break;
   }
-  if (r->kind == KIND_CV_TWO_TAPS)
-    r->rows = g_new (gint32, (gsize) in_height * out_width * 3);
 
   return r;
 }
@@ -331,9 +324,6 @@ gst_cuda_cache_resampler_free (GstCudaCacheResampler * r)
     return;
   axis_clear (&r->x);
   axis_clear (&r->y);
-  g_free (r->rows);
-  g_free (r->area_rows);
-  g_free (r->across);
   g_free (r);
 }
 
@@ -352,34 +342,65 @@ typedef struct
   gsize dst_stride;
 } Run;
 
+/* A ring of @n rows of @bytes, row y in slot y % n */
+typedef struct
+{
+  gint n;
+  gsize bytes;
+  guint8 *data;
+  gint *made;                   /* the row in each slot, or -1 */
+} Ring;
+
+static void
+ring_init (Ring * ring, gint n, gsize bytes)
+{
+  gint i;
+
+  ring->n = n;
+  ring->bytes = bytes;
+  ring->data = g_malloc (bytes * n);
+  ring->made = g_new (gint, n);
+  for (i = 0; i < n; i++)
+    ring->made[i] = -1;
+}
+
+/* Row @y's slot; @stale set where it held another row (it is now taken
+ * as @y's, which the caller makes) */
+static guint8 *
+ring_slot (Ring * ring, gint y, gboolean * stale)
+{
+  gint slot = y % ring->n;
+
+  *stale = ring->made[slot] != y;
+  ring->made[slot] = y;
+  return ring->data + ring->bytes * slot;
+}
+
+static void
+ring_clear (Ring * ring)
+{
+  g_free (ring->data);
+  g_free (ring->made);
+}
+
 /* A slice's source rows: read in place, or made by run->source into a
- * ring of @n rows, row y in slot y % n, each made once while it stays */
+ * ring of @n rows, each made once while it stays */
 typedef struct
 {
   const Run *run;
-  gint n;
-  gsize row_bytes;
-  guint8 *rows;
-  gint *made;                   /* the row in each slot, or -1 */
+  Ring ring;
   gfloat *scratch;
 } SourceRows;
 
 static void
 source_rows_init (SourceRows * s, const Run * run, gint n)
 {
-  gint i;
-
   memset (s, 0, sizeof (*s));
   s->run = run;
   if (!run->source)
     return;
-  s->n = n;
   /* RGBx; room past the last pixel for the loops' 4-byte loads */
-  s->row_bytes = (gsize) run->r->in_w * 4 + 16;
-  s->rows = g_malloc (s->row_bytes * n);
-  s->made = g_new (gint, n);
-  for (i = 0; i < n; i++)
-    s->made[i] = -1;
+  ring_init (&s->ring, n, (gsize) run->r->in_w * 4 + 16);
   s->scratch = g_new (gfloat,
       GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (run->r->in_w));
 }
@@ -389,26 +410,63 @@ static const guint8 *
 source_rows_get (SourceRows * s, gint y)
 {
   const Run *run = s->run;
-  gint slot;
+  gboolean stale;
   guint8 *row;
 
   if (!run->source)
     return run->src + run->src_stride * (gsize) y;
-  slot = y % s->n;
-  row = s->rows + s->row_bytes * slot;
-  if (s->made[slot] != y) {
+  row = ring_slot (&s->ring, y, &stale);
+  if (stale)
     run->source (run->source_data, y, row, s->scratch);
-    s->made[slot] = y;
-  }
   return row;
 }
 
 static void
 source_rows_clear (SourceRows * s)
 {
-  g_free (s->rows);
-  g_free (s->made);
+  ring_clear (&s->ring);
   g_free (s->scratch);
+}
+
+/* One source row @row across into @out: out_w pixels' 3 values */
+typedef void (*AcrossFunc) (const Run * run, const guint8 * row, gpointer out);
+
+/* A slice's rows across, of values of @size bytes: each made by @func
+ * from its source row into a ring of @n, once while it stays, where the
+ * rows down read them (a frame of them written and read back cost more
+ * than the sums) */
+typedef struct
+{
+  SourceRows src;
+  AcrossFunc func;
+  Ring ring;
+} AcrossRows;
+
+static void
+across_rows_init (AcrossRows * a, const Run * run, AcrossFunc func,
+    gsize size, gint n)
+{
+  source_rows_init (&a->src, run, 1);
+  a->func = func;
+  ring_init (&a->ring, n, size * run->r->out_w * 3);
+}
+
+static gconstpointer
+across_rows_get (AcrossRows * a, gint y)
+{
+  gboolean stale;
+  guint8 *row = ring_slot (&a->ring, y, &stale);
+
+  if (stale)
+    a->func (a->src.run, source_rows_get (&a->src, y), row);
+  return row;
+}
+
+static void
+across_rows_clear (AcrossRows * a)
+{
+  source_rows_clear (&a->src);
+  ring_clear (&a->ring);
 }
 
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
@@ -509,41 +567,34 @@ rows_nearest (const Run * run, gint y0, gint y1)
   source_rows_clear (&src);
 }
 
-/* Across: input rows y0..y1 into r->rows, exact integer sums */
+/* Across: a source row's exact integer sums */
 GST_CUDA_CACHE_CLONES static void
-rows_cv_across (const Run * run, gint y0, gint y1)
+cv_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->x;
-  SourceRows src;
-  gint x, y, c;
+  gint32 *d = out;
+  gint x, c;
 
-  source_rows_init (&src, run, 1);
-  for (y = y0; y < y1; y++) {
-    const guint8 *row = source_rows_get (&src, y);
-    gint32 *d = r->rows + (gsize) y * r->out_w * 3;
-
-    for (x = 0; x < r->out_w; x++) {
-      const guint8 *s0 = row + (gsize) run->ps * a->first[x];
-      const guint8 *s1 = row + (gsize) run->ps * MIN (a->first[x] + 1,
-          r->in_w - 1);
+  for (x = 0; x < r->out_w; x++) {
+    const guint8 *s0 = row + (gsize) run->ps * a->first[x];
+    const guint8 *s1 = row + (gsize) run->ps * MIN (a->first[x] + 1,
+        r->in_w - 1);
 
 #ifdef HAVE_VECTORS
-      /* 4-byte pixels: the channels in the lanes of a vector */
-      if (run->ps == 4) {
-        Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (run->ps == 4) {
+      Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
 
-        for (c = 0; c < 3; c++)
-          d[3 * x + c] = sum[run->rgb[c]];
-        continue;
-      }
-#endif
       for (c = 0; c < 3; c++)
-        d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
-            s1[run->rgb[c]] * a->iw[2 * x + 1];
+        d[3 * x + c] = sum[run->rgb[c]];
+      continue;
     }
+#endif
+    for (c = 0; c < 3; c++)
+      d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
+          s1[run->rgb[c]] * a->iw[2 * x + 1];
   }
-  source_rows_clear (&src);
 }
 
 /* Down: output rows, OpenCV's vectorised arithmetic */
@@ -552,13 +603,16 @@ rows_cv_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->y;
+  AcrossRows rows;
   gint x, y, n = r->out_w * 3;
 
+  /* the two rows across an output row reads */
+  across_rows_init (&rows, run, cv_across_row, sizeof (gint32), 2);
   for (y = y0; y < y1; y++) {
-    const gint32 *t0 = r->rows + (gsize) CLAMP (a->first[y], 0,
-        r->in_h - 1) * n;
-    const gint32 *t1 = r->rows + (gsize) CLAMP (a->first[y] + 1, 0,
-        r->in_h - 1) * n;
+    const gint32 *t0 = across_rows_get (&rows, CLAMP (a->first[y], 0,
+            r->in_h - 1));
+    const gint32 *t1 = across_rows_get (&rows, CLAMP (a->first[y] + 1, 0,
+            r->in_h - 1));
     gint32 b0 = a->iw[2 * y], b1 = a->iw[2 * y + 1];
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
@@ -572,6 +626,7 @@ rows_cv_down (const Run * run, gint y0, gint y1)
       d[x] = clip8 ((sum + 2) >> 2);
     }
   }
+  across_rows_clear (&rows);
 }
 
 GST_CUDA_CACHE_CLONES static void
@@ -637,56 +692,47 @@ rows_area_integer (const Run * run, gint y0, gint y1)
  * table's order, in floats (the same values it works out for each output
  * row the source row falls in) */
 GST_CUDA_CACHE_CLONES static void
-rows_area_across (const Run * run, gint y0, gint y1)
+area_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *ax = &r->x;
-  gsize n = (gsize) r->out_w * 3;
-  gint x, y, k;
+  gfloat *b = out;
+  gint x, k;
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
-  SourceRows src;
 
-  source_rows_init (&src, run, 1);
-  for (y = y0; y < y1; y++) {
-    gfloat *b = r->area_rows + (gsize) y * n;
-    const guint8 *row = source_rows_get (&src, y);
-
-    /* each output pixel's entries, each channel's product, then its sum,
-     * each rounded (no fused multiply-add), in the table's order */
-    for (x = 0; x < r->out_w; x++) {
+  /* each output pixel's entries, each channel's product, then its sum,
+   * each rounded (no fused multiply-add), in the table's order */
+  for (x = 0; x < r->out_w; x++) {
 #ifdef HAVE_VECTORS
-      /* 4-byte pixels: the channels in the lanes of a vector */
-      if (ps == 4) {
-        Float4 acc = { 0.0f, 0.0f, 0.0f, 0.0f };
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (ps == 4) {
+      Float4 acc = { 0.0f, 0.0f, 0.0f, 0.0f };
 
-        for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
-          acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) *
-              ax->tab_alpha[k];
-        b[3 * x] = acc[o0];
-        b[3 * x + 1] = acc[o1];
-        b[3 * x + 2] = acc[o2];
-        continue;
-      }
+      for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
+        acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) * ax->tab_alpha[k];
+      b[3 * x] = acc[o0];
+      b[3 * x + 1] = acc[o1];
+      b[3 * x + 2] = acc[o2];
+      continue;
+    }
 #endif
-      {
-        gfloat s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
+    {
+      gfloat s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
 
-        for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++) {
-          const guint8 *s = row + (gsize) ps * ax->tab_src[k];
-          gfloat alpha = ax->tab_alpha[k];
+      for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++) {
+        const guint8 *s = row + (gsize) ps * ax->tab_src[k];
+        gfloat alpha = ax->tab_alpha[k];
 
-          s0 = s0 + s[o0] * alpha;
-          s1 = s1 + s[o1] * alpha;
-          s2 = s2 + s[o2] * alpha;
-        }
-        b[3 * x] = s0;
-        b[3 * x + 1] = s1;
-        b[3 * x + 2] = s2;
+        s0 = s0 + s[o0] * alpha;
+        s1 = s1 + s[o1] * alpha;
+        s2 = s2 + s[o2] * alpha;
       }
+      b[3 * x] = s0;
+      b[3 * x + 1] = s1;
+      b[3 * x + 2] = s2;
     }
   }
-  source_rows_clear (&src);
 }
 
 /* and down: each output row from the table's rows of it, in its order */
@@ -697,8 +743,14 @@ rows_area_down (const Run * run, gint y0, gint y1)
   const Axis *ay = &r->y;
   gsize n = (gsize) r->out_w * 3, i;
   gfloat *sum = g_new (gfloat, n);
-  gint t;
+  AcrossRows rows;
+  gint t, most = 1;
 
+  /* an output row's source rows are consecutive: a ring of the most any
+   * of the slice's reads */
+  for (t = y0; t < y1; t++)
+    most = MAX (most, ay->tab_first[t + 1] - ay->tab_first[t]);
+  across_rows_init (&rows, run, area_across_row, sizeof (gfloat), most);
   for (t = 0; t < ay->n_tab && ay->tab_dst[t] < y0; t++);
   while (t < ay->n_tab && ay->tab_dst[t] < y1) {
     gint dy = ay->tab_dst[t];
@@ -706,7 +758,7 @@ rows_area_down (const Run * run, gint y0, gint y1)
     gboolean first = TRUE;
 
     for (; t < ay->n_tab && ay->tab_dst[t] == dy; t++) {
-      const gfloat *buf = r->area_rows + (gsize) ay->tab_src[t] * n;
+      const gfloat *buf = across_rows_get (&rows, ay->tab_src[t]);
       gfloat beta = ay->tab_alpha[t];
 
       /* loops without a branch, which the compiler vectorises: the same
@@ -723,59 +775,53 @@ rows_area_down (const Run * run, gint y0, gint y1)
     for (i = 0; i < n; i++)
       d[i] = clip8 (cv_round (sum[i]));
   }
+  across_rows_clear (&rows);
   g_free (sum);
 }
 
-/* Pillow: across, input rows into r->across; its int sums */
+/* Pillow: across, a source row into 8-bit RGB; its int sums */
 GST_CUDA_CACHE_CLONES static void
-rows_pil_across (const Run * run, gint y0, gint y1)
+pil_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->x;
-  gint x, y, k;
+  guint8 *d = out;
+  gint x, k;
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
-  SourceRows src;
 
-  source_rows_init (&src, run, 1);
-  for (y = y0; y < y1; y++) {
-    guint8 *d = r->across + (gsize) y * r->out_w * 3;
-    const guint8 *row = source_rows_get (&src, y);
-
-    for (x = 0; x < r->out_w; x++) {
-      const gint32 *w = a->iw + (gsize) x * a->stride;
-      const guint8 *s = row + (gsize) ps * a->first[x];
-      gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
-      gint n = a->n[x];
+  for (x = 0; x < r->out_w; x++) {
+    const gint32 *w = a->iw + (gsize) x * a->stride;
+    const guint8 *s = row + (gsize) ps * a->first[x];
+    gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
+    gint n = a->n[x];
 
 #ifdef HAVE_VECTORS
-      /* 4-byte pixels: the channels in the lanes of a vector */
-      if (ps == 4) {
-        Int4 acc = { s0, s0, s0, s0 };
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (ps == 4) {
+      Int4 acc = { s0, s0, s0, s0 };
 
-        for (k = 0; k < n; k++, s += 4)
-          acc = acc + pixel4 (s) * w[k];
-        s0 = acc[o0];
-        s1 = acc[o1];
-        s2 = acc[o2];
-        n = 0;
-      }
-#endif
-      for (k = 0; k < n; k++, s += ps) {
-        s0 += s[o0] * w[k];
-        s1 += s[o1] * w[k];
-        s2 += s[o2] * w[k];
-      }
-      d[3 * x] = clip8 (s0 >> PIL_BITS);
-      d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
-      d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
+      for (k = 0; k < n; k++, s += 4)
+        acc = acc + pixel4 (s) * w[k];
+      s0 = acc[o0];
+      s1 = acc[o1];
+      s2 = acc[o2];
+      n = 0;
     }
+#endif
+    for (k = 0; k < n; k++, s += ps) {
+      s0 += s[o0] * w[k];
+      s1 += s[o1] * w[k];
+      s2 += s[o2] * w[k];
+    }
+    d[3 * x] = clip8 (s0 >> PIL_BITS);
+    d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
+    d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
   }
-  source_rows_clear (&src);
 }
 
-/* Pillow: down, from r->across (or the source's RGB, where the width
- * stays), a row of sums at a time */
+/* Pillow: down, from the rows across (or the source's RGB, where the
+ * width stays), a row of sums at a time */
 GST_CUDA_CACHE_CLONES static void
 rows_pil_down (const Run * run, gint y0, gint y1)
 {
@@ -786,10 +832,14 @@ rows_pil_down (const Run * run, gint y0, gint y1)
   gint32 *ss = g_new (gint32, n);
   guint8 *row = across ? NULL : g_new (guint8, n);
   SourceRows src;
+  AcrossRows rows;
   gint y, k;
 
-  /* the width stays: the source's rows, a ring of a row's taps */
-  source_rows_init (&src, run, across ? 0 : a->stride);
+  /* the rows across, or where the width stays the source's rows, in a
+   * ring of an output row's taps */
+  source_rows_init (&src, run, across ? 1 : a->stride);
+  if (across)
+    across_rows_init (&rows, run, pil_across_row, 1, a->stride);
   for (y = y0; y < y1; y++) {
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
     const gint32 *w = a->iw + (gsize) y * a->stride;
@@ -801,7 +851,7 @@ rows_pil_down (const Run * run, gint y0, gint y1)
       const guint8 *v;
 
       if (across) {
-        v = r->across + n * (gsize) sy;
+        v = across_rows_get (&rows, sy);
       } else {
         rows_copy_row (run, source_rows_get (&src, sy), row);
         v = row;
@@ -813,6 +863,8 @@ rows_pil_down (const Run * run, gint y0, gint y1)
       d[i] = clip8 (ss[i] >> PIL_BITS);
   }
   source_rows_clear (&src);
+  if (across)
+    across_rows_clear (&rows);
   g_free (ss);
   g_free (row);
 }
@@ -821,12 +873,14 @@ rows_pil_down (const Run * run, gint y0, gint y1)
 static void
 rows_pil_copy (const Run * run, gint y0, gint y1)
 {
-  const GstCudaCacheResampler *r = run->r;
+  SourceRows src;
   gint y;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++)
-    memcpy (run->dst + (gsize) y * run->dst_stride,
-        r->across + (gsize) y * r->out_w * 3, (gsize) r->out_w * 3);
+    pil_across_row (run, source_rows_get (&src, y),
+        run->dst + (gsize) y * run->dst_stride);
+  source_rows_clear (&src);
 }
 
 typedef struct
@@ -881,7 +935,6 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
       parallel_rows (&run, rows_nearest, r->out_h, threads);
       break;
     case KIND_CV_TWO_TAPS:
-      parallel_rows (&run, rows_cv_across, r->in_h, threads);
       parallel_rows (&run, rows_cv_down, r->out_h, threads);
       break;
     case KIND_AREA_HALF:
@@ -891,12 +944,9 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
       parallel_rows (&run, rows_area_integer, r->out_h, threads);
       break;
     case KIND_AREA:
-      parallel_rows (&run, rows_area_across, r->in_h, threads);
       parallel_rows (&run, rows_area_down, r->out_h, threads);
       break;
     case KIND_PIL:
-      if (r->in_w != r->out_w)
-        parallel_rows (&run, rows_pil_across, r->in_h, threads);
       if (r->in_h != r->out_h)
         parallel_rows (&run, rows_pil_down, r->out_h, threads);
       else
