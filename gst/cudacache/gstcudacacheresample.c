@@ -505,6 +505,64 @@ pixel4_float (const guint8 * p)
 {
   return __builtin_convertvector (pixel4 (p), Float4);
 }
+
+/* Whether a run's pixels are 4 bytes, red, green and blue first, in
+ * order: a vector of a pixel's values is stored whole, its 4th value
+ * overwritten by the next pixel's */
+static inline gboolean
+pixel4_in_order (const Run * run)
+{
+  return run->ps == 4 && run->rgb[0] == 0 && run->rgb[1] == 1 &&
+      run->rgb[2] == 2;
+}
+
+/* @v's R, G and B at @d: whole where @whole (the row's pixels in order,
+ * one more after this one), else lane by lane */
+static inline void
+store3_i32 (gint32 * d, Int4 v, const gint rgb[3], gboolean whole)
+{
+  if (whole) {
+    memcpy (d, &v, sizeof (v));
+  } else {
+    d[0] = v[rgb[0]];
+    d[1] = v[rgb[1]];
+    d[2] = v[rgb[2]];
+  }
+}
+
+/* the same of @v clamped to bytes, clip8 () of each value */
+static inline void
+store3_u8 (guint8 * d, Int4 v, const gint rgb[3], gboolean whole)
+{
+  const Int4 zero = { 0, 0, 0, 0 }, top = { 255, 255, 255, 255 };
+  const Byte16 low = { 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12 };
+  Int4 below = v < zero, above;
+  Byte16 bytes;
+
+  v = v & ~below;
+  above = v > top;
+  v = (v & ~above) | (top & above);
+  if (whole) {
+    bytes = __builtin_shuffle ((Byte16) v, low);
+    memcpy (d, &bytes, 4);
+  } else {
+    d[0] = (guint8) v[rgb[0]];
+    d[1] = (guint8) v[rgb[1]];
+    d[2] = (guint8) v[rgb[2]];
+  }
+}
+
+static inline void
+store3_float (gfloat * d, Float4 v, const gint rgb[3], gboolean whole)
+{
+  if (whole) {
+    memcpy (d, &v, sizeof (v));
+  } else {
+    d[0] = v[rgb[0]];
+    d[1] = v[rgb[1]];
+    d[2] = v[rgb[2]];
+  }
+}
 #endif
 
 static inline guint8
@@ -575,6 +633,9 @@ cv_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *a = &r->x;
   gint32 *d = out;
   gint x, c;
+#ifdef HAVE_VECTORS
+  gboolean in_order = pixel4_in_order (run);
+#endif
 
   for (x = 0; x < r->out_w; x++) {
     const guint8 *s0 = row + (gsize) run->ps * a->first[x];
@@ -586,8 +647,7 @@ cv_across_row (const Run * run, const guint8 * row, gpointer out)
     if (run->ps == 4) {
       Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
 
-      for (c = 0; c < 3; c++)
-        d[3 * x + c] = sum[run->rgb[c]];
+      store3_i32 (d + 3 * x, sum, run->rgb, in_order && x + 1 < r->out_w);
       continue;
     }
 #endif
@@ -698,6 +758,9 @@ area_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *ax = &r->x;
   gfloat *b = out;
   gint x, k;
+#ifdef HAVE_VECTORS
+  gboolean in_order = pixel4_in_order (run);
+#endif
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
@@ -711,9 +774,7 @@ area_across_row (const Run * run, const guint8 * row, gpointer out)
 
       for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
         acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) * ax->tab_alpha[k];
-      b[3 * x] = acc[o0];
-      b[3 * x + 1] = acc[o1];
-      b[3 * x + 2] = acc[o2];
+      store3_float (b + 3 * x, acc, run->rgb, in_order && x + 1 < r->out_w);
       continue;
     }
 #endif
@@ -787,6 +848,9 @@ pil_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *a = &r->x;
   guint8 *d = out;
   gint x, k;
+#ifdef HAVE_VECTORS
+  gboolean in_order = pixel4_in_order (run);
+#endif
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
@@ -803,10 +867,9 @@ pil_across_row (const Run * run, const guint8 * row, gpointer out)
 
       for (k = 0; k < n; k++, s += 4)
         acc = acc + pixel4 (s) * w[k];
-      s0 = acc[o0];
-      s1 = acc[o1];
-      s2 = acc[o2];
-      n = 0;
+      store3_u8 (d + 3 * x, acc >> PIL_BITS, run->rgb, in_order &&
+          x + 1 < r->out_w);
+      continue;
     }
 #endif
     for (k = 0; k < n; k++, s += ps) {
