@@ -335,6 +335,9 @@ typedef struct
   gsize src_stride;
   gint ps;
   gint rgb[3];
+  /* pixels of 4 bytes, R, G and B first: a vector of a pixel's values is
+   * stored whole, its 4th value overwritten by the next pixel's */
+  gboolean in_order;
   /* where set, the source's rows made by it instead of read at src */
   GstCudaCacheLinearSource source;
   gpointer source_data;
@@ -506,27 +509,21 @@ pixel4_float (const guint8 * p)
   return __builtin_convertvector (pixel4 (p), Float4);
 }
 
-/* Whether a run's pixels are 4 bytes, red, green and blue first, in
- * order: a vector of a pixel's values is stored whole, its 4th value
- * overwritten by the next pixel's */
-static inline gboolean
-pixel4_in_order (const Run * run)
-{
-  return run->ps == 4 && run->rgb[0] == 0 && run->rgb[1] == 1 &&
-      run->rgb[2] == 2;
-}
-
-/* @v's R, G and B at @d: whole where @whole (the row's pixels in order,
- * one more after this one), else lane by lane */
+/* @v's R, G and B (4-byte values: ints, or floats' bits) at @d: whole
+ * where @whole (the row's pixels in order, one more after this one), else
+ * lane by lane */
 static inline void
-store3_i32 (gint32 * d, Int4 v, const gint rgb[3], gboolean whole)
+store3 (gpointer d, Int4 v, const gint rgb[3], gboolean whole)
 {
+  gint32 lanes[3];
+
   if (whole) {
     memcpy (d, &v, sizeof (v));
   } else {
-    d[0] = v[rgb[0]];
-    d[1] = v[rgb[1]];
-    d[2] = v[rgb[2]];
+    lanes[0] = v[rgb[0]];
+    lanes[1] = v[rgb[1]];
+    lanes[2] = v[rgb[2]];
+    memcpy (d, lanes, sizeof (lanes));
   }
 }
 
@@ -552,17 +549,6 @@ store3_u8 (guint8 * d, Int4 v, const gint rgb[3], gboolean whole)
   }
 }
 
-static inline void
-store3_float (gfloat * d, Float4 v, const gint rgb[3], gboolean whole)
-{
-  if (whole) {
-    memcpy (d, &v, sizeof (v));
-  } else {
-    d[0] = v[rgb[0]];
-    d[1] = v[rgb[1]];
-    d[2] = v[rgb[2]];
-  }
-}
 #endif
 
 static inline guint8
@@ -633,9 +619,6 @@ cv_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *a = &r->x;
   gint32 *d = out;
   gint x, c;
-#ifdef HAVE_VECTORS
-  gboolean in_order = pixel4_in_order (run);
-#endif
 
   for (x = 0; x < r->out_w; x++) {
     const guint8 *s0 = row + (gsize) run->ps * a->first[x];
@@ -647,7 +630,7 @@ cv_across_row (const Run * run, const guint8 * row, gpointer out)
     if (run->ps == 4) {
       Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
 
-      store3_i32 (d + 3 * x, sum, run->rgb, in_order && x + 1 < r->out_w);
+      store3 (d + 3 * x, sum, run->rgb, run->in_order && x + 1 < r->out_w);
       continue;
     }
 #endif
@@ -758,9 +741,6 @@ area_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *ax = &r->x;
   gfloat *b = out;
   gint x, k;
-#ifdef HAVE_VECTORS
-  gboolean in_order = pixel4_in_order (run);
-#endif
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
@@ -774,7 +754,8 @@ area_across_row (const Run * run, const guint8 * row, gpointer out)
 
       for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
         acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) * ax->tab_alpha[k];
-      store3_float (b + 3 * x, acc, run->rgb, in_order && x + 1 < r->out_w);
+      store3 (b + 3 * x, (Int4) acc, run->rgb, run->in_order
+          && x + 1 < r->out_w);
       continue;
     }
 #endif
@@ -848,9 +829,6 @@ pil_across_row (const Run * run, const guint8 * row, gpointer out)
   const Axis *a = &r->x;
   guint8 *d = out;
   gint x, k;
-#ifdef HAVE_VECTORS
-  gboolean in_order = pixel4_in_order (run);
-#endif
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
@@ -867,8 +845,8 @@ pil_across_row (const Run * run, const guint8 * row, gpointer out)
 
       for (k = 0; k < n; k++, s += 4)
         acc = acc + pixel4 (s) * w[k];
-      store3_u8 (d + 3 * x, acc >> PIL_BITS, run->rgb, in_order &&
-          x + 1 < r->out_w);
+      store3_u8 (d + 3 * x, acc >> PIL_BITS, run->rgb, run->in_order
+          && x + 1 < r->out_w);
       continue;
     }
 #endif
@@ -983,6 +961,8 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
   run.src_stride = src_stride;
   run.ps = source ? 4 : src_pstride;
   memcpy (run.rgb, source ? rgbx : rgb, sizeof (run.rgb));
+  run.in_order = run.ps == 4 && run.rgb[0] == 0 && run.rgb[1] == 1 &&
+      run.rgb[2] == 2;
   run.source = source;
   run.source_data = source_data;
   run.dst = dst;
