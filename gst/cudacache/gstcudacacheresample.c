@@ -32,6 +32,10 @@
  *   fixed-point weights rounded half away from zero; across first into an
  *   8-bit picture, then down, each sum rounded by adding half and clipped.
  *
+ * Each thread makes a slice of output rows, the source rows it reads (or
+ * their stand-in's, made by a row source) and its rows across kept in
+ * rings of its own, not frames of them: the sums are the same.
+ *
  * OpenCV 4.6 and Pillow 9.4 (Debian 12) give every value of these, odd
  * sizes and extreme factors included (tests/python/test_resample.py).
  */
