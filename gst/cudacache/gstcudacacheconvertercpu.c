@@ -16,7 +16,8 @@
  * from the definition at sharp chroma edges.
  *
  * The presets resample the source's 8-bit RGB (its own pixels, or the
- * RGBx stand-in of other input) into an RGB frame of the output's size,
+ * RGBx stand-in of other input, each row made where the resampler's
+ * threads read it) into an RGB frame of the output's size,
  * from which the output is packed here, or converted to other packed RGB
  * by GstVideoConverter (a copy, or the bytes reordered).
  */
@@ -43,8 +44,7 @@ struct _GstCudaCacheConverterCpu
    * frame of its own; each frame is read through a view of that rectangle
    * (cpu_source_view ()) */
   GstVideoInfo source;
-  /* 4:2:2 packed and GRAY8 input: the RGBx frame it is converted as, and
-   * 16-bit 4:2:0 input: the NV12 frame it narrows to
+  /* LINEAR of 16-bit 4:2:0 input: the NV12 frame it narrows to
    * (gstcudacachekernels-private.h, 7.), else size 0 */
   GstVideoInfo stand_in;
   GstBuffer *stand_in_buf;
@@ -52,8 +52,9 @@ struct _GstCudaCacheConverterCpu
   GstCudaCacheLinear *linear;
   gboolean row_source;          /* its input rows the stand-in's, made per row */
   /* a method other than LINEAR: the picture resampled from 8-bit RGB of
-   * the source's size (the input's own pixels, or its stand-in) into the
-   * RGB frame, then packed or converted (conv) at the same size */
+   * the source's size (the input's own pixels, or its stand-in's rows,
+   * made as they are read) into the RGB frame, then packed or converted
+   * (conv) at the same size */
   GstCudaCacheResampler *resampler;
   GstVideoInfo rgb;
   GstBuffer *rgb_buf;
@@ -118,12 +119,11 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
   return TRUE;
 }
 
-/* One frame's stand-in, as the threads of cpu_make_stand_in () share it */
+/* One frame's stand-in, as the threads that make its rows share it */
 typedef struct
 {
   const GstCudaCacheConvertParams *p;
   const GstVideoFrame *src;
-  GstVideoFrame *rgbx;
 } StandIn;
 
 /* Rows @y0..@y1 of a stand-in, row @y0 to @out, rows @out_stride bytes
@@ -146,7 +146,11 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   gint cw = (w + 1) / 2, ch = (h + 1) / 2, x, y, k;
   const guint8 *base[3] = { NULL, NULL, NULL };
   gint ps[3] = { 0, 0, 0 };
-  gfloat *yv = f, *c[2] = { f + w, f + 2 * w }, *a = f + 3 * w, *b = a + cw;
+  gfloat *yv = f, *c[2] = { f + w, f + 2 * w };
+  /* 16-bit input: a chroma row's samples narrowed, and the one below, in
+   * the room of cw floats; the upsampling's scratch in the next cw */
+  guint8 *a = (guint8 *) (f + 3 * w), *b = a + cw;
+  gint32 *down = (gint32 *) (f + 3 * w + cw);
 
   for (k = 0; k < (gray ? 1 : 3); k++) {
     ps[k] = GST_VIDEO_FRAME_COMP_PSTRIDE (src, k);
@@ -169,8 +173,9 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
   for (y = y0; y < y1; y++) {
     /* chroma not subsampled down: the pixel's own row, no blend */
     gint cy = !sub_y ? y : gst_cuda_cache_chroma_index (y, v_cosited);
-    gfloat fy = !sub_y ? 0.0f :
-        gst_cuda_cache_chroma_frac (y, v_cosited, FALSE);
+    /* the blend down in quarters: 0, 1 or 3 */
+    gint fy = !sub_y ? 0 :
+        (gint) (4.0f * gst_cuda_cache_chroma_frac (y, v_cosited, FALSE));
     gint rows = sub_y ? ch : h;
     gint ra = CLAMP (cy, 0, rows - 1);
     gint rb = sub_y ? CLAMP (cy + 1, 0, rows - 1) : ra;
@@ -180,8 +185,7 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
       for (x = 0; x < w; x++)
         yv[x] = SAMPLE (0, luma, x);
     } else {
-      for (x = 0; x < w; x++)
-        yv[x] = luma[x * ps[0]];
+      gst_cuda_cache_u8_to_float (luma, ps[0], w, 1.0f, 0.0f, yv);
     }
     for (k = 1; !gray && k < 3; k++) {
       const guint8 *top = ROW (k, ra), *bottom = ROW (k, rb);
@@ -191,14 +195,12 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
           a[x] = SAMPLE (k, top, x);
           b[x] = SAMPLE (k, bottom, x);
         }
+        gst_cuda_cache_chroma_up_u8 (a, b, 1, fy, cw, h_cosited, w, down,
+            c[k - 1]);
       } else {
-        for (x = 0; x < cw; x++)
-          a[x] = top[x * ps[k]];
-        /* the row below only where it is blended in */
-        for (x = 0; fy != 0.0f && x < cw; x++)
-          b[x] = bottom[x * ps[k]];
+        gst_cuda_cache_chroma_up_u8 (top, bottom, ps[k], fy, cw, h_cosited,
+            w, down, c[k - 1]);
       }
-      gst_cuda_cache_chroma_up (a, b, fy, cw, h_cosited, w, c[k - 1]);
     }
     gst_cuda_cache_yuv_to_rgbx (si->p->yuv_to_rgb, yv, c[0], c[1], w,
         out + (gsize) (y - y0) * out_stride);
@@ -207,52 +209,25 @@ stand_in_rows_to (const StandIn * si, gint y0, gint y1, guint8 * out,
 #undef ROW
 }
 
-/* Rows @y0..@y1 of the stand-in frame si->rgbx */
-static void
-stand_in_rows (gpointer data, gint y0, gint y1)
-{
-  const StandIn *si = data;
-  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (si->rgbx, 0);
-  gfloat *f = g_new (gfloat,
-      GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (GST_VIDEO_FRAME_WIDTH (si->src)));
-
-  stand_in_rows_to (si, y0, y1,
-      (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (si->rgbx, 0) + y0 * stride,
-      stride, f);
-  g_free (f);
-}
-
-/* LINEAR's source of input rows for 4:2:2 packed and GRAY8 input: each
- * row of the stand-in made where the scaling reads it, no frame of it */
+/* The source of input rows where a stand-in is read (LINEAR's of 4:2:2
+ * packed and GRAY8 input; the presets' of all but 8-bit RGB): each row of
+ * the stand-in made where the scaling reads it, no frame of it. Every
+ * pixel's chroma upsampled as sited, as the kernels fold it (across:
+ * linear between the two samples around it; down, where chroma is
+ * subsampled: cosited rows taken as they are, others 3:1 between the two
+ * rows around it; GRAY8's chroma 128), 16-bit samples narrowed to 8 bits
+ * first as gst_cuda_cache_narrow_16 () does, then @p's yuv_to_rgb, each
+ * channel rounded half up and clamped: as kernels/narrow.cu's
+ * gst_cuda_cache_unpack_422 () and the I420 reading of GRAY8 do. */
 static void
 stand_in_source (gpointer data, gint row, guint8 * rgbx, gfloat * scratch)
 {
   stand_in_rows_to (data, row, row + 1, rgbx, 0, scratch);
 }
 
-/* The stand-in of @src in @rgbx, for 4:2:2 packed, GRAY8 and 4:2:0 (8 and
- * 16-bit) input: every pixel's chroma upsampled as sited, as the kernels
- * fold it (across: linear between the two samples around it; down, where
- * chroma is subsampled: cosited rows taken as they are, others 3:1
- * between the two rows around it; GRAY8's chroma 128), 16-bit samples
- * narrowed to 8 bits first as gst_cuda_cache_narrow_16 () does, then @p's
- * yuv_to_rgb, each channel rounded half up and clamped: as
- * kernels/narrow.cu's gst_cuda_cache_unpack_422 () and the I420 reading
- * of GRAY8 do. Rows split over the cores. */
-static void
-cpu_make_stand_in (const GstCudaCacheConvertParams * p,
-    const GstVideoFrame * src, GstVideoFrame * rgbx)
-{
-  StandIn si = { p, src, rgbx };
-
-  gst_cuda_cache_parallel_rows (stand_in_rows, &si,
-      GST_VIDEO_FRAME_HEIGHT (src), 1, gst_cuda_cache_cpu_threads ());
-}
-
 /* The CPU back end of a method other than LINEAR (cpu->params.method) for
- * the source @in: the RGB frame of the output's size, the stand-in where
- * the input is not 8-bit RGB, the resampler, and the conversion of the RGB
- * frame to video output. */
+ * the source @in: the RGB frame of the output's size, the resampler, and
+ * the conversion of the RGB frame to video output. */
 static gboolean
 cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
     GError ** error)
@@ -283,22 +258,7 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
   GST_VIDEO_INFO_FPS_D (&cpu->rgb) = GST_VIDEO_INFO_FPS_D (in);
   cpu->rgb_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE
       (&cpu->rgb), NULL);
-  if (!GST_VIDEO_INFO_IS_RGB (in)) {
-    if (!gst_video_info_set_format (&cpu->stand_in, GST_VIDEO_FORMAT_RGBx,
-            GST_VIDEO_INFO_WIDTH (in), GST_VIDEO_INFO_HEIGHT (in)) ||
-        !cpu_frame_fits (&cpu->stand_in, "the RGBx frame the input is "
-            "resampled from", error)) {
-      if (error && !*error)
-        g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-            "the CPU path cannot lay out the RGBx frame of %dx%d %s it "
-            "resamples from (4 GiB or more)", GST_VIDEO_INFO_WIDTH (in),
-            GST_VIDEO_INFO_HEIGHT (in), GST_VIDEO_INFO_NAME (in));
-      return FALSE;
-    }
-    cpu->stand_in_buf = gst_buffer_new_allocate (NULL,
-        GST_VIDEO_INFO_SIZE (&cpu->stand_in), NULL);
-  }
-  if (!cpu->rgb_buf || (!GST_VIDEO_INFO_IS_RGB (in) && !cpu->stand_in_buf)) {
+  if (!cpu->rgb_buf) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
         "cannot allocate the frames the CPU path resamples through");
     return FALSE;
@@ -546,7 +506,7 @@ pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
   gint w = p->out_width, h = p->out_height, x, y, k;
   gint c = p->channels;
   gboolean nchw = p->layout == GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW;
-  gfloat *v = g_new (gfloat, w);
+  gfloat *v = g_new (gfloat, w), *f32 = (gfloat *) dst;
 
   for (y = y0; y < y1; y++) {
     const guint8 *row = rgb + (gsize) (y - y0) * stride;
@@ -562,9 +522,12 @@ pack_tensor (const GstCudaCacheConvertParams * p, const guint8 * rgb,
       if (c == 1) {
         for (x = 0; x < w; x++)
           v[x] = gray_of (p, row + 3 * x) * mul + add;
+      } else if (nchw && p->dtype == GST_CUDA_CACHE_TENSOR_DTYPE_F32) {
+        /* straight into its plane's row */
+        gst_cuda_cache_u8_to_float (row + from, 3, w, mul, add, f32 + at);
+        continue;
       } else {
-        for (x = 0; x < w; x++)
-          v[x] = row[3 * x + from] * mul + add;
+        gst_cuda_cache_u8_to_float (row + from, 3, w, mul, add, v);
       }
       switch (p->dtype) {
         case GST_CUDA_CACHE_TENSOR_DTYPE_U8:
@@ -636,16 +599,19 @@ cpu_fill_bars (const GstCudaCacheConvertParams * p, GstVideoFrame * rgb)
 }
 
 /* A method other than LINEAR: the source's 8-bit RGB (in place, or its
- * stand-in) resampled into the RGB frame's picture, the bars filled, then
- * packed or converted */
+ * stand-in's rows) resampled into the RGB frame's picture, the bars
+ * filled, then packed or converted */
 static gboolean
 cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
     GstBuffer * outbuf, GError ** error)
 {
   const GstCudaCacheConverterInfo *info = &cpu->info;
   const GstCudaCacheConvertParams *p = &cpu->params;
-  GstVideoFrame in_frame, view, rgb, stand_in, out_frame;
-  const GstVideoFrame *src;
+  GstVideoFrame in_frame, view, rgb, out_frame;
+  StandIn si = { &cpu->params, &view };
+  /* the input's stand-in where it is not 8-bit RGB */
+  GstCudaCacheLinearSource source = GST_VIDEO_INFO_IS_RGB (&cpu->source) ?
+      NULL : stand_in_source;
   gint rgb_at[3] = { 0, 1, 2 }, c;
   guint threads = gst_cuda_cache_cpu_threads ();
   GstMapInfo map;
@@ -659,31 +625,19 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
     gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
-  src = &view;
-  if (cpu->stand_in_buf) {
-    if (!gst_video_frame_map (&stand_in, &cpu->stand_in, cpu->stand_in_buf,
-            GST_MAP_READWRITE)) {
-      gst_video_frame_unmap (&rgb);
-      gst_video_frame_unmap (&in_frame);
-      goto map_failed;
-    }
-    cpu_make_stand_in (p, &view, &stand_in);
-    src = &stand_in;
-  } else {
+  if (!source) {
     for (c = 0; c < 3; c++)
       rgb_at[c] = GST_VIDEO_FORMAT_INFO_POFFSET (view.info.finfo, c);
   }
 
   cpu_fill_bars (p, &rgb);
   gst_cuda_cache_resampler_run (cpu->resampler,
-      (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (src, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (src, 0),
-      GST_VIDEO_FRAME_COMP_PSTRIDE (src, 0), rgb_at,
+      (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&view, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&view, 0),
+      GST_VIDEO_FRAME_COMP_PSTRIDE (&view, 0), rgb_at, source, &si,
       (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0) +
       (gsize) p->dest_y * GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0) +
       (gsize) p->dest_x * 3, GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), threads);
-  if (cpu->stand_in_buf)
-    gst_video_frame_unmap (&stand_in);
   gst_video_frame_unmap (&in_frame);
 
   if (info->tensor_out) {
@@ -784,7 +738,7 @@ gst_cuda_cache_converter_cpu_convert (GstCudaCacheConverterCpu * cpu,
   guint8 *out_data[3] = { NULL, NULL, NULL };
   gint in_stride[3] = { 0, 0, 0 }, out_stride[3] = { 0, 0, 0 };
   CpuRows rows = { &cpu->params, NULL, NULL };
-  StandIn si = { &cpu->params, &view, NULL };
+  StandIn si = { &cpu->params, &view };
   GstCudaCacheLinearSource source = cpu->row_source ? stand_in_source : NULL;
   GstMapInfo map;
   gboolean ok = TRUE;

@@ -17,6 +17,19 @@
 
 G_BEGIN_DECLS
 
+/* A function built for AVX2 and SSE4.1 too, the one the CPU runs chosen
+ * when the library loads (GCC's function multiversioning). The same
+ * operations on each value in every version (no fused multiply-add: the
+ * CPU path's loops are built without contraction, and neither target
+ * enables FMA), so the values do not change. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__ELF__) && defined(__linux__)
+#define GST_CUDA_CACHE_CLONES __attribute__ ((target_clones ("avx2", \
+            "sse4.1", "default")))
+#else
+#define GST_CUDA_CACHE_CLONES
+#endif
+
 /* Work on rows [@y0, @y1) of something, from one thread of
  * gst_cuda_cache_parallel_rows () */
 typedef void (*GstCudaCacheRowsFunc) (gpointer data, gint y0, gint y1);
@@ -41,6 +54,23 @@ void gst_cuda_cache_parallel_rows (GstCudaCacheRowsFunc func, gpointer data,
 G_GNUC_INTERNAL
 void gst_cuda_cache_chroma_up (gfloat * a, const gfloat * b, gfloat fv,
     gint cw, gboolean cosited, gint width, gfloat * out);
+
+/* gst_cuda_cache_chroma_up () of 8-bit samples @a and @b (@ps bytes
+ * apart), @quarters quarters down (@fv, 0 to 3: @b unread at 0), in
+ * integers: every blend of bytes by quarters and halves is exact, so the
+ * sums in sixteenths, each then scaled by 1/16 (exact too), are its
+ * values, bit for bit. @s: scratch of @cw values. */
+G_GNUC_INTERNAL
+void gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b,
+    gint ps, gint quarters, gint cw, gboolean cosited, gint width,
+    gint32 * s, gfloat * out);
+
+/* @n bytes at @src, @ps apart, as floats into @dst, each q * @mul +
+ * @add: a float multiply, then a float add (1 and 0 give the bytes'
+ * values, exactly) */
+G_GNUC_INTERNAL
+void gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
+    gfloat mul, gfloat add, gfloat * dst);
 
 /* @width pixels of Y, U and V through the matrix @m (yuv_to_rgb's
  * layout), each channel rounded half up and clamped, into RGBx (4 bytes a

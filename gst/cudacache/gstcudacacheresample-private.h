@@ -13,6 +13,7 @@
 
 #include <gst/gst.h>
 #include "gstcudacacheconverter.h"
+#include "gstcudacachelinear-private.h"
 #include "kernels/convert-params.h"
 
 G_BEGIN_DECLS
@@ -30,13 +31,16 @@ void gst_cuda_cache_resampler_free (GstCudaCacheResampler * r);
 
 /* Resamples the 8-bit picture at @src (rows @src_stride bytes apart,
  * pixels @src_pstride bytes apart, red, green and blue at byte offsets
- * @rgb[0..2] of a pixel) into @dst: 3-byte RGB pixels, rows @dst_stride
- * bytes apart, out_width x out_height of them. Rows are split over up to
- * @threads threads. */
+ * @rgb[0..2] of a pixel), or, where @source is not NULL, its RGBx rows
+ * made by @source with @source_data as the threads read them (each made
+ * once a thread, in_width pixels), into @dst: 3-byte RGB pixels, rows
+ * @dst_stride bytes apart, out_width x out_height of them. Rows are split
+ * over up to @threads threads. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_resampler_run (GstCudaCacheResampler * r,
     const guint8 * src, gsize src_stride, gint src_pstride, const gint rgb[3],
-    guint8 * dst, gsize dst_stride, guint threads);
+    GstCudaCacheLinearSource source, gpointer source_data, guint8 * dst,
+    gsize dst_stride, guint threads);
 
 /* The same resampling for the presets' CUDA kernels (kernels/resample.cu):
  * @p's kind and sizes, and its table's offsets into @table, to which its

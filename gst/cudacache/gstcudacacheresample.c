@@ -32,6 +32,10 @@
  *   fixed-point weights rounded half away from zero; across first into an
  *   8-bit picture, then down, each sum rounded by adding half and clipped.
  *
+ * Each thread makes a slice of output rows, the source rows it reads (or
+ * their stand-in's, made by a row source) and its rows across kept in
+ * rings of its own, not frames of them: the sums are the same.
+ *
  * OpenCV 4.6 and Pillow 9.4 (Debian 12) give every value of these, odd
  * sizes and extreme factors included (tests/python/test_resample.py).
  */
@@ -72,6 +76,7 @@ typedef struct
   gint32 *iw;
   /* KIND_AREA: OpenCV's table, entries in its order */
   gint n_tab;
+  gint *tab_first;              /* output index j's first entry, and n_tab */
   gint *tab_dst;
   gint *tab_src;
   gfloat *tab_alpha;
@@ -83,9 +88,6 @@ struct _GstCudaCacheResampler
   gint in_w, in_h, out_w, out_h;
   gint factor_x, factor_y;      /* the integer factors */
   Axis x, y;
-  gint32 *rows;                 /* KIND_CV_TWO_TAPS: across sums */
-  gfloat *area_rows;            /* KIND_AREA: across sums */
-  guint8 *across;               /* KIND_PIL: the picture after across */
 };
 
 /* Room for @out output indices of @stride weights each */
@@ -104,6 +106,7 @@ axis_clear (Axis * a)
   g_free (a->first);
   g_free (a->n);
   g_free (a->iw);
+  g_free (a->tab_first);
   g_free (a->tab_dst);
   g_free (a->tab_src);
   g_free (a->tab_alpha);
@@ -176,6 +179,7 @@ area_axis (Axis * a, gint in, gint out)
   gdouble scale = (gdouble) in / out;
   gint j, k = 0, max = out * ((gint) ceil (scale) + 2);
 
+  a->tab_first = g_new0 (gint, out + 1);
   a->tab_dst = g_new0 (gint, max);
   a->tab_src = g_new0 (gint, max);
   a->tab_alpha = g_new0 (gfloat, max);
@@ -186,6 +190,7 @@ area_axis (Axis * a, gint in, gint out)
 
     sx2 = MIN (sx2, in - 1);
     sx1 = MIN (sx1, sx2);
+    a->tab_first[j] = k;
     if (sx1 - fsx1 > 1e-3) {
       a->tab_dst[k] = j;
       a->tab_src[k] = sx1 - 1;
@@ -202,7 +207,7 @@ area_axis (Axis * a, gint in, gint out)
       a->tab_alpha[k++] = (gfloat) (MIN (MIN (fsx2 - sx2, 1.0), cell) / cell);
     }
   }
-  a->n_tab = k;
+  a->n_tab = a->tab_first[out] = k;
 }
 
 /* Pillow's precompute_coeffs () and normalize_coeffs_8bpc () for its
@@ -300,7 +305,6 @@ gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod method, gint in_width,
         r->kind = KIND_AREA;
         area_axis (&r->x, in_width, out_width);
         area_axis (&r->y, in_height, out_height);
-        r->area_rows = g_new (gfloat, (gsize) in_height * out_width * 3);
       } else {
         r->kind = KIND_CV_TWO_TAPS;
         two_taps_axis (&r->x, in_width, out_width, TRUE, TRUE);
@@ -311,11 +315,8 @@ gst_cuda_cache_resampler_new (GstCudaCacheResizeMethod method, gint in_width,
       r->kind = KIND_PIL;
       pil_axis (&r->x, in_width, out_width);
       pil_axis (&r->y, in_height, out_height);
-      r->across = g_new (guint8, (gsize) in_height * out_width * 3);
       break;
   }
-  if (r->kind == KIND_CV_TWO_TAPS)
-    r->rows = g_new (gint32, (gsize) in_height * out_width * 3);
 
   return r;
 }
@@ -327,9 +328,6 @@ gst_cuda_cache_resampler_free (GstCudaCacheResampler * r)
     return;
   axis_clear (&r->x);
   axis_clear (&r->y);
-  g_free (r->rows);
-  g_free (r->area_rows);
-  g_free (r->across);
   g_free (r);
 }
 
@@ -341,34 +339,221 @@ typedef struct
   gsize src_stride;
   gint ps;
   gint rgb[3];
+  /* pixels of 4 bytes, R, G and B first: a vector of a pixel's values is
+   * stored whole, its 4th value overwritten by the next pixel's */
+  gboolean in_order;
+  /* where set, the source's rows made by it instead of read at src */
+  GstCudaCacheLinearSource source;
+  gpointer source_data;
   guint8 *dst;
   gsize dst_stride;
 } Run;
 
+/* A ring of @n rows of @bytes, row y in slot y % n */
+typedef struct
+{
+  gint n;
+  gsize bytes;
+  guint8 *data;
+  gint *made;                   /* the row in each slot, or -1 */
+} Ring;
+
+static void
+ring_init (Ring * ring, gint n, gsize bytes)
+{
+  gint i;
+
+  ring->n = n;
+  ring->bytes = bytes;
+  ring->data = g_malloc (bytes * n);
+  ring->made = g_new (gint, n);
+  for (i = 0; i < n; i++)
+    ring->made[i] = -1;
+}
+
+/* Row @y's slot; @stale set where it held another row (it is now taken
+ * as @y's, which the caller makes) */
+static guint8 *
+ring_slot (Ring * ring, gint y, gboolean * stale)
+{
+  gint slot = y % ring->n;
+
+  *stale = ring->made[slot] != y;
+  ring->made[slot] = y;
+  return ring->data + ring->bytes * slot;
+}
+
+static void
+ring_clear (Ring * ring)
+{
+  g_free (ring->data);
+  g_free (ring->made);
+}
+
+/* A slice's source rows: read in place, or made by run->source into a
+ * ring of @n rows, each made once while it stays */
+typedef struct
+{
+  const Run *run;
+  Ring ring;
+  gfloat *scratch;
+} SourceRows;
+
+static void
+source_rows_init (SourceRows * s, const Run * run, gint n)
+{
+  memset (s, 0, sizeof (*s));
+  s->run = run;
+  if (!run->source)
+    return;
+  /* RGBx; room past the last pixel for the loops' 4-byte loads */
+  ring_init (&s->ring, n, (gsize) run->r->in_w * 4 + 16);
+  s->scratch = g_new (gfloat,
+      GST_CUDA_CACHE_LINEAR_SOURCE_SCRATCH (run->r->in_w));
+}
+
+/* Source row @y: in place, or made into its slot unless it is there */
+static const guint8 *
+source_rows_get (SourceRows * s, gint y)
+{
+  const Run *run = s->run;
+  gboolean stale;
+  guint8 *row;
+
+  if (!run->source)
+    return run->src + run->src_stride * (gsize) y;
+  row = ring_slot (&s->ring, y, &stale);
+  if (stale)
+    run->source (run->source_data, y, row, s->scratch);
+  return row;
+}
+
+static void
+source_rows_clear (SourceRows * s)
+{
+  ring_clear (&s->ring);
+  g_free (s->scratch);
+}
+
+/* One source row @row across into @out: out_w pixels' 3 values */
+typedef void (*AcrossFunc) (const Run * run, const guint8 * row, gpointer out);
+
+/* A slice's rows across, of values of @size bytes: each made by @func
+ * from its source row into a ring of @n, once while it stays, where the
+ * rows down read them (a frame of them written and read back cost more
+ * than the sums) */
+typedef struct
+{
+  SourceRows src;
+  AcrossFunc func;
+  Ring ring;
+} AcrossRows;
+
+static void
+across_rows_init (AcrossRows * a, const Run * run, AcrossFunc func,
+    gsize size, gint n)
+{
+  source_rows_init (&a->src, run, 1);
+  a->func = func;
+  ring_init (&a->ring, n, size * run->r->out_w * 3);
+}
+
+static gconstpointer
+across_rows_get (AcrossRows * a, gint y)
+{
+  gboolean stale;
+  guint8 *row = ring_slot (&a->ring, y, &stale);
+
+  if (stale)
+    a->func (a->src.run, source_rows_get (&a->src, y), row);
+  return row;
+}
+
+static void
+across_rows_clear (AcrossRows * a)
+{
+  source_rows_clear (&a->src);
+  ring_clear (&a->ring);
+}
+
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 
-/* The rows' loops built for AVX2 and SSE4.1 too, the one the CPU runs
- * chosen when the library loads (GCC's function multiversioning): the
- * baseline SSE2 has no 32-bit integer multiply, which the Pillow sums and
- * OpenCV's fixed-point taps are made of. The same operations on each value
- * in every version (no fused multiply-add: the library is built without
- * contraction, and neither target enables FMA), so the values do not
- * change. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__ELF__) && defined(__linux__)
-#define RESAMPLE_CLONES __attribute__ ((target_clones ("avx2", "sse4.1", \
-            "default")))
-#else
-#define RESAMPLE_CLONES
-#endif
+/* The rows' loops are built for AVX2 and SSE4.1 too (GST_CUDA_CACHE_CLONES):
+ * the baseline SSE2 has no 32-bit integer multiply, which the Pillow sums
+ * and OpenCV's fixed-point taps are made of. */
 
-static inline const guint8 *
-src_pixel (const Run * run, gint x, gint y)
+/* GCC's vectors: a pixel's 4 bytes in the lanes of one, the same
+ * operation on each lane */
+#if defined(__GNUC__) && __GNUC__ >= 9 && !defined(__clang__) && \
+    G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define HAVE_VECTORS 1
+typedef gint32 Int4 __attribute__((vector_size (16)));
+typedef gfloat Float4 __attribute__((vector_size (16)));
+typedef guint8 Byte16 __attribute__((vector_size (16)));
+
+static inline Int4
+pixel4 (const guint8 * p)
 {
-  gsize row = run->src_stride * (gsize) y, col = (gsize) run->ps * x;
+  /* the bytes widened by one shuffle (pmovzxbd, pshufb) */
+  const Byte16 zero = { 0 }, widen = { 0, 16, 16, 16, 1, 16, 16, 16, 2, 16,
+    16, 16, 3, 16, 16, 16
+  };
+  guint32 v;
+  Int4 word;
 
-  return run->src + row + col;
+  memcpy (&v, p, 4);
+  word = (Int4) {
+  (gint32) v, 0, 0, 0};
+  return (Int4) __builtin_shuffle ((Byte16) word, zero, widen);
 }
+
+static inline Float4
+pixel4_float (const guint8 * p)
+{
+  return __builtin_convertvector (pixel4 (p), Float4);
+}
+
+/* @v's R, G and B (4-byte values: ints, or floats' bits) at @d: whole
+ * where @whole (the row's pixels in order, one more after this one), else
+ * lane by lane */
+static inline void
+store3 (gpointer d, Int4 v, const gint rgb[3], gboolean whole)
+{
+  gint32 lanes[3];
+
+  if (whole) {
+    memcpy (d, &v, sizeof (v));
+  } else {
+    lanes[0] = v[rgb[0]];
+    lanes[1] = v[rgb[1]];
+    lanes[2] = v[rgb[2]];
+    memcpy (d, lanes, sizeof (lanes));
+  }
+}
+
+/* the same of @v clamped to bytes, clip8 () of each value */
+static inline void
+store3_u8 (guint8 * d, Int4 v, const gint rgb[3], gboolean whole)
+{
+  const Int4 zero = { 0, 0, 0, 0 }, top = { 255, 255, 255, 255 };
+  const Byte16 low = { 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12, 0, 4, 8, 12 };
+  Int4 below = v < zero, above;
+  Byte16 bytes;
+
+  v = v & ~below;
+  above = v > top;
+  v = (v & ~above) | (top & above);
+  if (whole) {
+    bytes = __builtin_shuffle ((Byte16) v, low);
+    memcpy (d, &bytes, 4);
+  } else {
+    d[0] = (guint8) v[rgb[0]];
+    d[1] = (guint8) v[rgb[1]];
+    d[2] = (guint8) v[rgb[2]];
+  }
+}
+
+#endif
 
 static inline guint8
 clip8 (gint64 v)
@@ -376,84 +561,105 @@ clip8 (gint64 v)
   return (guint8) CLAMP (v, 0, 255);
 }
 
-/* Source row @y as RGB at @d (out_w pixels: the width stays) */
-static void
-rows_copy_row (const Run * run, gint y, guint8 * d)
+/* A source row @row as RGB at @d (out_w pixels: the width stays) */
+GST_CUDA_CACHE_CLONES static void
+rows_copy_row (const Run * run, const guint8 * row, guint8 * d)
 {
   const GstCudaCacheResampler *r = run->r;
-  gint x, c;
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
+  gint x;
 
-  for (x = 0; x < r->out_w; x++) {
-    const guint8 *s = src_pixel (run, x, y);
-
-    for (c = 0; c < 3; c++)
-      d[3 * x + c] = s[run->rgb[c]];
+  if (ps == 3 && o0 == 0 && o1 == 1 && o2 == 2) {
+    memcpy (d, row, (gsize) r->out_w * 3);
+    return;
+  }
+  for (x = 0; x < r->out_w; x++, row += ps) {
+    d[3 * x] = row[o0];
+    d[3 * x + 1] = row[o1];
+    d[3 * x + 2] = row[o2];
   }
 }
 
 static void
 rows_copy (const Run * run, gint y0, gint y1)
 {
+  SourceRows src;
   gint y;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++)
-    rows_copy_row (run, y, run->dst + (gsize) y * run->dst_stride);
+    rows_copy_row (run, source_rows_get (&src, y),
+        run->dst + (gsize) y * run->dst_stride);
+  source_rows_clear (&src);
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_nearest (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
+  SourceRows src;
   gint x, y, c;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++) {
+    const guint8 *row = source_rows_get (&src, r->y.first[y]);
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
     for (x = 0; x < r->out_w; x++) {
-      const guint8 *s = src_pixel (run, r->x.first[x], r->y.first[y]);
+      const guint8 *s = row + (gsize) run->ps * r->x.first[x];
 
       for (c = 0; c < 3; c++)
         d[3 * x + c] = s[run->rgb[c]];
     }
   }
+  source_rows_clear (&src);
 }
 
-/* Across: input rows y0..y1 into r->rows, exact integer sums */
-RESAMPLE_CLONES static void
-rows_cv_across (const Run * run, gint y0, gint y1)
+/* Across: a source row's exact integer sums */
+GST_CUDA_CACHE_CLONES static void
+cv_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->x;
-  gint x, y, c;
+  gint32 *d = out;
+  gint x, c;
 
-  for (y = y0; y < y1; y++) {
-    gint32 *d = r->rows + (gsize) y * r->out_w * 3;
+  for (x = 0; x < r->out_w; x++) {
+    const guint8 *s0 = row + (gsize) run->ps * a->first[x];
+    const guint8 *s1 = row + (gsize) run->ps * MIN (a->first[x] + 1,
+        r->in_w - 1);
 
-    for (x = 0; x < r->out_w; x++) {
-      const guint8 *s0 = src_pixel (run, a->first[x], y);
-      const guint8 *s1 = src_pixel (run, MIN (a->first[x] + 1, r->in_w - 1),
-          y);
+#ifdef HAVE_VECTORS
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (run->ps == 4) {
+      Int4 sum = pixel4 (s0) * a->iw[2 * x] + pixel4 (s1) * a->iw[2 * x + 1];
 
-      for (c = 0; c < 3; c++)
-        d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
-            s1[run->rgb[c]] * a->iw[2 * x + 1];
+      store3 (d + 3 * x, sum, run->rgb, run->in_order && x + 1 < r->out_w);
+      continue;
     }
+#endif
+    for (c = 0; c < 3; c++)
+      d[3 * x + c] = s0[run->rgb[c]] * a->iw[2 * x] +
+          s1[run->rgb[c]] * a->iw[2 * x + 1];
   }
 }
 
 /* Down: output rows, OpenCV's vectorised arithmetic */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_cv_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->y;
+  AcrossRows rows;
   gint x, y, n = r->out_w * 3;
 
+  /* the two rows across an output row reads */
+  across_rows_init (&rows, run, cv_across_row, sizeof (gint32), 2);
   for (y = y0; y < y1; y++) {
-    const gint32 *t0 = r->rows + (gsize) CLAMP (a->first[y], 0,
-        r->in_h - 1) * n;
-    const gint32 *t1 = r->rows + (gsize) CLAMP (a->first[y] + 1, 0,
-        r->in_h - 1) * n;
+    const gint32 *t0 = across_rows_get (&rows, CLAMP (a->first[y], 0,
+            r->in_h - 1));
+    const gint32 *t1 = across_rows_get (&rows, CLAMP (a->first[y] + 1, 0,
+            r->in_h - 1));
     gint32 b0 = a->iw[2 * y], b1 = a->iw[2 * y + 1];
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
@@ -467,22 +673,26 @@ rows_cv_down (const Run * run, gint y0, gint y1)
       d[x] = clip8 ((sum + 2) >> 2);
     }
   }
+  across_rows_clear (&rows);
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_half (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
+  gsize ps = run->ps;
+  SourceRows src;
   gint x, y, c;
 
+  source_rows_init (&src, run, 2);
   for (y = y0; y < y1; y++) {
+    const guint8 *top = source_rows_get (&src, 2 * y);
+    const guint8 *bottom = source_rows_get (&src, 2 * y + 1);
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
     for (x = 0; x < r->out_w; x++) {
-      const guint8 *a = src_pixel (run, 2 * x, 2 * y);
-      const guint8 *b = src_pixel (run, 2 * x + 1, 2 * y);
-      const guint8 *e = src_pixel (run, 2 * x, 2 * y + 1);
-      const guint8 *f = src_pixel (run, 2 * x + 1, 2 * y + 1);
+      const guint8 *a = top + ps * 2 * x, *b = a + ps;
+      const guint8 *e = bottom + ps * 2 * x, *f = e + ps;
 
       for (c = 0; c < 3; c++) {
         gint k = run->rgb[c];
@@ -491,74 +701,102 @@ rows_area_half (const Run * run, gint y0, gint y1)
       }
     }
   }
+  source_rows_clear (&src);
 }
 
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_integer (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   gfloat scale = 1.0f / (r->factor_x * r->factor_y);
+  const guint8 **rows = g_new (const guint8 *, r->factor_y);
+  gsize ps = run->ps;
+  SourceRows src;
   gint x, y, c, i, j;
 
+  source_rows_init (&src, run, r->factor_y);
   for (y = y0; y < y1; y++) {
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
 
+    for (j = 0; j < r->factor_y; j++)
+      rows[j] = source_rows_get (&src, y * r->factor_y + j);
     for (x = 0; x < r->out_w; x++) {
       for (c = 0; c < 3; c++) {
         gint sum = 0;
 
         for (j = 0; j < r->factor_y; j++)
           for (i = 0; i < r->factor_x; i++)
-            sum += src_pixel (run, x * r->factor_x + i,
-                y * r->factor_y + j)[run->rgb[c]];
+            sum += rows[j][ps * (x * r->factor_x + i) + run->rgb[c]];
         d[3 * x + c] = clip8 (cv_round ((gfloat) sum * scale));
       }
     }
   }
+  source_rows_clear (&src);
+  g_free (rows);
 }
 
 /* OpenCV's ResizeArea_Invoker, across: each source row's sums in the
  * table's order, in floats (the same values it works out for each output
  * row the source row falls in) */
-RESAMPLE_CLONES static void
-rows_area_across (const Run * run, gint y0, gint y1)
+GST_CUDA_CACHE_CLONES static void
+area_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *ax = &r->x;
-  gsize n = (gsize) r->out_w * 3;
-  gint y, k;
+  gfloat *b = out;
+  gint x, k;
 
-  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2];
+  gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
-  for (y = y0; y < y1; y++) {
-    gfloat *buf = r->area_rows + (gsize) y * n;
-    const guint8 *row = src_pixel (run, 0, y);
+  /* each output pixel's entries, each channel's product, then its sum,
+   * each rounded (no fused multiply-add), in the table's order */
+  for (x = 0; x < r->out_w; x++) {
+#ifdef HAVE_VECTORS
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (ps == 4) {
+      Float4 acc = { 0.0f, 0.0f, 0.0f, 0.0f };
 
-    memset (buf, 0, n * sizeof (gfloat));
-    for (k = 0; k < ax->n_tab; k++) {
-      const guint8 *s = row + (gsize) run->ps * ax->tab_src[k];
-      gfloat alpha = ax->tab_alpha[k];
-      gfloat *b = buf + (gsize) ax->tab_dst[k] * 3;
+      for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++)
+        acc = acc + pixel4_float (row + 4 * ax->tab_src[k]) * ax->tab_alpha[k];
+      store3 (b + 3 * x, (Int4) acc, run->rgb, run->in_order
+          && x + 1 < r->out_w);
+      continue;
+    }
+#endif
+    {
+      gfloat s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
 
-      /* each channel's product, then its sum, each rounded (no fused
-       * multiply-add), in the table's order */
-      b[0] = b[0] + s[o0] * alpha;
-      b[1] = b[1] + s[o1] * alpha;
-      b[2] = b[2] + s[o2] * alpha;
+      for (k = ax->tab_first[x]; k < ax->tab_first[x + 1]; k++) {
+        const guint8 *s = row + (gsize) ps * ax->tab_src[k];
+        gfloat alpha = ax->tab_alpha[k];
+
+        s0 = s0 + s[o0] * alpha;
+        s1 = s1 + s[o1] * alpha;
+        s2 = s2 + s[o2] * alpha;
+      }
+      b[3 * x] = s0;
+      b[3 * x + 1] = s1;
+      b[3 * x + 2] = s2;
     }
   }
 }
 
 /* and down: each output row from the table's rows of it, in its order */
-RESAMPLE_CLONES static void
+GST_CUDA_CACHE_CLONES static void
 rows_area_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *ay = &r->y;
   gsize n = (gsize) r->out_w * 3, i;
   gfloat *sum = g_new (gfloat, n);
-  gint t;
+  AcrossRows rows;
+  gint t, most = 1;
 
+  /* an output row's source rows are consecutive: a ring of the most any
+   * of the slice's reads */
+  for (t = y0; t < y1; t++)
+    most = MAX (most, ay->tab_first[t + 1] - ay->tab_first[t]);
+  across_rows_init (&rows, run, area_across_row, sizeof (gfloat), most);
   for (t = 0; t < ay->n_tab && ay->tab_dst[t] < y0; t++);
   while (t < ay->n_tab && ay->tab_dst[t] < y1) {
     gint dy = ay->tab_dst[t];
@@ -566,7 +804,7 @@ rows_area_down (const Run * run, gint y0, gint y1)
     gboolean first = TRUE;
 
     for (; t < ay->n_tab && ay->tab_dst[t] == dy; t++) {
-      const gfloat *buf = r->area_rows + (gsize) ay->tab_src[t] * n;
+      const gfloat *buf = across_rows_get (&rows, ay->tab_src[t]);
       gfloat beta = ay->tab_alpha[t];
 
       /* loops without a branch, which the compiler vectorises: the same
@@ -583,44 +821,53 @@ rows_area_down (const Run * run, gint y0, gint y1)
     for (i = 0; i < n; i++)
       d[i] = clip8 (cv_round (sum[i]));
   }
+  across_rows_clear (&rows);
   g_free (sum);
 }
 
-/* Pillow: across, input rows into r->across; its int sums */
-RESAMPLE_CLONES static void
-rows_pil_across (const Run * run, gint y0, gint y1)
+/* Pillow: across, a source row into 8-bit RGB; its int sums */
+GST_CUDA_CACHE_CLONES static void
+pil_across_row (const Run * run, const guint8 * row, gpointer out)
 {
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->x;
-  gint x, y, k;
+  guint8 *d = out;
+  gint x, k;
 
   gint o0 = run->rgb[0], o1 = run->rgb[1], o2 = run->rgb[2], ps = run->ps;
 
-  for (y = y0; y < y1; y++) {
-    guint8 *d = r->across + (gsize) y * r->out_w * 3;
-    const guint8 *row = src_pixel (run, 0, y);
+  for (x = 0; x < r->out_w; x++) {
+    const gint32 *w = a->iw + (gsize) x * a->stride;
+    const guint8 *s = row + (gsize) ps * a->first[x];
+    gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
+    gint n = a->n[x];
 
-    for (x = 0; x < r->out_w; x++) {
-      const gint32 *w = a->iw + (gsize) x * a->stride;
-      const guint8 *s = row + (gsize) ps * a->first[x];
-      gint32 s0 = 1 << (PIL_BITS - 1), s1 = s0, s2 = s0;
-      gint n = a->n[x];
+#ifdef HAVE_VECTORS
+    /* 4-byte pixels: the channels in the lanes of a vector */
+    if (ps == 4) {
+      Int4 acc = { s0, s0, s0, s0 };
 
-      for (k = 0; k < n; k++, s += ps) {
-        s0 += s[o0] * w[k];
-        s1 += s[o1] * w[k];
-        s2 += s[o2] * w[k];
-      }
-      d[3 * x] = clip8 (s0 >> PIL_BITS);
-      d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
-      d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
+      for (k = 0; k < n; k++, s += 4)
+        acc = acc + pixel4 (s) * w[k];
+      store3_u8 (d + 3 * x, acc >> PIL_BITS, run->rgb, run->in_order
+          && x + 1 < r->out_w);
+      continue;
     }
+#endif
+    for (k = 0; k < n; k++, s += ps) {
+      s0 += s[o0] * w[k];
+      s1 += s[o1] * w[k];
+      s2 += s[o2] * w[k];
+    }
+    d[3 * x] = clip8 (s0 >> PIL_BITS);
+    d[3 * x + 1] = clip8 (s1 >> PIL_BITS);
+    d[3 * x + 2] = clip8 (s2 >> PIL_BITS);
   }
 }
 
-/* Pillow: down, from r->across (or the source's RGB, where the width
- * stays), a row of sums at a time */
-RESAMPLE_CLONES static void
+/* Pillow: down, from the rows across (or the source's RGB, where the
+ * width stays), a row of sums at a time */
+GST_CUDA_CACHE_CLONES static void
 rows_pil_down (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
@@ -629,8 +876,15 @@ rows_pil_down (const Run * run, gint y0, gint y1)
   gsize n = (gsize) r->out_w * 3, i;
   gint32 *ss = g_new (gint32, n);
   guint8 *row = across ? NULL : g_new (guint8, n);
+  SourceRows src;
+  AcrossRows rows;
   gint y, k;
 
+  /* the rows across, or where the width stays the source's rows, in a
+   * ring of an output row's taps */
+  source_rows_init (&src, run, across ? 1 : a->stride);
+  if (across)
+    across_rows_init (&rows, run, pil_across_row, 1, a->stride);
   for (y = y0; y < y1; y++) {
     guint8 *d = run->dst + (gsize) y * run->dst_stride;
     const gint32 *w = a->iw + (gsize) y * a->stride;
@@ -642,9 +896,9 @@ rows_pil_down (const Run * run, gint y0, gint y1)
       const guint8 *v;
 
       if (across) {
-        v = r->across + n * (gsize) sy;
+        v = across_rows_get (&rows, sy);
       } else {
-        rows_copy_row (run, sy, row);
+        rows_copy_row (run, source_rows_get (&src, sy), row);
         v = row;
       }
       for (i = 0; i < n; i++)
@@ -653,6 +907,9 @@ rows_pil_down (const Run * run, gint y0, gint y1)
     for (i = 0; i < n; i++)
       d[i] = clip8 (ss[i] >> PIL_BITS);
   }
+  source_rows_clear (&src);
+  if (across)
+    across_rows_clear (&rows);
   g_free (ss);
   g_free (row);
 }
@@ -661,12 +918,14 @@ rows_pil_down (const Run * run, gint y0, gint y1)
 static void
 rows_pil_copy (const Run * run, gint y0, gint y1)
 {
-  const GstCudaCacheResampler *r = run->r;
+  SourceRows src;
   gint y;
 
+  source_rows_init (&src, run, 1);
   for (y = y0; y < y1; y++)
-    memcpy (run->dst + (gsize) y * run->dst_stride,
-        r->across + (gsize) y * r->out_w * 3, (gsize) r->out_w * 3);
+    pil_across_row (run, source_rows_get (&src, y),
+        run->dst + (gsize) y * run->dst_stride);
+  source_rows_clear (&src);
 }
 
 typedef struct
@@ -694,16 +953,22 @@ parallel_rows (const Run * run, RowsFunc func, gint rows, guint threads)
 
 void
 gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
-    gsize src_stride, gint src_pstride, const gint rgb[3], guint8 * dst,
+    gsize src_stride, gint src_pstride, const gint rgb[3],
+    GstCudaCacheLinearSource source, gpointer source_data, guint8 * dst,
     gsize dst_stride, guint threads)
 {
+  static const gint rgbx[3] = { 0, 1, 2 };
   Run run;
 
   run.r = r;
   run.src = src;
   run.src_stride = src_stride;
-  run.ps = src_pstride;
-  memcpy (run.rgb, rgb, sizeof (run.rgb));
+  run.ps = source ? 4 : src_pstride;
+  memcpy (run.rgb, source ? rgbx : rgb, sizeof (run.rgb));
+  run.in_order = run.ps == 4 && run.rgb[0] == 0 && run.rgb[1] == 1 &&
+      run.rgb[2] == 2;
+  run.source = source;
+  run.source_data = source_data;
   run.dst = dst;
   run.dst_stride = dst_stride;
 
@@ -717,7 +982,6 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
       parallel_rows (&run, rows_nearest, r->out_h, threads);
       break;
     case KIND_CV_TWO_TAPS:
-      parallel_rows (&run, rows_cv_across, r->in_h, threads);
       parallel_rows (&run, rows_cv_down, r->out_h, threads);
       break;
     case KIND_AREA_HALF:
@@ -727,12 +991,9 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
       parallel_rows (&run, rows_area_integer, r->out_h, threads);
       break;
     case KIND_AREA:
-      parallel_rows (&run, rows_area_across, r->in_h, threads);
       parallel_rows (&run, rows_area_down, r->out_h, threads);
       break;
     case KIND_PIL:
-      if (r->in_w != r->out_w)
-        parallel_rows (&run, rows_pil_across, r->in_h, threads);
       if (r->in_h != r->out_h)
         parallel_rows (&run, rows_pil_down, r->out_h, threads);
       else
@@ -769,14 +1030,7 @@ axis_kernel_table (const Axis * a, gint n, GArray * table, gint * first,
   *stride = a->stride;
   *area = *area_src = *area_alpha = -1;
   if (a->n_tab > 0) {
-    gint j, k = 0;
-
-    *area = (gint) table->len;
-    for (j = 0; j <= n; j++) {
-      while (k < a->n_tab && a->tab_dst[k] < j)
-        k++;
-      g_array_append_val (table, k);
-    }
+    *area = table_append (table, a->tab_first, n + 1);
     *area_src = table_append (table, a->tab_src, a->n_tab);
     *area_alpha = table_append (table, a->tab_alpha, a->n_tab);
   }
