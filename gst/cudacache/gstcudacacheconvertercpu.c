@@ -12,14 +12,15 @@
  * converted to an RGBx frame by a loop here first, as the kernels do (7.).
  * Packed RGB, NV12 and I420 output are written by it; a tensor and GRAY8
  * are packed here from its 8-bit RGB rows, on its threads (5. and 6.).
- * GstVideoConverter is not used for LINEAR: its fixed-point passes depart
- * from the definition at sharp chroma edges.
+ * GstVideoConverter is not used: its fixed-point passes depart from the
+ * definition at sharp chroma edges.
  *
  * The presets resample the source's 8-bit RGB (its own pixels, or the
  * RGBx stand-in of other input, each row made where the resampler's
- * threads read it) into an RGB frame of the output's size,
- * from which the output is packed here, or converted to other packed RGB
- * by GstVideoConverter (a copy, or the bytes reordered).
+ * threads read it) straight into packed RGB output, each row stored in
+ * the output's byte order (alpha or padding 255), or into an RGB frame of
+ * the output's size from which a tensor, GRAY8, NV12 or I420 is packed
+ * here.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -27,6 +28,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include "gstcudacacheconvertercpu-private.h"
 #include "gstcudacacheconvertparams-private.h"
@@ -53,12 +55,12 @@ struct _GstCudaCacheConverterCpu
   gboolean row_source;          /* its input rows the stand-in's, made per row */
   /* a method other than LINEAR: the picture resampled from 8-bit RGB of
    * the source's size (the input's own pixels, or its stand-in's rows,
-   * made as they are read) into the RGB frame, then packed or converted
-   * (conv) at the same size */
+   * made as they are read) into packed RGB output in its own byte order
+   * (direct), else into the RGB frame, packed from at the same size */
   GstCudaCacheResampler *resampler;
+  gboolean direct;
   GstVideoInfo rgb;
   GstBuffer *rgb_buf;
-  GstVideoConverter *conv;
 };
 
 /* Input converted through a stand-in RGBx frame, as the kernels convert
@@ -93,10 +95,25 @@ cpu_via_rgb (const GstCudaCacheConverterInfo * info)
       GST_VIDEO_INFO_FORMAT (&info->out_info) == GST_VIDEO_FORMAT_GRAY8;
 }
 
-/* GstVideoConverter finds a frame's row at stride * row in a gint (1.22's
- * FRAME_GET_PLANE_LINE): a plane of 2 GiB or more overflows it and the
- * converter reads and writes outside the frame. Such frames are refused
- * before anything is made. */
+/* Whether @info is packed 8-bit RGB of 3 or 4 bytes a pixel (the 4th
+ * alpha or padding), which the resampler stores in place */
+static gboolean
+cpu_is_packed_rgb (const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+
+  return GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) &&
+      !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) &&
+      GST_VIDEO_FORMAT_INFO_N_PLANES (finfo) == 1 &&
+      GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) == 8 && (ps == 3 || ps == 4);
+}
+
+/* The presets' RGB frame is held under 2 GiB a plane, the limit of
+ * GstVideoConverter (1.22's FRAME_GET_PLANE_LINE finds a row at stride *
+ * row in a gint), which converted packed RGB output from it before the
+ * resampler stored that output itself. Larger frames are refused before
+ * anything is made. */
 static gboolean
 cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
 {
@@ -109,8 +126,8 @@ cpu_frame_fits (const GstVideoInfo * info, const gchar * what, GError ** error)
     if (bytes > G_MAXINT) {
       g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
           "the CPU path cannot convert %s of %dx%d %s: its plane %u spans %"
-          G_GUINT64_FORMAT " bytes, beyond the 2 GiB GstVideoConverter "
-          "addresses (convert CUDA memory instead)", what,
+          G_GUINT64_FORMAT " bytes, 2 GiB or more (convert CUDA memory "
+          "instead)", what,
           GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
           GST_VIDEO_INFO_NAME (info), p, bytes);
       return FALSE;
@@ -226,23 +243,22 @@ stand_in_source (gpointer data, gint row, guint8 * rgbx, gfloat * scratch)
 }
 
 /* The CPU back end of a method other than LINEAR (cpu->params.method) for
- * the source @in: the RGB frame of the output's size, the resampler, and
- * the conversion of the RGB frame to video output. */
+ * the source @in: the resampler, and but for packed RGB video output the
+ * RGB frame of the output's size it resamples into. */
 static gboolean
 cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
     GError ** error)
 {
   const GstCudaCacheConvertParams *p = &cpu->params;
   const GstCudaCacheConverterInfo *info = &cpu->info;
-  /* a tensor's output has no video info */
-  GstVideoFormat out_format = info->tensor_out ? GST_VIDEO_FORMAT_UNKNOWN :
-      GST_VIDEO_INFO_FORMAT (&info->out_info);
-  /* packed RGB video through GstVideoConverter (a copy, or the bytes
-   * reordered); GRAY8, NV12 and I420 packed here */
-  gboolean video_out = !info->tensor_out &&
-      out_format != GST_VIDEO_FORMAT_GRAY8 &&
-      out_format != GST_VIDEO_FORMAT_NV12 &&
-      out_format != GST_VIDEO_FORMAT_I420;
+
+  cpu->resampler = gst_cuda_cache_resampler_new (p->method, p->in_width,
+      p->in_height, p->dest_width, p->dest_height);
+  /* packed RGB video stored by the resampler in the output's order; a
+   * tensor, GRAY8, NV12 and I420 packed here from the RGB frame */
+  cpu->direct = !info->tensor_out && cpu_is_packed_rgb (&info->out_info);
+  if (cpu->direct)
+    return TRUE;
 
   if (!gst_video_info_set_format (&cpu->rgb, GST_VIDEO_FORMAT_RGB,
           p->out_width, p->out_height) ||
@@ -263,31 +279,6 @@ cpu_new_resampled (GstCudaCacheConverterCpu * cpu, const GstVideoInfo * in,
         "cannot allocate the frames the CPU path resamples through");
     return FALSE;
   }
-  cpu->resampler = gst_cuda_cache_resampler_new (p->method, p->in_width,
-      p->in_height, p->dest_width, p->dest_height);
-  if (video_out) {
-    GstVideoInfo out = info->out_info;
-
-    if (!cpu_frame_fits (&out, "an output frame", error))
-      return FALSE;
-
-    GST_VIDEO_INFO_FPS_N (&out) = GST_VIDEO_INFO_FPS_N (in);
-    GST_VIDEO_INFO_FPS_D (&out) = GST_VIDEO_INFO_FPS_D (in);
-    cpu->conv = gst_video_converter_new (&cpu->rgb, &out,
-        gst_structure_new ("options", GST_VIDEO_CONVERTER_OPT_DITHER_METHOD,
-            GST_TYPE_VIDEO_DITHER_METHOD, GST_VIDEO_DITHER_NONE,
-            GST_VIDEO_CONVERTER_OPT_CHROMA_RESAMPLER_METHOD,
-            GST_TYPE_VIDEO_RESAMPLER_METHOD,
-            GST_VIDEO_RESAMPLER_METHOD_LINEAR, GST_VIDEO_CONVERTER_OPT_THREADS,
-            G_TYPE_UINT, gst_cuda_cache_cpu_threads (), NULL));
-    if (!cpu->conv) {
-      g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-          "GstVideoConverter cannot convert RGB to %s",
-          GST_VIDEO_INFO_NAME (&info->out_info));
-      return FALSE;
-    }
-  }
-
   return TRUE;
 }
 
@@ -575,15 +566,21 @@ cpu_source_view (const GstCudaCacheConverterCpu * cpu,
     view->data[i] = (guint8 *) frame->data[i] + offset[i];
 }
 
-/* The fill everywhere in @rgb but the picture's rectangle. */
+/* The fill everywhere in @frame (packed RGB, red, green and blue at
+ * @at[0..2] of a pixel, a 4-byte pixel's other byte 255) but the
+ * picture's rectangle. */
 static void
-cpu_fill_bars (const GstCudaCacheConvertParams * p, GstVideoFrame * rgb)
+cpu_fill_bars (const GstCudaCacheConvertParams * p, GstVideoFrame * frame,
+    const gint at[3])
 {
-  gint x, y;
+  gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0), x, y, c;
+  guint8 fill[4] = { 255, 255, 255, 255 };
 
+  for (c = 0; c < 3; c++)
+    fill[at[c]] = (guint8) p->fill[c];
   for (y = 0; y < p->out_height; y++) {
-    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (rgb, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (rgb, 0);
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0) +
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
     gboolean bar = y < p->dest_y || y >= p->dest_y + p->dest_height;
 
     for (x = 0; x < p->out_width; x++) {
@@ -591,16 +588,15 @@ cpu_fill_bars (const GstCudaCacheConvertParams * p, GstVideoFrame * rgb)
         x += p->dest_width - 1;
         continue;
       }
-      row[3 * x] = (guint8) p->fill[0];
-      row[3 * x + 1] = (guint8) p->fill[1];
-      row[3 * x + 2] = (guint8) p->fill[2];
+      memcpy (row + (gsize) ps * x, fill, ps);
     }
   }
 }
 
 /* A method other than LINEAR: the source's 8-bit RGB (in place, or its
- * stand-in's rows) resampled into the RGB frame's picture, the bars
- * filled, then packed or converted */
+ * stand-in's rows) resampled into the output's picture where it is packed
+ * 8-bit RGB, else into the RGB frame's, then packed from it; the bars
+ * filled */
 static gboolean
 cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
     GstBuffer * outbuf, GError ** error)
@@ -608,11 +604,13 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
   const GstCudaCacheConverterInfo *info = &cpu->info;
   const GstCudaCacheConvertParams *p = &cpu->params;
   GstVideoFrame in_frame, view, rgb, out_frame;
+  /* the frame resampled into */
+  GstVideoFrame *dst = cpu->direct ? &out_frame : &rgb;
   StandIn si = { &cpu->params, &view };
   /* the input's stand-in where it is not 8-bit RGB */
   GstCudaCacheLinearSource source = GST_VIDEO_INFO_IS_RGB (&cpu->source) ?
       NULL : stand_in_source;
-  gint rgb_at[3] = { 0, 1, 2 }, c;
+  gint rgb_at[3] = { 0, 1, 2 }, dst_at[3], c;
   guint threads = gst_cuda_cache_cpu_threads ();
   GstMapInfo map;
   gboolean ok = TRUE;
@@ -621,24 +619,38 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
           GST_MAP_READ, "input", error))
     return FALSE;
   cpu_source_view (cpu, &in_frame, &view);
-  if (!gst_video_frame_map (&rgb, &cpu->rgb, cpu->rgb_buf, GST_MAP_READWRITE)) {
+  if (cpu->direct) {
+    if (!gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
+            outbuf, GST_MAP_WRITE, "output", error)) {
+      gst_video_frame_unmap (&in_frame);
+      return FALSE;
+    }
+  } else if (!gst_video_frame_map (&rgb, &cpu->rgb, cpu->rgb_buf,
+          GST_MAP_READWRITE)) {
     gst_video_frame_unmap (&in_frame);
     goto map_failed;
   }
-  if (!source) {
-    for (c = 0; c < 3; c++)
+  for (c = 0; c < 3; c++) {
+    if (!source)
       rgb_at[c] = GST_VIDEO_FORMAT_INFO_POFFSET (view.info.finfo, c);
+    dst_at[c] = GST_VIDEO_FRAME_COMP_POFFSET (dst, c);
   }
 
-  cpu_fill_bars (p, &rgb);
+  cpu_fill_bars (p, dst, dst_at);
   gst_cuda_cache_resampler_run (cpu->resampler,
       (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&view, 0),
       GST_VIDEO_FRAME_PLANE_STRIDE (&view, 0),
       GST_VIDEO_FRAME_COMP_PSTRIDE (&view, 0), rgb_at, source, &si,
-      (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0) +
-      (gsize) p->dest_y * GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0) +
-      (gsize) p->dest_x * 3, GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), threads);
+      (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (dst, 0) +
+      (gsize) p->dest_y * GST_VIDEO_FRAME_PLANE_STRIDE (dst, 0) +
+      (gsize) p->dest_x * GST_VIDEO_FRAME_COMP_PSTRIDE (dst, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (dst, 0),
+      GST_VIDEO_FRAME_COMP_PSTRIDE (dst, 0), dst_at, threads);
   gst_video_frame_unmap (&in_frame);
+  if (cpu->direct) {
+    gst_video_frame_unmap (&out_frame);
+    return TRUE;
+  }
 
   if (info->tensor_out) {
     if (!gst_buffer_map (outbuf, &map, GST_MAP_WRITE)) {
@@ -652,9 +664,7 @@ cpu_convert_resampled (GstCudaCacheConverterCpu * cpu, GstBuffer * inbuf,
     gst_buffer_unmap (outbuf, &map);
   } else if (gst_cuda_cache_converter_frame_map (&out_frame, &info->out_info,
           outbuf, GST_MAP_WRITE, "output", error)) {
-    if (cpu->conv)
-      gst_video_converter_frame (cpu->conv, &rgb, &out_frame);
-    else if (GST_VIDEO_FRAME_FORMAT (&out_frame) == GST_VIDEO_FORMAT_GRAY8)
+    if (GST_VIDEO_FRAME_FORMAT (&out_frame) == GST_VIDEO_FORMAT_GRAY8)
       pack_gray (p, GST_VIDEO_FRAME_PLANE_DATA (&rgb, 0),
           GST_VIDEO_FRAME_PLANE_STRIDE (&rgb, 0), 0, p->out_height,
           GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0),
@@ -812,7 +822,6 @@ gst_cuda_cache_converter_cpu_free (GstCudaCacheConverterCpu * cpu)
   if (!cpu)
     return;
   g_clear_pointer (&cpu->linear, gst_cuda_cache_linear_free);
-  g_clear_pointer (&cpu->conv, gst_video_converter_free);
   gst_clear_buffer (&cpu->stand_in_buf);
   gst_clear_buffer (&cpu->rgb_buf);
   g_clear_pointer (&cpu->resampler, gst_cuda_cache_resampler_free);

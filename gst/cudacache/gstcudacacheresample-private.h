@@ -33,14 +33,17 @@ void gst_cuda_cache_resampler_free (GstCudaCacheResampler * r);
  * pixels @src_pstride bytes apart, red, green and blue at byte offsets
  * @rgb[0..2] of a pixel), or, where @source is not NULL, its RGBx rows
  * made by @source with @source_data as the threads read them (each made
- * once a thread, in_width pixels), into @dst: 3-byte RGB pixels, rows
- * @dst_stride bytes apart, out_width x out_height of them. Rows are split
- * over up to @threads threads. */
+ * once a thread, in_width pixels), into @dst: out_width x out_height
+ * pixels @dst_pstride bytes apart (3 or 4), red, green and blue at byte
+ * offsets @dst_rgb[0..2] of a pixel, a 4-byte pixel's other byte 255,
+ * rows @dst_stride bytes apart. Rows are split over up to @threads
+ * threads. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_resampler_run (GstCudaCacheResampler * r,
     const guint8 * src, gsize src_stride, gint src_pstride, const gint rgb[3],
     GstCudaCacheLinearSource source, gpointer source_data, guint8 * dst,
-    gsize dst_stride, guint threads);
+    gsize dst_stride, gint dst_pstride, const gint dst_rgb[3],
+    guint threads);
 
 /* The same resampling for the presets' CUDA kernels (kernels/resample.cu):
  * @p's kind and sizes, and its table's offsets into @table, to which its

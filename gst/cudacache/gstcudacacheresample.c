@@ -347,6 +347,10 @@ typedef struct
   gpointer source_data;
   guint8 *dst;
   gsize dst_stride;
+  /* the output's pixels, @dst_ps bytes (3 or 4) apart, red, green and
+   * blue at @dst_rgb[0..2] of a pixel, a 4-byte pixel's other byte 255 */
+  gint dst_ps;
+  gint dst_rgb[3];
 } Run;
 
 /* A ring of @n rows of @bytes, row y in slot y % n */
@@ -476,6 +480,63 @@ across_rows_clear (AcrossRows * a)
   ring_clear (&a->ring);
 }
 
+/* A slice's output rows: made in place where the output is RGB, else
+ * made as RGB into a row of its own and stored in the output's order
+ * (no second pass over a frame) */
+typedef struct
+{
+  const Run *run;
+  guint8 *row;
+} OutRows;
+
+static void
+out_rows_init (OutRows * o, const Run * run)
+{
+  gboolean rgb = run->dst_ps == 3 && run->dst_rgb[0] == 0 &&
+      run->dst_rgb[1] == 1 && run->dst_rgb[2] == 2;
+
+  o->run = run;
+  /* room past the last pixel for the loops' 4-byte stores */
+  o->row = rgb ? NULL : g_malloc ((gsize) run->r->out_w * 3 + 16);
+}
+
+/* Where output row @y is made, as RGB */
+static guint8 *
+out_rows_get (OutRows * o, gint y)
+{
+  if (o->row)
+    return o->row;
+  return o->run->dst + (gsize) y *o->run->dst_stride;
+}
+
+/* Output row @y, made, stored in the output's order */
+GST_CUDA_CACHE_CLONES static void
+out_rows_put (OutRows * o, gint y)
+{
+  const Run *run = o->run;
+  const guint8 *s = o->row;
+  guint8 *d = run->dst + (gsize) y * run->dst_stride;
+  gint o0 = run->dst_rgb[0], o1 = run->dst_rgb[1], o2 = run->dst_rgb[2];
+  /* the byte that is none of the three */
+  gint o3 = 6 - o0 - o1 - o2, x, ps = run->dst_ps;
+
+  if (!s)
+    return;
+  for (x = 0; x < run->r->out_w; x++, s += 3, d += ps) {
+    d[o0] = s[0];
+    d[o1] = s[1];
+    d[o2] = s[2];
+    if (ps == 4)
+      d[o3] = 255;
+  }
+}
+
+static void
+out_rows_clear (OutRows * o)
+{
+  g_free (o->row);
+}
+
 typedef void (*RowsFunc) (const Run * run, gint y0, gint y1);
 
 /* The rows' loops are built for AVX2 and SSE4.1 too (GST_CUDA_CACHE_CLONES):
@@ -584,13 +645,17 @@ static void
 rows_copy (const Run * run, gint y0, gint y1)
 {
   SourceRows src;
+  OutRows out;
   gint y;
 
   source_rows_init (&src, run, 1);
-  for (y = y0; y < y1; y++)
-    rows_copy_row (run, source_rows_get (&src, y),
-        run->dst + (gsize) y * run->dst_stride);
+  out_rows_init (&out, run);
+  for (y = y0; y < y1; y++) {
+    rows_copy_row (run, source_rows_get (&src, y), out_rows_get (&out, y));
+    out_rows_put (&out, y);
+  }
   source_rows_clear (&src);
+  out_rows_clear (&out);
 }
 
 GST_CUDA_CACHE_CLONES static void
@@ -598,12 +663,14 @@ rows_nearest (const Run * run, gint y0, gint y1)
 {
   const GstCudaCacheResampler *r = run->r;
   SourceRows src;
+  OutRows out;
   gint x, y, c;
 
   source_rows_init (&src, run, 1);
+  out_rows_init (&out, run);
   for (y = y0; y < y1; y++) {
     const guint8 *row = source_rows_get (&src, r->y.first[y]);
-    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    guint8 *d = out_rows_get (&out, y);
 
     for (x = 0; x < r->out_w; x++) {
       const guint8 *s = row + (gsize) run->ps * r->x.first[x];
@@ -611,8 +678,10 @@ rows_nearest (const Run * run, gint y0, gint y1)
       for (c = 0; c < 3; c++)
         d[3 * x + c] = s[run->rgb[c]];
     }
+    out_rows_put (&out, y);
   }
   source_rows_clear (&src);
+  out_rows_clear (&out);
 }
 
 /* Across: a source row's exact integer sums */
@@ -651,17 +720,19 @@ rows_cv_down (const Run * run, gint y0, gint y1)
   const GstCudaCacheResampler *r = run->r;
   const Axis *a = &r->y;
   AcrossRows rows;
+  OutRows out;
   gint x, y, n = r->out_w * 3;
 
   /* the two rows across an output row reads */
   across_rows_init (&rows, run, cv_across_row, sizeof (gint32), 2);
+  out_rows_init (&out, run);
   for (y = y0; y < y1; y++) {
     const gint32 *t0 = across_rows_get (&rows, CLAMP (a->first[y], 0,
             r->in_h - 1));
     const gint32 *t1 = across_rows_get (&rows, CLAMP (a->first[y] + 1, 0,
             r->in_h - 1));
     gint32 b0 = a->iw[2 * y], b1 = a->iw[2 * y + 1];
-    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    guint8 *d = out_rows_get (&out, y);
 
     for (x = 0; x < n; x++) {
       /* v_pack (s >> 4) saturates to 16 bits; v_mul_hi keeps the high
@@ -672,8 +743,10 @@ rows_cv_down (const Run * run, gint y0, gint y1)
 
       d[x] = clip8 ((sum + 2) >> 2);
     }
+    out_rows_put (&out, y);
   }
   across_rows_clear (&rows);
+  out_rows_clear (&out);
 }
 
 GST_CUDA_CACHE_CLONES static void
@@ -682,13 +755,15 @@ rows_area_half (const Run * run, gint y0, gint y1)
   const GstCudaCacheResampler *r = run->r;
   gsize ps = run->ps;
   SourceRows src;
+  OutRows out;
   gint x, y, c;
 
   source_rows_init (&src, run, 2);
+  out_rows_init (&out, run);
   for (y = y0; y < y1; y++) {
     const guint8 *top = source_rows_get (&src, 2 * y);
     const guint8 *bottom = source_rows_get (&src, 2 * y + 1);
-    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    guint8 *d = out_rows_get (&out, y);
 
     for (x = 0; x < r->out_w; x++) {
       const guint8 *a = top + ps * 2 * x, *b = a + ps;
@@ -700,8 +775,10 @@ rows_area_half (const Run * run, gint y0, gint y1)
         d[3 * x + c] = (guint8) ((a[k] + b[k] + e[k] + f[k] + 2) >> 2);
       }
     }
+    out_rows_put (&out, y);
   }
   source_rows_clear (&src);
+  out_rows_clear (&out);
 }
 
 GST_CUDA_CACHE_CLONES static void
@@ -712,11 +789,13 @@ rows_area_integer (const Run * run, gint y0, gint y1)
   const guint8 **rows = g_new (const guint8 *, r->factor_y);
   gsize ps = run->ps;
   SourceRows src;
+  OutRows out;
   gint x, y, c, i, j;
 
   source_rows_init (&src, run, r->factor_y);
+  out_rows_init (&out, run);
   for (y = y0; y < y1; y++) {
-    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    guint8 *d = out_rows_get (&out, y);
 
     for (j = 0; j < r->factor_y; j++)
       rows[j] = source_rows_get (&src, y * r->factor_y + j);
@@ -730,8 +809,10 @@ rows_area_integer (const Run * run, gint y0, gint y1)
         d[3 * x + c] = clip8 (cv_round ((gfloat) sum * scale));
       }
     }
+    out_rows_put (&out, y);
   }
   source_rows_clear (&src);
+  out_rows_clear (&out);
   g_free (rows);
 }
 
@@ -790,6 +871,7 @@ rows_area_down (const Run * run, gint y0, gint y1)
   gsize n = (gsize) r->out_w * 3, i;
   gfloat *sum = g_new (gfloat, n);
   AcrossRows rows;
+  OutRows out;
   gint t, most = 1;
 
   /* an output row's source rows are consecutive: a ring of the most any
@@ -797,10 +879,11 @@ rows_area_down (const Run * run, gint y0, gint y1)
   for (t = y0; t < y1; t++)
     most = MAX (most, ay->tab_first[t + 1] - ay->tab_first[t]);
   across_rows_init (&rows, run, area_across_row, sizeof (gfloat), most);
+  out_rows_init (&out, run);
   for (t = 0; t < ay->n_tab && ay->tab_dst[t] < y0; t++);
   while (t < ay->n_tab && ay->tab_dst[t] < y1) {
     gint dy = ay->tab_dst[t];
-    guint8 *d = run->dst + (gsize) dy * run->dst_stride;
+    guint8 *d = out_rows_get (&out, dy);
     gboolean first = TRUE;
 
     for (; t < ay->n_tab && ay->tab_dst[t] == dy; t++) {
@@ -820,8 +903,10 @@ rows_area_down (const Run * run, gint y0, gint y1)
     }
     for (i = 0; i < n; i++)
       d[i] = clip8 (cv_round (sum[i]));
+    out_rows_put (&out, dy);
   }
   across_rows_clear (&rows);
+  out_rows_clear (&out);
   g_free (sum);
 }
 
@@ -878,6 +963,7 @@ rows_pil_down (const Run * run, gint y0, gint y1)
   guint8 *row = across ? NULL : g_new (guint8, n);
   SourceRows src;
   AcrossRows rows;
+  OutRows out;
   gint y, k;
 
   /* the rows across, or where the width stays the source's rows, in a
@@ -885,8 +971,9 @@ rows_pil_down (const Run * run, gint y0, gint y1)
   source_rows_init (&src, run, across ? 1 : a->stride);
   if (across)
     across_rows_init (&rows, run, pil_across_row, 1, a->stride);
+  out_rows_init (&out, run);
   for (y = y0; y < y1; y++) {
-    guint8 *d = run->dst + (gsize) y * run->dst_stride;
+    guint8 *d = out_rows_get (&out, y);
     const gint32 *w = a->iw + (gsize) y * a->stride;
 
     for (i = 0; i < n; i++)
@@ -906,8 +993,10 @@ rows_pil_down (const Run * run, gint y0, gint y1)
     }
     for (i = 0; i < n; i++)
       d[i] = clip8 (ss[i] >> PIL_BITS);
+    out_rows_put (&out, y);
   }
   source_rows_clear (&src);
+  out_rows_clear (&out);
   if (across)
     across_rows_clear (&rows);
   g_free (ss);
@@ -919,13 +1008,17 @@ static void
 rows_pil_copy (const Run * run, gint y0, gint y1)
 {
   SourceRows src;
+  OutRows out;
   gint y;
 
   source_rows_init (&src, run, 1);
-  for (y = y0; y < y1; y++)
-    pil_across_row (run, source_rows_get (&src, y),
-        run->dst + (gsize) y * run->dst_stride);
+  out_rows_init (&out, run);
+  for (y = y0; y < y1; y++) {
+    pil_across_row (run, source_rows_get (&src, y), out_rows_get (&out, y));
+    out_rows_put (&out, y);
+  }
   source_rows_clear (&src);
+  out_rows_clear (&out);
 }
 
 typedef struct
@@ -955,7 +1048,7 @@ void
 gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
     gsize src_stride, gint src_pstride, const gint rgb[3],
     GstCudaCacheLinearSource source, gpointer source_data, guint8 * dst,
-    gsize dst_stride, guint threads)
+    gsize dst_stride, gint dst_pstride, const gint dst_rgb[3], guint threads)
 {
   static const gint rgbx[3] = { 0, 1, 2 };
   Run run;
@@ -971,6 +1064,8 @@ gst_cuda_cache_resampler_run (GstCudaCacheResampler * r, const guint8 * src,
   run.source_data = source_data;
   run.dst = dst;
   run.dst_stride = dst_stride;
+  run.dst_ps = dst_pstride;
+  memcpy (run.dst_rgb, dst_rgb, sizeof (run.dst_rgb));
 
   g_return_if_fail (r != NULL);
 

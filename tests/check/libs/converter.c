@@ -413,26 +413,22 @@ method_config (GstCudaCacheResizeMethod method)
       GST_TYPE_CUDA_CACHE_RESIZE_METHOD, method, NULL);
 }
 
-/* GstVideoConverter addresses a frame's rows with a gint: where the CPU
- * path still hands it a frame (the presets' packed RGB output), frames
- * with a plane of 2 GiB or more (which crashed it) are refused before
- * anything is allocated, and just under that they are taken. LINEAR's own
- * loops address any frame GStreamer lays out. */
+/* The presets' RGB frame, which a tensor, GRAY8, NV12 and I420 are packed
+ * from, is refused before anything is allocated where a plane of it is
+ * 2 GiB or more (GstVideoConverter's limit, which once converted from
+ * it). Packed RGB output, stored by the resampler, and LINEAR's own loops
+ * address any frame GStreamer lays out. */
 GST_START_TEST (test_cpu_path_refuses_frames_past_2_gib)
 {
   GstCudaCacheConverter *conv;
 
   assert_config_error_mentions ("video/x-raw,format=NV12,width=1920,"
-      "height=1080", "video/x-raw,format=RGBA,width=25000,height=25000",
-      method_config (GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR),
-      "an output frame of 25000x25000 RGBA", NULL);
-  assert_config_error_mentions ("video/x-raw,format=NV12,width=1920,"
-      "height=1080", "video/x-raw,format=RGBA,width=25000,height=25000",
-      method_config (GST_CUDA_CACHE_RESIZE_METHOD_AREA), "2 GiB", NULL);
-  assert_config_error_mentions ("video/x-raw,format=NV12,width=1920,"
-      "height=1080", "video/x-raw,format=RGBA,width=30000,height=30000",
+      "height=1080", "video/x-raw,format=GRAY8,width=30000,height=30000",
       method_config (GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR),
       "the RGB frame the picture is resampled into of 30000x30000 RGB", NULL);
+  assert_config_error_mentions ("video/x-raw,format=NV12,width=1920,"
+      "height=1080", "video/x-raw,format=NV12,width=30000,height=30000",
+      method_config (GST_CUDA_CACHE_RESIZE_METHOD_AREA), "2 GiB", NULL);
   /* the 8-bit RGB frame a preset's tensor is packed from: 27000 x 81000
    * bytes */
   assert_config_error_mentions ("video/x-raw,format=NV12,width=1920,"
@@ -447,11 +443,15 @@ GST_START_TEST (test_cpu_path_refuses_frames_past_2_gib)
       method_config (GST_CUDA_CACHE_RESIZE_METHOD_NEAREST),
       "60000x60000 RGB frame the picture is resampled into", NULL);
 
-  /* 23000x23000 RGBA: 2116000000 bytes, under G_MAXINT (the output frame
-   * is only described: the CPU path allocates nothing for it) */
+  /* the presets' 30000x30000 RGBA and BGR taken (the output frame is only
+   * described: the CPU path allocates nothing for it) */
   conv = converter_new ("video/x-raw,format=NV12,width=64,height=48",
-      "video/x-raw,format=RGBA,width=23000,height=23000",
+      "video/x-raw,format=RGBA,width=30000,height=30000",
       method_config (GST_CUDA_CACHE_RESIZE_METHOD_BILINEAR));
+  gst_object_unref (conv);
+  conv = converter_new ("video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=BGR,width=30000,height=30000",
+      method_config (GST_CUDA_CACHE_RESIZE_METHOD_AREA));
   gst_object_unref (conv);
   /* LINEAR: 30000x30000 RGBA and a 24000x24000 NV12 input taken */
   conv = converter_new ("video/x-raw,format=NV12,width=1920,height=1080",
