@@ -200,15 +200,22 @@ rgb_at (const ConvertParams & p, const unsigned char *row, int x)
       __ldg (row + p.in_b));
 }
 
+/* One output pixel's 8-bit R, G, B as the packed format's bytes, in
+ * memory order: R, G, B, 255, then the format's order in one byte
+ * permutation (the fourth byte, alpha or padding, is 255) */
+__device__ static __forceinline__ unsigned int
+packed_word_u8 (const ConvertParams & p, unsigned int r, unsigned int g,
+    unsigned int b)
+{
+  return __byte_perm (r | (g << 8) | (b << 16) | 0xff000000u, 0, p.out_perm);
+}
+
 /* One output pixel's RGB (unrounded, 0..255 scale) as the packed
  * format's bytes, in memory order. */
 __device__ static __forceinline__ unsigned int
 packed_word (const ConvertParams & p, float3 c)
 {
-  /* R, G, B, 255 in memory order, then the format's order in one byte
-   * permutation (the fourth byte, alpha or padding, is 255) */
-  return __byte_perm (to_u8 (c.x) | (to_u8 (c.y) << 8) |
-      (to_u8 (c.z) << 16) | 0xff000000u, 0, p.out_perm);
+  return packed_word_u8 (p, to_u8 (c.x), to_u8 (c.y), to_u8 (c.z));
 }
 
 /* Stores packed_word () @v of pixel (x, y). */

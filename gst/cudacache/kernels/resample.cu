@@ -287,8 +287,7 @@ template < int OUT > __device__ static __forceinline__ void
 store_rgb8 (const ConvertParams & c, int x, int y, int3 v)
 {
   if (OUT == CONVERT_OUT_PACKED)
-    store_packed_word (c, x, y, __byte_perm (v.x | (v.y << 8) | (v.z << 16) |
-            0xff000000u, 0, c.out_perm));
+    store_packed_word (c, x, y, packed_word_u8 (c, v.x, v.y, v.z));
   else
     store_rgb < OUT > (c, x, y, make_float3 ((float) v.x, (float) v.y,
             (float) v.z));
@@ -476,6 +475,24 @@ resample_convert_from (const ConvertParams & c, const PresetParams & p)
     store_pixel < OUT, G, S > (c, p, x, y);
 }
 
+/* Calls @f with the launch's way of reading its source, a SourceKind */
+template < int S > struct SourceKind
+{
+  static const int value = S;
+};
+
+template < typename F > __device__ static __forceinline__ void
+with_source_kind (const PresetParams & p, F f)
+{
+  if (p.in_format != CONVERT_FORMAT_NV12 && p.in_format != CONVERT_FORMAT_I420)
+    f (SourceKind < SOURCE_PACKED > ());
+  else if (p.in_format == CONVERT_FORMAT_NV12 &&
+      ((p.in_data[1] | (unsigned int) p.in_stride[1]) & 1) == 0)
+    f (SourceKind < SOURCE_PAIRS > ());
+  else
+    f (SourceKind < SOURCE_PLANES > ());
+}
+
 /* resample_convert_from () for the launch's source */
 template < int OUT, int G > __device__ static void
 resample_convert (const ConvertParams & c, const PresetParams & p)
@@ -484,24 +501,14 @@ resample_convert (const ConvertParams & c, const PresetParams & p)
     /* one tile whatever the source */
     __shared__ PilTile tile;
 
-    if (p.in_format != CONVERT_FORMAT_NV12 &&
-        p.in_format != CONVERT_FORMAT_I420)
-      resample_pil_tiled < OUT, SOURCE_PACKED > (c, p, tile);
-    else if (p.in_format == CONVERT_FORMAT_NV12 &&
-        ((p.in_data[1] | (unsigned int) p.in_stride[1]) & 1) == 0)
-      resample_pil_tiled < OUT, SOURCE_PAIRS > (c, p, tile);
-    else
-      resample_pil_tiled < OUT, SOURCE_PLANES > (c, p, tile);
+    with_source_kind (p,[&](auto s) {
+          resample_pil_tiled < OUT, decltype (s)::value > (c, p, tile);}
+    );
     return;
   }
-
-  if (p.in_format != CONVERT_FORMAT_NV12 && p.in_format != CONVERT_FORMAT_I420)
-    resample_convert_from < OUT, G, SOURCE_PACKED > (c, p);
-  else if (p.in_format == CONVERT_FORMAT_NV12 &&
-      ((p.in_data[1] | (unsigned int) p.in_stride[1]) & 1) == 0)
-    resample_convert_from < OUT, G, SOURCE_PAIRS > (c, p);
-  else
-    resample_convert_from < OUT, G, SOURCE_PLANES > (c, p);
+  with_source_kind (p,[&](auto s) {
+        resample_convert_from < OUT, G, decltype (s)::value > (c, p);}
+  );
 }
 
 /* The blocks of 256 threads a multiprocessor keeps resident that each
