@@ -10,10 +10,12 @@
  * own (the _rn intrinsics: no fused multiply-add, which the CPU path does
  * not do either). 4:2:0 input is read as the stand-in of
  * gstcudacacheconvertercpu.c (chroma upsampled as sited, then the matrix,
- * rounded half up), worked out where a pixel is read. The picture's 8-bit
- * RGB is stored through convert-common.cuh's stores, as the conversion
- * kernels would store it converting that picture at 1:1: there every
- * tap's weight is 1 or 0, so their sums are the 8-bit value itself.
+ * rounded half up), worked out where a pixel is read; a pixel's taps side
+ * by side (OpenCV's two and area's) read the chroma samples they share
+ * once. The picture's 8-bit RGB is stored through convert-common.cuh's
+ * stores, as the conversion kernels would store it converting that
+ * picture at 1:1: there every tap's weight is 1 or 0, so their sums are
+ * the 8-bit value itself.
  *
  * A thread makes an output pixel (a 2x2 block of 4:2:0 output), but for
  * Pillow's kinds, whose taps overlap: there a block makes its source
@@ -48,22 +50,62 @@ enum
   SOURCE_PLANES,
 };
 
-/* One 4:2:0 chroma sample pair (U, V) of chroma row @r, column @cx */
-template < int S > __device__ static __forceinline__ int2
-chroma_pair (const PresetParams & p, int cx, int r)
+/* One 4:2:0 chroma sample pair of chroma row @r, column @cx, as one word:
+ * U in its low half, V in its high half. Sums of such words with small
+ * non-negative weights are the two sums side by side (each stays below
+ * 2^16). */
+template < int S > __device__ static __forceinline__ unsigned int
+chroma_word (const PresetParams & p, int cx, int r)
 {
   const unsigned char *u = (const unsigned char *) p.in_data[1] +
       (long long) r * p.in_stride[1];
 
-  if (S == SOURCE_PAIRS) {
-    unsigned int uv = __ldg ((const unsigned short *) u + cx);
-
-    return make_int2 (uv & 0xff, uv >> 8);
-  }
+  if (S == SOURCE_PAIRS)
+    return __byte_perm (__ldg ((const unsigned short *) u + cx), 0, 0x4140);
   if (p.in_format == CONVERT_FORMAT_NV12)
-    return make_int2 (__ldg (u + 2 * cx), __ldg (u + 2 * cx + 1));
-  return make_int2 (__ldg (u + cx), __ldg ((const unsigned char *)
-          p.in_data[2] + (long long) r * p.in_stride[2] + cx));
+    return __ldg (u + 2 * cx) | ((unsigned int) __ldg (u + 2 * cx + 1) << 16);
+  return __ldg (u + cx) | ((unsigned int) __ldg ((const unsigned char *)
+          p.in_data[2] + (long long) r * p.in_stride[2] + cx) << 16);
+}
+
+/* Where the 4:2:0 stand-in's chroma of pixel index @i along an axis comes
+ * from: its first sample @c0 (-1 before the first) and the second's weight
+ * @w in quarters. Cosited, the even pixels' own sample and the odd ones
+ * halfway; centred, 1/4 or 3/4 */
+__device__ static __forceinline__ void
+chroma_phase (bool cosited, int i, int *c0, int *w)
+{
+  *c0 = cosited ? i >> 1 : (i - 1) >> 1;
+  *w = cosited ? (i & 1) << 1 : ((i & 1) ? 1 : 3);
+}
+
+/* Two chroma words weighted by quarters @w: (4 - w) a + w b */
+__device__ static __forceinline__ unsigned int
+chroma_lerp (unsigned int a, unsigned int b, int w)
+{
+  return (4 - w) * a + w * b;
+}
+
+/* The stand-in's 8-bit RGB of luma @yv and the chroma word @uv16 in
+ * sixteenths: each sum exact in floats, the same float the CPU path's two
+ * interpolations give */
+__device__ static __forceinline__ int3
+stand_in_rgb (const PresetParams & p, int yv, unsigned int uv16)
+{
+  float y = (float) yv;
+  float u = __fmul_rn ((float) (uv16 & 0xffff), 0.0625f);
+  float v = __fmul_rn ((float) (uv16 >> 16), 0.0625f);
+
+  return make_int3 (stand_in_row (p.yuv_to_rgb, y, u, v),
+      stand_in_row (p.yuv_to_rgb + 4, y, u, v),
+      stand_in_row (p.yuv_to_rgb + 8, y, u, v));
+}
+
+__device__ static __forceinline__ int
+luma_at (const PresetParams & p, int x, int y)
+{
+  return __ldg ((const unsigned char *) p.in_data[0] +
+      (long long) y * p.in_stride[0] + x);
 }
 
 /* The 8-bit RGB of source pixel (x, y): packed RGB as it is, 4:2:0 as its
@@ -82,47 +124,123 @@ source_rgb (const PresetParams & p, int x, int y)
         __ldg (s + p.in_b));
   }
 
+  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
+  int cx0, wx, cy0, wy;
+
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0, x, &cx0,
+      &wx);
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, y, &cy0,
+      &wy);
+  int ca = clamp_int (cx0, 0, cw - 1), cb = clamp_int (cx0 + 1, 0, cw - 1);
+  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
+
+  return stand_in_rgb (p, luma_at (p, x, y),
+      chroma_lerp (chroma_lerp (chroma_word < S > (p, ca, ra),
+              chroma_word < S > (p, cb, ra), wx),
+          chroma_lerp (chroma_word < S > (p, ca, rb),
+              chroma_word < S > (p, cb, rb), wx), wy));
+}
+
+/* The 8-bit RGB of the four source pixels (x0, y0), (x1, y0), (x0, y1),
+ * (x1, y1), x1 - x0 and y1 - y0 each 0 or 1, as source_rgb () makes each:
+ * for 4:2:0 the four share their chroma samples (3x3 pairs at most, read
+ * once) and the interpolations across. */
+template < int S > __device__ static void
+source_quad (const PresetParams & p, int x0, int x1, int y0, int y1,
+    int3 q[4])
+{
+  if (S == SOURCE_PACKED) {
+    q[0] = source_rgb < S > (p, x0, y0);
+    q[1] = source_rgb < S > (p, x1, y0);
+    q[2] = source_rgb < S > (p, x0, y1);
+    q[3] = source_rgb < S > (p, x1, y1);
+    return;
+  }
+
   bool h_cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
   bool v_cosited = (p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
   int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
-  /* the first sample (-1 before the first) and the second's weight in
-   * quarters: cosited across, odd pixels halfway; cosited down, the row
-   * itself; centred, 1/4 or 3/4 */
-  int cx0 = h_cosited ? x >> 1 : (x - 1) >> 1;
-  int wx = h_cosited ? (x & 1) << 1 : ((x & 1) ? 1 : 3);
-  int cy0 = v_cosited ? y >> 1 : (y - 1) >> 1;
-  int wy = v_cosited ? 0 : ((y & 1) ? 1 : 3);
-  int ca = clamp_int (cx0, 0, cw - 1), cb = clamp_int (cx0 + 1, 0, cw - 1);
-  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
-  float yv = __ldg ((const unsigned char *) p.in_data[0] +
-      (long long) y * p.in_stride[0] + x);
-  int2 a = chroma_pair < S > (p, ca, ra), b = chroma_pair < S > (p, cb, ra);
-  int2 c = chroma_pair < S > (p, ca, rb), d = chroma_pair < S > (p, cb, rb);
-  int u16 = (4 - wy) * ((4 - wx) * a.x + wx * b.x) +
-      wy * ((4 - wx) * c.x + wx * d.x);
-  int v16 = (4 - wy) * ((4 - wx) * a.y + wx * b.y) +
-      wy * ((4 - wx) * c.y + wx * d.y);
-  float u = __fmul_rn ((float) u16, 0.0625f);
-  float v = __fmul_rn ((float) v16, 0.0625f);
+  int cx0, wx0, cx1, wx1, cy0, wy0, cy1, wy1, j;
+  unsigned int across0[3], across1[3];
 
-  return make_int3 (stand_in_row (p.yuv_to_rgb, yv, u, v),
-      stand_in_row (p.yuv_to_rgb + 4, yv, u, v),
-      stand_in_row (p.yuv_to_rgb + 8, yv, u, v));
+  chroma_phase (h_cosited, x0, &cx0, &wx0);
+  chroma_phase (h_cosited, x1, &cx1, &wx1);
+  chroma_phase (v_cosited, y0, &cy0, &wy0);
+  chroma_phase (v_cosited, y1, &cy1, &wy1);
+  int c0 = clamp_int (cx0, 0, cw - 1), c1 = clamp_int (cx0 + 1, 0, cw - 1);
+  int c2 = clamp_int (cx0 + 2, 0, cw - 1);
+
+  /* x1's first sample is x0's or the next (cx1 - cx0 is 0 or 1), and so
+   * down */
+  for (j = 0; j < 3; j++) {
+    int r = clamp_int (cy0 + j, 0, ch - 1);
+    unsigned int a = chroma_word < S > (p, c0, r);
+    unsigned int b = chroma_word < S > (p, c1, r);
+    unsigned int c = chroma_word < S > (p, c2, r);
+
+    across0[j] = chroma_lerp (a, b, wx0);
+    across1[j] = cx1 != cx0 ? chroma_lerp (b, c, wx1) :
+        chroma_lerp (a, b, wx1);
+  }
+
+  bool down = cy1 != cy0;
+
+  q[0] = stand_in_rgb (p, luma_at (p, x0, y0),
+      chroma_lerp (across0[0], across0[1], wy0));
+  q[1] = stand_in_rgb (p, luma_at (p, x1, y0),
+      chroma_lerp (across1[0], across1[1], wy0));
+  q[2] = stand_in_rgb (p, luma_at (p, x0, y1),
+      down ? chroma_lerp (across0[1], across0[2], wy1) :
+      chroma_lerp (across0[0], across0[1], wy1));
+  q[3] = stand_in_rgb (p, luma_at (p, x1, y1),
+      down ? chroma_lerp (across1[1], across1[2], wy1) :
+      chroma_lerp (across1[0], across1[1], wy1));
 }
 
-/* OpenCV's two taps across source row @y at output column @x: exact
- * integer sums (weights in 1/2048) */
-template < int S > __device__ static __forceinline__ int3
-cv_across (const PresetParams & p, int x, int y)
+/* Calls @f with the 8-bit RGB of source pixels x0 .. x0 + n - 1 of row
+ * @y in turn, each as source_rgb () makes it: for 4:2:0 each chroma
+ * column the strip reads is weighted down once for the whole strip (the
+ * same integer sums, down before across). */
+template < int S, typename F > __device__ static __forceinline__ void
+source_strip (const PresetParams & p, int x0, int n, int y, F f)
 {
-  int s = __ldg (preset_tab (p, p.x_first) + x);
-  int w0 = __ldg (preset_tab (p, p.x_w) + 2 * x);
-  int w1 = __ldg (preset_tab (p, p.x_w) + 2 * x + 1);
-  int3 a = source_rgb < S > (p, s, y);
-  int3 b = source_rgb < S > (p, min (s + 1, p.in_width - 1), y);
+  int i;
 
-  return make_int3 (a.x * w0 + b.x * w1, a.y * w0 + b.y * w1,
-      a.z * w0 + b.z * w1);
+  if (S == SOURCE_PACKED) {
+    for (i = 0; i < n; i++)
+      f (source_rgb < S > (p, x0 + i, y));
+    return;
+  }
+
+  bool h_cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
+  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
+  int cy0, wy, c, cx, wx;
+
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, y, &cy0,
+      &wy);
+  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
+  auto down =[&](int col) {
+    int k = clamp_int (col, 0, cw - 1);
+
+    return chroma_lerp (chroma_word < S > (p, k, ra),
+        chroma_word < S > (p, k, rb), wy);
+  };
+
+  chroma_phase (h_cosited, x0, &c, &wx);
+  unsigned int a = down (c), b = down (c + 1);
+
+  for (i = 0; i < n; i++) {
+    int x = x0 + i;
+
+    /* a pixel's first sample is its left neighbour's or the next */
+    chroma_phase (h_cosited, x, &cx, &wx);
+    if (cx != c) {
+      a = b;
+      b = down (cx + 1);
+      c = cx;
+    }
+    f (stand_in_rgb (p, luma_at (p, x, y), chroma_lerp (a, b, wx)));
+  }
 }
 
 /* OpenCV's vectorised VResizeLinear of one value */
@@ -208,40 +326,47 @@ preset_pixel (const PresetParams & p, int x, int y)
   }
 
   if (G == PRESET_GROUP_TWO_TAPS) {
-    int s = __ldg (preset_tab (p, p.y_first) + y);
+    /* OpenCV's two taps across (weights in 1/2048), exact integer sums,
+     * of two rows, then down */
+    int sx = __ldg (preset_tab (p, p.x_first) + x);
+    int sy = __ldg (preset_tab (p, p.y_first) + y);
+    int a0 = __ldg (preset_tab (p, p.x_w) + 2 * x);
+    int a1 = __ldg (preset_tab (p, p.x_w) + 2 * x + 1);
     int b0 = __ldg (preset_tab (p, p.y_w) + 2 * y);
     int b1 = __ldg (preset_tab (p, p.y_w) + 2 * y + 1);
-    int3 t0 = cv_across < S > (p, x, clamp_int (s, 0, p.in_height - 1));
-    int3 t1 = cv_across < S > (p, x, clamp_int (s + 1, 0, p.in_height - 1));
+    int3 q[4];
 
-    return make_int3 (cv_down (t0.x, t1.x, b0, b1), cv_down (t0.y, t1.y, b0,
-            b1), cv_down (t0.z, t1.z, b0, b1));
+    source_quad < S > (p, sx, min (sx + 1, p.in_width - 1),
+        clamp_int (sy, 0, p.in_height - 1), clamp_int (sy + 1, 0,
+            p.in_height - 1), q);
+    return make_int3 (cv_down (q[0].x * a0 + q[1].x * a1,
+            q[2].x * a0 + q[3].x * a1, b0, b1),
+        cv_down (q[0].y * a0 + q[1].y * a1, q[2].y * a0 + q[3].y * a1, b0,
+            b1), cv_down (q[0].z * a0 + q[1].z * a1,
+            q[2].z * a0 + q[3].z * a1, b0, b1));
   }
 
   if (G == PRESET_GROUP_AREA) {
     if (p.kind == PRESET_AREA_HALF) {
-      int3 a = source_rgb < S > (p, 2 * x, 2 * y);
-      int3 b = source_rgb < S > (p, 2 * x + 1, 2 * y);
-      int3 e = source_rgb < S > (p, 2 * x, 2 * y + 1);
-      int3 f = source_rgb < S > (p, 2 * x + 1, 2 * y + 1);
+      int3 q[4];
 
-      return make_int3 ((a.x + b.x + e.x + f.x + 2) >> 2,
-          (a.y + b.y + e.y + f.y + 2) >> 2, (a.z + b.z + e.z + f.z + 2) >> 2);
+      source_quad < S > (p, 2 * x, 2 * x + 1, 2 * y, 2 * y + 1, q);
+      return make_int3 ((q[0].x + q[1].x + q[2].x + q[3].x + 2) >> 2,
+          (q[0].y + q[1].y + q[2].y + q[3].y + 2) >> 2,
+          (q[0].z + q[1].z + q[2].z + q[3].z + 2) >> 2);
     }
     if (p.kind == PRESET_AREA_INTEGER) {
       float scale = __fdiv_rn (1.0f, (float) (p.factor_x * p.factor_y));
       int3 sum = make_int3 (0, 0, 0);
-      int i, j;
+      int j;
 
-      for (j = 0; j < p.factor_y; j++) {
-        for (i = 0; i < p.factor_x; i++) {
-          int3 s = source_rgb < S > (p, x * p.factor_x + i, y * p.factor_y + j);
-
-          sum.x += s.x;
-          sum.y += s.y;
-          sum.z += s.z;
-        }
-      }
+      for (j = 0; j < p.factor_y; j++)
+        source_strip < S > (p, x * p.factor_x, p.factor_x,
+            y * p.factor_y + j,[&](int3 s) {
+              sum.x += s.x;
+              sum.y += s.y;
+              sum.z += s.z;
+            });
       return make_int3 (clip8 (__float2int_rn (__fmul_rn ((float) sum.x,
                       scale))), clip8 (__float2int_rn (__fmul_rn ((float)
                       sum.y, scale))),
