@@ -47,6 +47,12 @@
 #include <math.h>
 #include <string.h>
 
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+/* SSSE3's byte shuffle where the CPU has it, chosen at run time */
+#define HAVE_SSSE3_AT_RUN_TIME 1
+#include <immintrin.h>
+#endif
+
 #include "gstcudacachelinear-private.h"
 #include "gstcudacacheresample-private.h"
 
@@ -487,6 +493,12 @@ typedef struct
 {
   const Run *run;
   guint8 *row;
+  /* the store's byte shuffle: a 16-byte load of the row's RGB from pixel
+   * x on to pixels x.. of the output (4 of 4 bytes, 5 of 3), the bytes
+   * that are none of R, G and B zero in @shuffle and 255 in @opaque */
+  guint8 shuffle[16];
+  guint8 opaque[16];
+  gint per_shuffle;
 } OutRows;
 
 static void
@@ -494,10 +506,22 @@ out_rows_init (OutRows * o, const Run * run)
 {
   gboolean rgb = run->dst_ps == 3 && run->dst_rgb[0] == 0 &&
       run->dst_rgb[1] == 1 && run->dst_rgb[2] == 2;
+  gint ps = run->dst_ps, i, k;
 
   o->run = run;
-  /* room past the last pixel for the loops' 4-byte stores */
+  /* room past the last pixel for the loops' 4-byte stores and the
+   * shuffle's 16-byte loads */
   o->row = rgb ? NULL : g_malloc ((gsize) run->r->out_w * 3 + 16);
+  o->per_shuffle = 16 / ps;
+  memset (o->shuffle, 0x80, sizeof (o->shuffle));
+  memset (o->opaque, 0, sizeof (o->opaque));
+  for (i = 0; i < o->per_shuffle; i++) {
+    if (ps == 4)
+      o->opaque[4 * i + 6 - run->dst_rgb[0] - run->dst_rgb[1] -
+          run->dst_rgb[2]] = 255;
+    for (k = 0; k < 3; k++)
+      o->shuffle[ps * i + run->dst_rgb[k]] = 3 * i + k;
+  }
 }
 
 /* Where output row @y is made, as RGB */
@@ -509,8 +533,30 @@ out_rows_get (OutRows * o, gint y)
   return o->run->dst + (gsize) y *o->run->dst_stride;
 }
 
+#ifdef HAVE_SSSE3_AT_RUN_TIME
+/* The pixels of out_rows_put () a shuffle at a time, no store past the
+ * row's last pixel; returns the pixels done */
+__attribute__((target ("ssse3")))
+     static gint
+         out_rows_shuffle (const OutRows * o, const guint8 * s, guint8 * d,
+    gint n)
+{
+  const __m128i shuffle = _mm_loadu_si128 ((const __m128i *) o->shuffle);
+  const __m128i opaque = _mm_loadu_si128 ((const __m128i *) o->opaque);
+  gint ps = o->run->dst_ps, step = o->per_shuffle, x;
+
+  /* a store writes 16 bytes: (step + 1) pixels of 3 bytes reach past
+   * them, @step of 4 do not */
+  for (x = 0; x + step + (ps == 3) <= n; x += step)
+    _mm_storeu_si128 ((__m128i *) (d + (gsize) ps * x),
+        _mm_or_si128 (_mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
+                    (s + 3 * x)), shuffle), opaque));
+  return x;
+}
+#endif
+
 /* Output row @y, made, stored in the output's order */
-GST_CUDA_CACHE_CLONES static void
+static void
 out_rows_put (OutRows * o, gint y)
 {
   const Run *run = o->run;
@@ -518,11 +564,18 @@ out_rows_put (OutRows * o, gint y)
   guint8 *d = run->dst + (gsize) y * run->dst_stride;
   gint o0 = run->dst_rgb[0], o1 = run->dst_rgb[1], o2 = run->dst_rgb[2];
   /* the byte that is none of the three */
-  gint o3 = 6 - o0 - o1 - o2, x, ps = run->dst_ps;
+  gint o3 = 6 - o0 - o1 - o2, x = 0, ps = run->dst_ps;
 
   if (!s)
     return;
-  for (x = 0; x < run->r->out_w; x++, s += 3, d += ps) {
+#ifdef HAVE_SSSE3_AT_RUN_TIME
+  if (__builtin_cpu_supports ("ssse3")) {
+    x = out_rows_shuffle (o, s, d, run->r->out_w);
+    s += 3 * x;
+    d += (gsize) ps *x;
+  }
+#endif
+  for (; x < run->r->out_w; x++, s += 3, d += ps) {
     d[o0] = s[0];
     d[o1] = s[1];
     d[o2] = s[2];

@@ -195,6 +195,37 @@ class Presets(unittest.TestCase):
                 got = ours_rgb(img, method, 41, 77, fmt)
                 np.testing.assert_array_equal(got, want, f"{method} {fmt}")
 
+    def test_packed_outputs_are_the_rgb_output(self):
+        # 3- and 4-byte outputs of every order hold the RGB output's bytes
+        # (a 4-byte pixel's other byte 255), at every width up to 40 (the
+        # stores' tails) and one wide frame
+        rng = np.random.default_rng(5)
+        img = pictures(61, 23, rng)["noise"]
+        orders = {"RGBA": "RGBA", "BGRA": "BGRA", "RGBx": "RGBX",
+                  "BGRx": "BGRX", "BGR": "BGR"}
+        for method in METHODS:
+            for w in list(range(1, 41)) + [1283]:
+                h = 3
+                want = ours_rgb(img, method, w, h)
+                for fmt, order in orders.items():
+                    ps = len(order)
+                    stride = (w * ps + 3) & ~3
+                    conv = converter(method, "video/x-raw,format=RGB,"
+                                     "width=61,height=23", f"video/x-raw,"
+                                     f"format={fmt},width={w},height={h}")
+                    rows = np.zeros((23, 184), np.uint8)
+                    rows[:, :183] = img.reshape(23, 183)
+                    out = convert(conv, rows, stride * h)
+                    got = out.reshape(h, stride)[:, :w * ps].reshape(h, w, ps)
+                    for k, c in enumerate(order):
+                        if c in "AX":
+                            assert (got[:, :, k] == 255).all(), (
+                                f"{method} {fmt} width {w}: byte {k}")
+                        else:
+                            np.testing.assert_array_equal(
+                                got[:, :, k], want[:, :, "RGB".index(c)],
+                                f"{method} {fmt} width {w}: {c}")
+
     def test_letterbox_and_crop(self):
         # the picture's rectangle is cv2.resize to that rectangle's size;
         # a crop is the region resized
