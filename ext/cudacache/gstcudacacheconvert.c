@@ -736,7 +736,8 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   /* on the element's stream; the frame is written when this returns, or
-   * (1.24+, our own pool's memory) left flagged for its readers to wait */
+   * (1.24+, input and output both of the element's stream) left flagged
+   * for its readers to wait */
   if (!gst_cuda_cache_converter_convert_buffer (self->converter, inbuf,
           outbuf, gst_cuda_cache_base_transform_get_stream
           (GST_CUDA_CACHE_BASE_TRANSFORM (self)), &error)) {

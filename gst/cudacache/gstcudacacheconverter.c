@@ -23,13 +23,15 @@
  * caller passes (`CUstream`, as gst-cuda's own converter takes it), and
  * system memory on the CPU. Without a stream of the caller's it launches on
  * a non-blocking stream of its own, never on the legacy default stream, so
- * pipelines in one process never wait on each other. Output memory that
- * carries the caller's stream (GStreamer 1.24 and later: a pool configured
- * with gst_buffer_pool_config_set_cuda_stream()) is left flagged
- * %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, the conversion still queued: nobody
- * waits until a reader of another stream, or the CPU, needs the pixels.
- * Other output (all of 1.22's memory carries no stream) is written when the
- * call returns: the converter waits for its own conversion, and nothing
+ * pipelines in one process never wait on each other. Where the input and
+ * output memory both carry the caller's stream (GStreamer 1.24 and later:
+ * pools configured with gst_buffer_pool_config_set_cuda_stream()), the
+ * output is left flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC, the
+ * conversion still queued: nobody waits until a reader of another stream,
+ * or the CPU, needs the pixels. Otherwise (all of 1.22's memory carries no
+ * stream; input of another stream goes back to a producer that nothing
+ * orders after the conversion) the output is written when the call
+ * returns: the converter waits for its own conversion, and nothing
  * else, through a word of pinned host memory the kernels' last block
  * writes, with no call into the CUDA driver (whose stream synchronisation
  * is serialised between threads); the stream is synchronised only where
@@ -690,16 +692,17 @@ gst_cuda_cache_converter_get_geometry (GstCudaCacheConverter * converter,
  *
  * Converts one frame. CUDA memory (which must belong to @converter's
  * context) is converted on the device, on @stream. Where every memory of
- * @outbuf was allocated on @stream (GStreamer 1.24 and later: a
+ * @inbuf and @outbuf was allocated on @stream (GStreamer 1.24 and later: a
  * #GstCudaStream whose handle is @stream, from a pool configured with
  * gst_buffer_pool_config_set_cuda_stream()), the call returns without
- * waiting and leaves the memory flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC,
- * for readers of other streams to wait for. Any other output (all memory
- * of GStreamer 1.22, which carries no stream, and every conversion with
- * @stream %NULL) is written when the call returns: the converter waits for
- * its conversion, without a call into the CUDA driver where the device
- * allows. Input or output memory written on another stream and not yet
- * waited for is waited for first. 16-bit input (P010_10LE, P016_LE) is
+ * waiting and leaves the output flagged %GST_CUDA_MEMORY_TRANSFER_NEED_SYNC,
+ * for readers of other streams to wait for. Otherwise (all memory of
+ * GStreamer 1.22, which carries no stream, every conversion with @stream
+ * %NULL, and input of another stream, which its producer may write again
+ * as soon as @inbuf is let go) the output is written by the time the call
+ * returns, the converter waiting for its conversion without a call into
+ * the CUDA driver where the device allows. Input or output memory written
+ * on another stream and not yet waited for is waited for first. 16-bit input (P010_10LE, P016_LE) is
  * converted as the 8-bit NV12 frame it rounds to, which the converter
  * keeps: its conversion is waited for before returning, whatever the
  * stream.

@@ -19,13 +19,18 @@
  * - input and output memory still pending on another stream than the one
  *   the conversion is launched on are waited for before it is launched
  *   (work of the same stream is ordered by the stream);
- * - output memory that was allocated on the conversion's stream is left
- *   flagged, the conversion still queued;
- * - any other output memory (all of GStreamer 1.22's, which carries no
- *   stream) says nothing of pending work, so the conversion is waited for
- *   before the call returns; so is every conversion of input through a
- *   stand-in frame (16-bit 4:2:0, 4:2:2 packed), which the next frame
- *   reuses.
+ * - where the input and output memory were both allocated on the
+ *   conversion's stream, the output is left flagged, the conversion still
+ *   queued: whatever writes either next (their producers write on their
+ *   memory's stream) is ordered after it by the stream;
+ * - otherwise the conversion is waited for before the call returns (or,
+ *   for a launched batch, before its frames are let go): output memory of
+ *   another stream, or none (all of GStreamer 1.22's), says nothing of
+ *   pending work, and input memory of another stream goes back to its
+ *   producer, which may write the next frame into it on a stream that
+ *   nothing orders after the conversion's reads. So is every conversion
+ *   of input through a stand-in frame (16-bit 4:2:0, 4:2:2 packed), which
+ *   the next frame reuses.
  *
  * The stream of the output memory is only compared with the stream the
  * conversion runs on, never launched on: the caller says which stream.
@@ -362,7 +367,8 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   if (!stream)
     return FALSE;
   /* see the top of this file */
-  wait = cuda_uses_frames (cuda) || !buffer_on_stream (outbuf, stream);
+  wait = cuda_uses_frames (cuda) || !buffer_on_stream (outbuf, stream) ||
+      !buffer_on_stream (inbuf, stream);
   done = wait ? cuda_done (cuda) : NULL;
   GST_LOG ("converting on stream %p, %s", stream, wait ? "waiting for it" :
       "left to the output's readers to wait for");
@@ -496,7 +502,8 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
     return FALSE;
   wait = !buffer_on_stream (outbuf, stream);
   for (i = 0; i < n; i++)
-    wait |= slots[i] && cuda_uses_frames (slots[i]);
+    wait |= slots[i] && (cuda_uses_frames (slots[i]) ||
+        !buffer_on_stream (inbufs[i], stream));
   done = wait ? cuda_done (first) : NULL;
   if (!first->batch)
     first->batch = gst_cuda_cache_kernel_batch_new (first->kernels);

@@ -586,13 +586,13 @@ GST_START_TEST (test_refused_config_leaves_pool_unchanged)
 
 GST_END_TEST;
 
-/* Configures @pool for CAPS_720 on @stream, activates it and acquires
- * one buffer */
+/* Configures @pool for @caps_str on @stream (NULL: none), activates it
+ * and acquires one buffer */
 static GstBuffer *
-acquire_on_stream (GstBufferPool * pool, GstCudaCache * cache,
-    GstCudaCacheStream * stream)
+acquire_caps_on_stream (GstBufferPool * pool, GstCudaCache * cache,
+    GstCudaCacheStream * stream, const gchar * caps_str)
 {
-  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstCaps *caps = gst_caps_from_string (caps_str);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstBuffer *buf;
 
@@ -606,6 +606,14 @@ acquire_on_stream (GstBufferPool * pool, GstCudaCache * cache,
       GST_FLOW_OK);
 
   return buf;
+}
+
+/* acquire_caps_on_stream () for CAPS_720 */
+static GstBuffer *
+acquire_on_stream (GstBufferPool * pool, GstCudaCache * cache,
+    GstCudaCacheStream * stream)
+{
+  return acquire_caps_on_stream (pool, cache, stream, CAPS_720);
 }
 
 /* Acquires one buffer of a pool configured for CAPS_720 on @stream and
@@ -730,6 +738,185 @@ gate_open_later (gpointer data)
   gate_open (data);
   return NULL;
 }
+
+static gpointer
+gate_open_in_a_second (gpointer data)
+{
+  g_usleep (G_USEC_PER_SEC);
+  gate_open (data);
+  return NULL;
+}
+
+#define CONVERTED_CAPS \
+  "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=360"
+
+/* Sets every byte of @buf's memory to @value on @stream and waits for
+ * it */
+static void
+fill_on_stream (TestDriver * d, GstBuffer * buf, guint8 value, CUstream stream)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  GstMapInfo map;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d->MemsetD8Async ((CUdeviceptr) map.data, value,
+          gst_memory_get_sizes (mem, NULL, NULL), stream) == CUDA_SUCCESS);
+  fail_unless (d->StreamSynchronize (stream) == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &map);
+}
+
+/* Converts @inbuf into @outbuf on @stream, held up by the test until a
+ * second after the call starts; then overwrites @inbuf on @producer, as
+ * its producer may once it has it back; returns how long the call took
+ * and the bytes of @outbuf that differ from @want */
+static gsize
+convert_held_up (TestDriver * d, GstCudaCacheConverter * conv,
+    GstBuffer * inbuf, GstBuffer * outbuf, GstCudaCacheStream * stream,
+    CUstream producer, GBytes * want, gint64 * took_us)
+{
+  CUstream handle = gst_cuda_cache_compat_stream_handle (stream);
+  Gate gate = { 0, };
+  GError *error = NULL;
+  GThread *opener;
+  GstMapInfo map;
+  gint64 t0;
+  gsize i, size, wrong = 0;
+  const guint8 *w = g_bytes_get_data (want, &size);
+
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d->LaunchHostFunc (handle, gate_wait, &gate) == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  opener = g_thread_new ("gate", gate_open_in_a_second, &gate);
+  t0 = g_get_monotonic_time ();
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, outbuf,
+          handle, &error), "%s", error ? error->message : "");
+  *took_us = g_get_monotonic_time () - t0;
+  fill_on_stream (d, inbuf, 0xff, producer);
+  g_thread_join (opener);
+
+  fail_unless (gst_buffer_map (outbuf, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, size);
+  for (i = 0; i < size; i++)
+    wrong += map.data[i] != w[i];
+  gst_buffer_unmap (outbuf, &map);
+  g_cond_clear (&gate.cond);
+  g_mutex_clear (&gate.lock);
+  return wrong;
+}
+
+/* A conversion whose input was not allocated on its stream is written
+ * before the call returns (1.24+): the input then goes back to its
+ * producer (cudaupload, a decoder), which may write the next frame into it
+ * on a stream that nothing orders after the conversion. With the
+ * conversion's stream held up by the test for a second, the call waits it
+ * out, and the input overwritten right after the call on a non-blocking
+ * stream of another (which waits for nothing) does not reach the output.
+ * Input and output both of the conversion's stream: the call returns at
+ * once, the conversion queued behind the gate, and the input overwritten
+ * on its own stream, as its producer writes it, is ordered after the
+ * conversion. Where memory carries no stream (1.22) every conversion is
+ * written when the call returns. */
+GST_START_TEST (test_conversion_done_before_its_input_goes)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  GstCudaCacheStream *stream = gst_cuda_cache_compat_memory_stream_new
+      (context);
+  GstBufferPool *in_pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *ref_pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *out_pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *same_pool = gst_cuda_cache_pool_new (context);
+  GstCaps *in_caps = gst_caps_from_string (CAPS_720);
+  GstCaps *out_caps = gst_caps_from_string (CONVERTED_CAPS);
+  GstCudaCacheConverter *conv;
+  GstBuffer *inbuf, *ref, *outbuf, *same_in;
+  GError *error = NULL;
+  GstMapInfo map;
+  GBytes *want;
+  TestDriver d;
+  CUstream other;
+  gint64 took_us;
+  gsize wrong;
+
+  if (!stream) {
+    g_print ("input lifetime: memory carries no stream here (GStreamer "
+        "1.22): every conversion is written when the call returns\n");
+    goto done;
+  }
+
+  test_driver_load (&d);
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, context, NULL,
+      &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d.StreamCreate (&other, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  inbuf = acquire_caps_on_stream (in_pool, cache, NULL, CAPS_720);
+  fill_on_stream (&d, inbuf, 0x50, other);
+  /* what the input converts to, waited for */
+  ref = acquire_caps_on_stream (ref_pool, cache, NULL, CONVERTED_CAPS);
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, ref,
+          NULL, &error), "%s", error ? error->message : "");
+  fail_unless (gst_buffer_map (ref, &map, GST_MAP_READ));
+  want = g_bytes_new (map.data, map.size);
+  gst_buffer_unmap (ref, &map);
+
+  /* input of no stream, output of the conversion's */
+  outbuf = acquire_caps_on_stream (out_pool, cache, stream, CONVERTED_CAPS);
+  wrong = convert_held_up (&d, conv, inbuf, outbuf, stream, other, want,
+      &took_us);
+  fail_unless (took_us >= G_USEC_PER_SEC / 2, "the call returned after %"
+      G_GINT64_FORMAT " us, its conversion still queued, its input let go",
+      took_us);
+  fail_unless (wrong == 0, "%" G_GSIZE_FORMAT " bytes of the output read "
+      "the input written after the call", wrong);
+  g_print ("input lifetime: input of another stream, the call waited %"
+      G_GINT64_FORMAT " us for its held-up conversion; the output is the "
+      "input's before it was overwritten on a non-blocking stream\n", took_us);
+
+  /* input and output of the conversion's stream */
+  same_in = acquire_caps_on_stream (same_pool, cache, stream, CAPS_720);
+  fill_on_stream (&d, same_in, 0x50, other);
+  wrong = convert_held_up (&d, conv, same_in, outbuf, stream,
+      gst_cuda_cache_compat_stream_handle (stream), want, &took_us);
+  fail_unless (took_us < G_USEC_PER_SEC / 2, "the call waited %"
+      G_GINT64_FORMAT " us for a conversion of its own stream", took_us);
+  fail_unless (wrong == 0, "%" G_GSIZE_FORMAT " bytes of the output read "
+      "the input written after it on its own stream", wrong);
+  g_print ("input lifetime: input and output of the conversion's stream, "
+      "the call returned in %" G_GINT64_FORMAT " us, the conversion queued; "
+      "the input overwritten on its stream after it did not reach it\n",
+      took_us);
+
+  g_bytes_unref (want);
+  gst_buffer_unref (same_in);
+  gst_buffer_unref (outbuf);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (inbuf);
+  gst_object_unref (conv);
+  fail_unless (gst_cuda_context_push (context));
+  d.StreamDestroy (other);
+  gst_cuda_context_pop (NULL);
+  fail_unless (gst_buffer_pool_set_active (same_pool, FALSE));
+  fail_unless (gst_buffer_pool_set_active (out_pool, FALSE));
+  fail_unless (gst_buffer_pool_set_active (ref_pool, FALSE));
+  fail_unless (gst_buffer_pool_set_active (in_pool, FALSE));
+
+done:
+  gst_caps_unref (in_caps);
+  gst_caps_unref (out_caps);
+  gst_object_unref (same_pool);
+  gst_object_unref (out_pool);
+  gst_object_unref (ref_pool);
+  gst_object_unref (in_pool);
+  gst_cuda_cache_compat_stream_clear (&stream);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
 
 /* A DLPack consumer's stream waits on the GPU for work still queued on a
  * buffer's stream (1.24+): with the writer's stream held up by the test,
@@ -1116,6 +1303,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
   tcase_add_test (tc, test_blocks_keep_their_stream);
   tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
+  tcase_add_test (tc, test_conversion_done_before_its_input_goes);
   tcase_add_test (tc, test_import_wraps_memory_of_its_context);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
 
