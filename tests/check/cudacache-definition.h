@@ -52,6 +52,7 @@ typedef struct
   gboolean all_outputs;         /* else two of them per input, in turn */
   gboolean yuv_only;            /* NV12 and I420 input only */
   const gchar *colorimetry;     /* of the input, or NULL for the default */
+  const gchar *chroma_site;     /* of the input, or NULL for the default */
 } Geometry;
 
 static inline gchar *
@@ -77,10 +78,12 @@ static inline gchar *
 input_caps (const GstVideoInfo * info, const Geometry * geo, gboolean cuda)
 {
   return g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d,"
-      "framerate=30/1%s%s", cuda ? "(memory:CUDAMemory)" : "",
+      "framerate=30/1%s%s%s%s", cuda ? "(memory:CUDAMemory)" : "",
       GST_VIDEO_INFO_NAME (info), geo->in_w, geo->in_h,
       geo->colorimetry ? ",colorimetry=" : "",
-      geo->colorimetry ? geo->colorimetry : "");
+      geo->colorimetry ? geo->colorimetry : "",
+      geo->chroma_site ? ",chroma-site=" : "",
+      geo->chroma_site ? geo->chroma_site : "");
 }
 
 static inline gfloat

@@ -34,7 +34,8 @@ static const gchar *const preset_methods[] = { "nearest", "bilinear", "area",
  * input family (4:2:0 through its stand-in read per pixel, 4:2:2 and
  * 16-bit through their stand-in frames), each kind of each method
  * (copies, integer factors, growing, shrinking, extreme factors, the
- * letterbox), on gradients and on noise (every pixel a sharp edge).
+ * letterbox), on gradients and on noise (every pixel a sharp edge), and
+ * 4:2:0 chroma of each siting.
  * CUDACACHE_TEST_GEOMETRIES=N takes the first N geometries only. */
 GST_START_TEST (test_presets_match_cpu_path)
 {
@@ -64,6 +65,10 @@ GST_START_TEST (test_presets_match_cpu_path)
     {1283, 721, 7, 5, FALSE},   /* extreme downscale */
     {2001, 1999, 33, 1, FALSE}, /* one row */
     {1, 1, 5, 3, FALSE},
+    /* 4:2:0 chroma sited otherwise: cosited across (MPEG-2), and across
+     * and down, whose rows are repeated, not interpolated */
+    {321, 241, 199, 147, FALSE, FALSE, TRUE, NULL, "mpeg2"},
+    {97, 55, 160, 162, TRUE, FALSE, TRUE, NULL, "cosited"},
   };
   const gchar *env = g_getenv ("CUDACACHE_TEST_GEOMETRIES");
   guint n_geos = env ? MIN ((guint) g_ascii_strtoull (env, NULL, 10),
@@ -78,6 +83,9 @@ GST_START_TEST (test_presets_match_cpu_path)
       const Geometry *geo = &geos[g];
 
       for (i = 0; i < G_N_ELEMENTS (ins); i++) {
+        if (geo->yuv_only && ins[i] != GST_VIDEO_FORMAT_NV12 &&
+            ins[i] != GST_VIDEO_FORMAT_I420)
+          continue;
         for (noise = 0; noise < 2; noise++) {
           GstVideoInfo info;
           GstBuffer *sys = cudacache_make_picture (ins[i], geo->in_w,

@@ -69,14 +69,15 @@ chroma_word (const PresetParams & p, int cx, int r)
 }
 
 /* Where the 4:2:0 stand-in's chroma of pixel index @i along an axis comes
- * from: its first sample @c0 (-1 before the first) and the second's weight
- * @w in quarters. Cosited, the even pixels' own sample and the odd ones
- * halfway; centred, 1/4 or 3/4 */
+ * from: its first sample @c0 (chroma_index ()) and the second's weight @w
+ * in quarters, chroma_frac () times 4: centred, 1/4 or 3/4; cosited, the
+ * odd pixels halfway where @interpolated (across), and the sample itself
+ * where not (down: the CPU path repeats cosited chroma rows) */
 __device__ static __forceinline__ void
-chroma_phase (bool cosited, int i, int *c0, int *w)
+chroma_phase (bool cosited, bool interpolated, int i, int *c0, int *w)
 {
-  *c0 = cosited ? i >> 1 : (i - 1) >> 1;
-  *w = cosited ? (i & 1) << 1 : ((i & 1) ? 1 : 3);
+  *c0 = chroma_index (i, cosited);
+  *w = cosited ? (interpolated && (i & 1) ? 2 : 0) : ((i & 1) ? 1 : 3);
 }
 
 /* Two chroma words weighted by quarters @w: (4 - w) a + w b */
@@ -127,10 +128,10 @@ source_rgb (const PresetParams & p, int x, int y)
   int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
   int cx0, wx, cy0, wy;
 
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0, x, &cx0,
-      &wx);
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, y, &cy0,
-      &wy);
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0, true, x,
+      &cx0, &wx);
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, false, y,
+      &cy0, &wy);
   int ca = clamp_int (cx0, 0, cw - 1), cb = clamp_int (cx0 + 1, 0, cw - 1);
   int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
 
@@ -163,10 +164,10 @@ source_quad (const PresetParams & p, int x0, int x1, int y0, int y1,
   int cx0, wx0, cx1, wx1, cy0, wy0, cy1, wy1, j;
   unsigned int across0[3], across1[3];
 
-  chroma_phase (h_cosited, x0, &cx0, &wx0);
-  chroma_phase (h_cosited, x1, &cx1, &wx1);
-  chroma_phase (v_cosited, y0, &cy0, &wy0);
-  chroma_phase (v_cosited, y1, &cy1, &wy1);
+  chroma_phase (h_cosited, true, x0, &cx0, &wx0);
+  chroma_phase (h_cosited, true, x1, &cx1, &wx1);
+  chroma_phase (v_cosited, false, y0, &cy0, &wy0);
+  chroma_phase (v_cosited, false, y1, &cy1, &wy1);
   int c0 = clamp_int (cx0, 0, cw - 1), c1 = clamp_int (cx0 + 1, 0, cw - 1);
   int c2 = clamp_int (cx0 + 2, 0, cw - 1);
 
@@ -216,8 +217,8 @@ source_strip (const PresetParams & p, int x0, int n, int y, F f)
   int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
   int cy0, wy, c, cx, wx;
 
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, y, &cy0,
-      &wy);
+  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, false, y,
+      &cy0, &wy);
   int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
   auto down =[&](int col) {
     int k = clamp_int (col, 0, cw - 1);
@@ -226,14 +227,14 @@ source_strip (const PresetParams & p, int x0, int n, int y, F f)
         chroma_word < S > (p, k, rb), wy);
   };
 
-  chroma_phase (h_cosited, x0, &c, &wx);
+  chroma_phase (h_cosited, true, x0, &c, &wx);
   unsigned int a = down (c), b = down (c + 1);
 
   for (i = 0; i < n; i++) {
     int x = x0 + i;
 
     /* a pixel's first sample is its left neighbour's or the next */
-    chroma_phase (h_cosited, x, &cx, &wx);
+    chroma_phase (h_cosited, true, x, &cx, &wx);
     if (cx != c) {
       a = b;
       b = down (cx + 1);
