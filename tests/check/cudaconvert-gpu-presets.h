@@ -104,7 +104,7 @@ GST_START_TEST (test_presets_match_cpu_path)
             /* gray: the luma of the same 8-bit RGB, its float sum fused
              * on the GPU, a rounding apart at most, as 4:2:0's; that level
              * measured back through a float32 tensor's normalisation
-             * reads a hair over 1 (1.000 in 231 of 5376 antialias
+             * reads a hair over 1 (1.000 in 231 antialias
              * conversions to gray float32 on an H100) */
             gdouble tolerance = (yuv || o->gray ? 1.001 : 0.0) +
                 (o->dtype && o->dtype[5] == '1' ? SLACK_F16 : 1e-6);
