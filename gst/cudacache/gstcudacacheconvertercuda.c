@@ -273,6 +273,17 @@ cuda_uses_frames (GstCudaCacheConverterCuda * cuda)
   return cuda->params.in_format != GST_VIDEO_INFO_FORMAT (&cuda->info.in_info);
 }
 
+/* Whether converting @inbuf with @cuda on @stream must be waited for
+ * before @inbuf is let go (the top of this file): a stand-in frame the
+ * next conversion rewrites, or input of another stream, whose producer
+ * nothing orders after the conversion's reads. */
+static gboolean
+cuda_input_needs_wait (GstCudaCacheConverterCuda * cuda, GstBuffer * inbuf,
+    CUstream stream)
+{
+  return cuda_uses_frames (cuda) || !buffer_on_stream (inbuf, stream);
+}
+
 /* One frame's input, mapped, and the planes the plan (or preset) reads:
  * the source rectangle's, or its stand-in's, launched on @stream. */
 typedef struct
@@ -367,8 +378,8 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   if (!stream)
     return FALSE;
   /* see the top of this file */
-  wait = cuda_uses_frames (cuda) || !buffer_on_stream (outbuf, stream) ||
-      !buffer_on_stream (inbuf, stream);
+  wait = !buffer_on_stream (outbuf, stream) ||
+      cuda_input_needs_wait (cuda, inbuf, stream);
   done = wait ? cuda_done (cuda) : NULL;
   GST_LOG ("converting on stream %p, %s", stream, wait ? "waiting for it" :
       "left to the output's readers to wait for");
@@ -502,8 +513,7 @@ gst_cuda_cache_converter_cuda_convert_batch (GstCudaCacheConverterCuda **
     return FALSE;
   wait = !buffer_on_stream (outbuf, stream);
   for (i = 0; i < n; i++)
-    wait |= slots[i] && (cuda_uses_frames (slots[i]) ||
-        !buffer_on_stream (inbufs[i], stream));
+    wait |= slots[i] && cuda_input_needs_wait (slots[i], inbufs[i], stream);
   done = wait ? cuda_done (first) : NULL;
   if (!first->batch)
     first->batch = gst_cuda_cache_kernel_batch_new (first->kernels);
