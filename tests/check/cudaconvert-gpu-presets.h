@@ -69,6 +69,7 @@ GST_START_TEST (test_presets_match_cpu_path)
      * and down, whose rows are repeated, not interpolated */
     {321, 241, 199, 147, FALSE, FALSE, TRUE, NULL, "mpeg2"},
     {97, 55, 160, 162, TRUE, FALSE, TRUE, NULL, "cosited"},
+    {320, 240, 320, 240, FALSE, FALSE, TRUE, NULL, "cosited"},  /* a copy */
   };
   const gchar *env = g_getenv ("CUDACACHE_TEST_GEOMETRIES");
   guint n_geos = env ? MIN ((guint) g_ascii_strtoull (env, NULL, 10),
