@@ -7,10 +7,10 @@
  *
  * Contexts: the pipeline's (an nvcodec element's, through GstContext) or
  * the application's (a GstContext set on the pipeline or given on
- * NEED_CONTEXT) when there is one; otherwise one context per device shared
- * by every element of this plugin in the process
- * (gst_cuda_cache_device_get_default_context()), so that pipelines share
- * cached blocks. It is posted as a non-persistent HAVE_CONTEXT: nvcodec
+ * NEED_CONTEXT) when there is one; otherwise the device's primary context,
+ * shared by every element of this plugin in the process and by the CUDA
+ * runtime's users (gst_cuda_cache_device_get_default_context()), so that
+ * pipelines share cached blocks and a model's context. It is posted as a non-persistent HAVE_CONTEXT: nvcodec
  * elements of the pipeline take it too, and everyone drops it in NULL, so
  * it goes away with its last user.
  *

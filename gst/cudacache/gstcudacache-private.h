@@ -152,15 +152,26 @@ G_GNUC_INTERNAL
 GstCudaCache *gst_cuda_cache_new_named (const gchar * name,
     guint64 device_memory, GstCudaCacheFlags flags);
 
-G_GNUC_INTERNAL
-gboolean gst_cuda_cache_device_synchronize (GstCudaContext * context);
-
 /* Makes @consumer wait on the GPU for the work queued on @producer so far
  * (an event recorded there), in @context: no host synchronise. FALSE,
  * logged, where the driver refused. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_device_stream_wait (GstCudaContext * context,
     CUstream consumer, CUstream producer);
+
+/* Events, with a context of theirs pushed by the caller: records *@event
+ * (made at the first call) after the work queued on @stream so far. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_event_record (CUevent * event, CUstream stream);
+
+/* Whether the work before @event has finished; with @wait, returns once it
+ * has (a wait for that work alone, not the context's). An event the driver
+ * cannot answer for counts as finished, logged. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_event_done (CUevent event, gboolean wait);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_device_event_destroy (CUevent event);
 
 /* Sets @size bytes at @dst to @value on @stream, in @context. FALSE,
  * logged, where the driver refused. */

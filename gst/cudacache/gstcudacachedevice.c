@@ -15,7 +15,7 @@
  * a driver or a device, gst_cuda_cache_device_get_count() is 0 and nothing
  * else here touches gst-cuda. GStreamer 1.22's gst-cuda does not export
  * cuDeviceTotalMem() and cuMemGetInfo(); they are loaded from `libcuda.so.1`
- * here, and so is cuCtxSynchronize ().
+ * here, and so are the events that order streams on the GPU.
  *
  * Since: 0.1
  */
@@ -47,11 +47,12 @@ typedef struct
   CUresult (CUDAAPI * DeviceGet) (CUdevice * device, int ordinal);
   CUresult (CUDAAPI * DeviceTotalMem) (size_t *bytes, CUdevice device);
   CUresult (CUDAAPI * MemGetInfo) (size_t *free_bytes, size_t *total_bytes);
-  CUresult (CUDAAPI * CtxSynchronize) (void);
   /* the streams' ordering on the GPU, which 1.22's gst-cuda loader lacks */
   CUresult (CUDAAPI * EventCreate) (CUevent * event, unsigned int flags);
   CUresult (CUDAAPI * EventRecord) (CUevent event, CUstream stream);
   CUresult (CUDAAPI * EventDestroy) (CUevent event);
+  CUresult (CUDAAPI * EventQuery) (CUevent event);
+  CUresult (CUDAAPI * EventSynchronize) (CUevent event);
   CUresult (CUDAAPI * StreamWaitEvent) (CUstream stream, CUevent event,
       unsigned int flags);
   /* what imported memory belongs to, and the runtime's context */
@@ -99,14 +100,16 @@ gst_cuda_cache_driver_load (void)
             (gpointer *) & driver.DeviceTotalMem) ||
         !g_module_symbol (module, "cuMemGetInfo_v2",
             (gpointer *) & driver.MemGetInfo) ||
-        !g_module_symbol (module, "cuCtxSynchronize",
-            (gpointer *) & driver.CtxSynchronize) ||
         !g_module_symbol (module, "cuEventCreate",
             (gpointer *) & driver.EventCreate) ||
         !g_module_symbol (module, "cuEventRecord",
             (gpointer *) & driver.EventRecord) ||
         !g_module_symbol (module, "cuEventDestroy_v2",
             (gpointer *) & driver.EventDestroy) ||
+        !g_module_symbol (module, "cuEventQuery",
+            (gpointer *) & driver.EventQuery) ||
+        !g_module_symbol (module, "cuEventSynchronize",
+            (gpointer *) & driver.EventSynchronize) ||
         !g_module_symbol (module, "cuStreamWaitEvent",
             (gpointer *) & driver.StreamWaitEvent) ||
         !g_module_symbol (module, "cuPointerGetAttribute",
@@ -393,17 +396,6 @@ shared_context_get (SharedContexts * shared, guint device_id,
   return context;
 }
 
-static GstCudaContext *
-default_context_new (guint device_id)
-{
-  GstCudaContext *context = gst_cuda_context_new (device_id);
-
-  if (context)
-    GST_INFO ("new default context %" GST_PTR_FORMAT " on device %u",
-        context, device_id);
-  return context;
-}
-
 typedef struct
 {
   CUdevice device;
@@ -452,10 +444,14 @@ primary_context_new (guint device_id)
  * @device_id: a CUDA device ordinal
  *
  * The context that elements of this project use on @device_id when neither
- * the pipeline nor the application gives them one, so that pipelines of a
- * process share cached blocks (blocks of one context are not usable by
- * another). It is held weakly: once no one holds it, it goes away, and the
- * next call makes a new one.
+ * the pipeline nor the application gives them one: the device's primary
+ * context, the one the CUDA runtime, and so PyTorch, CuPy and TensorRT,
+ * work in (the same object as gst_cuda_cache_device_get_primary_context()).
+ * Pipelines of a process share cached blocks (blocks of one context are
+ * not usable by another), and a pipeline beside a model shares the
+ * model's context: the GPU runs their streams side by side instead of
+ * time-slicing between contexts. It is held weakly: once no one holds
+ * it, it goes away, and the next call makes a new one.
  *
  * Returns: (transfer full) (nullable): the device's shared context, or
  *     %NULL where there is no such device
@@ -465,28 +461,7 @@ primary_context_new (guint device_id)
 GstCudaContext *
 gst_cuda_cache_device_get_default_context (guint device_id)
 {
-  static SharedContexts shared;
-
-  return shared_context_get (&shared, device_id, default_context_new);
-}
-
-/* Waits for every stream of @context: what the kernels do before their
- * own memory goes back to the cache, where the next user may write it
- * while a kernel launched on a stream no one waits for still reads it.
- * Unlike cuMemFree (), it waits for this context's work only. */
-gboolean
-gst_cuda_cache_device_synchronize (GstCudaContext * context)
-{
-  gboolean ret;
-
-  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), FALSE);
-
-  if (!driver_enter (context))
-    return FALSE;
-  ret = gst_cuda_result (driver.CtxSynchronize ());
-  gst_cuda_context_pop (NULL);
-
-  return ret;
+  return gst_cuda_cache_device_get_primary_context (device_id);
 }
 
 gboolean
@@ -510,6 +485,39 @@ gst_cuda_cache_device_stream_wait (GstCudaContext * context,
   gst_cuda_context_pop (NULL);
 
   return ret;
+}
+
+gboolean
+gst_cuda_cache_device_event_record (CUevent * event, CUstream stream)
+{
+  if (!*event && !gst_cuda_result (driver.EventCreate (event,
+              CU_EVENT_DISABLE_TIMING))) {
+    *event = NULL;
+    return FALSE;
+  }
+  return gst_cuda_result (driver.EventRecord (*event, stream));
+}
+
+gboolean
+gst_cuda_cache_device_event_done (CUevent event, gboolean wait)
+{
+  CUresult res;
+
+  if (wait)
+    return gst_cuda_result (driver.EventSynchronize (event));
+  res = driver.EventQuery (event);
+  if (res == CUDA_ERROR_NOT_READY)
+    return FALSE;
+  /* an error is the context's, and the event will never say otherwise */
+  gst_cuda_result (res);
+  return TRUE;
+}
+
+void
+gst_cuda_cache_device_event_destroy (CUevent event)
+{
+  if (event)
+    gst_cuda_result (driver.EventDestroy (event));
 }
 
 gboolean

@@ -132,6 +132,28 @@ G_GNUC_INTERNAL
 CUfunction gst_cuda_cache_kernels_get_function (GstCudaCacheKernels *
     kernels, gint kernel);
 
+/* For the kernels' host files, with the kernels' context pushed: notes a
+ * launch on @stream (an event recorded after it), so that a block
+ * retired later waits for it. Called after every launch that reads a
+ * block of the kernels' own (tables). */
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernels_mark_launch (GstCudaCacheKernels * kernels,
+    CUstream stream);
+
+/* For the kernels' host files: takes @block, which launches so far may
+ * still read, and gives it back to the cache once they have passed
+ * (events recorded on their streams, queried at later calls; never a wait
+ * for the context, whose other streams may belong to someone else). */
+G_GNUC_INTERNAL
+void gst_cuda_cache_kernels_retire (GstCudaCacheKernels * kernels,
+    GstMemory * block);
+
+/* The presets' recent ones, kept as the plans are (gstcudacachepreset.c);
+ * freed with the kernels. */
+G_GNUC_INTERNAL
+GQueue *gst_cuda_cache_kernels_get_recent_presets (GstCudaCacheKernels *
+    kernels);
+
 /* For the kernels' host files: a block of device memory of @rows rows of
  * at least @row_bytes bytes from the device's cache, in the group of the
  * kernels' context, its address in *data and its rows' pitch in *pitch.
@@ -301,11 +323,13 @@ void gst_cuda_cache_stand_in_free (GstCudaCacheStandIn * stand_in);
  * RGBx frame of the picture's size at 1:1 would store it (the fill, the
  * tensor's or the video's values, as 1. to 6. say), in one launch of the
  * output kind's kernel. Its table is a block of the device's cache, made
- * here; preset_free waits for the context's work before it gives the
- * table back (a conversion nobody waited for may still read it). It
- * borrows @kernels: free it before them. NULL, logged, for a conversion
- * the kernels do not do or where the device has no memory for the
- * table. */
+ * here once per set of parameters: the kernels keep the recent presets,
+ * and parameters seen before (caps switching back, a region of the same
+ * size elsewhere in the frame) find theirs made, with no upload. The last
+ * preset_free retires the table (gst_cuda_cache_kernels_retire ()): a
+ * conversion nobody waited for may still read it. It borrows @kernels:
+ * free it before them. NULL, logged, for a conversion the kernels do not
+ * do or where the device has no memory for the table. */
 typedef struct _GstCudaCachePreset GstCudaCachePreset;
 
 G_GNUC_INTERNAL
@@ -334,7 +358,8 @@ void gst_cuda_cache_kernel_done_next (GstCudaCacheKernelDone * done,
     unsigned int *seq);
 
 /* For the kernels' host files: copies @bytes at @src to device memory
- * @dst of the kernels' context, and waits for the copy. */
+ * @dst of the kernels' context on a stream of the kernels' own, and waits
+ * for that copy alone. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernels_upload (GstCudaCacheKernels * kernels,
     CUdeviceptr dst, gconstpointer src, gsize bytes);

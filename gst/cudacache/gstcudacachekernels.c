@@ -41,9 +41,36 @@ struct _GstCudaCacheKernels
   GstCudaAllocator *allocator;
   GstCudaCacheScratch *scratch;
   /* the last RECENT_PLANS plans made, newest first, each with a reference:
-   * caps that switch back and forth find theirs made */
+   * caps that switch back and forth find theirs made; the same for the
+   * presets (gstcudacachepreset.c) */
   GQueue recent;
+  GQueue recent_presets;
+  /* tables are copied to the device on this stream of the kernels' own,
+   * never the legacy default one, which waits for other streams */
+  CUstream upload_stream;
+
+  GMutex lock;
+  /* under lock: the streams launched on since the last retirement, each
+   * with an event after its latest launch (GstCudaCacheLaunchMark) */
+  GArray *marks;
+  /* under lock: blocks retired while launches before them may still
+   * read them, oldest first (GstCudaCacheRetired) */
+  GQueue retired;
 };
+
+typedef struct
+{
+  CUstream stream;
+  CUevent event;
+} GstCudaCacheLaunchMark;
+
+/* A block kernels may still read: it goes back to the cache once every
+ * event has passed */
+typedef struct
+{
+  GstMemory *block;
+  GArray *events;               /* CUevent */
+} GstCudaCacheRetired;
 
 #define RECENT_PLANS 8
 
@@ -91,12 +118,13 @@ sync_stream (GstCudaContext * context, CUstream stream)
   return ok;
 }
 
-/* Copies @bytes from pageable @src to @dst, with a context pushed, and
- * returns once they landed: from pageable memory the copy itself returns
- * once its source is staged, its DMA still queued on the legacy default
- * stream, which the kernels' non-blocking streams do not wait for. */
+/* Copies @bytes from pageable @src to @dst on the kernels' own stream,
+ * with their context pushed, and returns once they landed: a wait for
+ * this copy alone, where a synchronous copy would wait for the legacy
+ * default stream and every blocking stream behind it. */
 static gboolean
-copy_to_device (CUdeviceptr dst, const void *src, gsize bytes)
+copy_to_device (GstCudaCacheKernels * self, CUdeviceptr dst, const void *src,
+    gsize bytes)
 {
   CUDA_MEMCPY2D copy = { 0, };
 
@@ -109,8 +137,137 @@ copy_to_device (CUdeviceptr dst, const void *src, gsize bytes)
   copy.WidthInBytes = bytes;
   copy.Height = 1;
 
-  return gst_cuda_result (CuMemcpy2D (&copy)) &&
-      gst_cuda_result (CuStreamSynchronize (NULL));
+  return gst_cuda_result (CuMemcpy2DAsync (&copy, self->upload_stream)) &&
+      gst_cuda_result (CuStreamSynchronize (self->upload_stream));
+}
+
+/* ---- retiring blocks kernels may still read ------------------------------ */
+
+static void
+retired_free (GstCudaCacheRetired * r)
+{
+  guint i;
+
+  for (i = 0; i < r->events->len; i++)
+    gst_cuda_cache_device_event_destroy (g_array_index (r->events, CUevent, i));
+  g_array_unref (r->events);
+  gst_memory_unref (r->block);
+  g_free (r);
+}
+
+/* Gives back the retired blocks whose launches have passed, in order;
+ * with @wait, all of them once their launches have (this object's work
+ * alone). Must be called with the lock and the context pushed. */
+static void
+reap_locked (GstCudaCacheKernels * self, gboolean wait)
+{
+  GstCudaCacheRetired *r;
+
+  while ((r = g_queue_peek_head (&self->retired))) {
+    while (r->events->len > 0) {
+      CUevent event = g_array_index (r->events, CUevent, r->events->len - 1);
+
+      if (!gst_cuda_cache_device_event_done (event, wait))
+        return;
+      gst_cuda_cache_device_event_destroy (event);
+      g_array_set_size (r->events, r->events->len - 1);
+    }
+    g_queue_pop_head (&self->retired);
+    GST_LOG_OBJECT (self->context, "a retired block of %" G_GSIZE_FORMAT
+        " bytes goes back to the cache", r->block->size);
+    retired_free (r);
+  }
+}
+
+void
+gst_cuda_cache_kernels_mark_launch (GstCudaCacheKernels * kernels,
+    CUstream stream)
+{
+  GstCudaCacheLaunchMark *mark = NULL;
+  guint i;
+
+  g_mutex_lock (&kernels->lock);
+  for (i = 0; i < kernels->marks->len && !mark; i++) {
+    if (g_array_index (kernels->marks, GstCudaCacheLaunchMark, i).stream ==
+        stream)
+      mark = &g_array_index (kernels->marks, GstCudaCacheLaunchMark, i);
+  }
+  if (!mark) {
+    GstCudaCacheLaunchMark m = { stream, NULL };
+
+    g_array_append_val (kernels->marks, m);
+    mark = &g_array_index (kernels->marks, GstCudaCacheLaunchMark,
+        kernels->marks->len - 1);
+  }
+  if (!gst_cuda_cache_device_event_record (&mark->event, stream))
+    GST_WARNING_OBJECT (kernels->context, "could not record an event after "
+        "a launch on stream %p", stream);
+  g_mutex_unlock (&kernels->lock);
+}
+
+void
+gst_cuda_cache_kernels_retire (GstCudaCacheKernels * kernels, GstMemory * block)
+{
+  GstCudaCacheRetired *r;
+  guint i;
+
+  g_return_if_fail (kernels != NULL);
+  g_return_if_fail (block != NULL);
+
+  r = g_new0 (GstCudaCacheRetired, 1);
+  r->block = block;
+  r->events = g_array_new (FALSE, FALSE, sizeof (CUevent));
+
+  if (!gst_cuda_context_push (kernels->context)) {
+    /* nothing can be launched in the context either */
+    GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
+    retired_free (r);
+    return;
+  }
+  g_mutex_lock (&kernels->lock);
+  /* the launches so far, each stream's latest standing for the ones
+   * before it; the marks start again from the next launch */
+  for (i = 0; i < kernels->marks->len; i++) {
+    GstCudaCacheLaunchMark *mark =
+        &g_array_index (kernels->marks, GstCudaCacheLaunchMark, i);
+
+    if (mark->event)
+      g_array_append_val (r->events, mark->event);
+  }
+  g_array_set_size (kernels->marks, 0);
+  GST_LOG_OBJECT (kernels->context, "retiring a block of %" G_GSIZE_FORMAT
+      " bytes after the launches of %u stream(s)", block->size, r->events->len);
+  g_queue_push_tail (&kernels->retired, r);
+  reap_locked (kernels, FALSE);
+  g_mutex_unlock (&kernels->lock);
+  gst_cuda_context_pop (NULL);
+}
+
+/* Waits for this object's launches so far and gives back every retired
+ * block: its teardown, once nothing launches any more */
+static void
+settle (GstCudaCacheKernels * self)
+{
+  GstCudaCacheLaunchMark *mark;
+  guint i;
+
+  if (!gst_cuda_context_push (self->context)) {
+    GST_ERROR_OBJECT (self->context, "could not push the CUDA context: "
+        "leaking %u retired block(s)", self->retired.length);
+    return;
+  }
+  g_mutex_lock (&self->lock);
+  reap_locked (self, TRUE);
+  for (i = 0; i < self->marks->len; i++) {
+    mark = &g_array_index (self->marks, GstCudaCacheLaunchMark, i);
+    if (mark->event) {
+      gst_cuda_cache_device_event_done (mark->event, TRUE);
+      gst_cuda_cache_device_event_destroy (mark->event);
+    }
+  }
+  g_array_set_size (self->marks, 0);
+  g_mutex_unlock (&self->lock);
+  gst_cuda_context_pop (NULL);
 }
 
 /* ---- the kernels' memory, as blocks of the device's cache ---------------- */
@@ -159,7 +316,7 @@ gst_cuda_cache_kernels_upload (GstCudaCacheKernels * kernels, CUdeviceptr dst,
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
     return FALSE;
   }
-  ok = copy_to_device (dst, src, bytes);
+  ok = copy_to_device (kernels, dst, src, bytes);
   gst_cuda_context_pop (NULL);
 
   return ok;
@@ -173,16 +330,13 @@ scratch_upload (guint64 address, gconstpointer src, gsize bytes,
       bytes);
 }
 
-/* An arena goes back to the cache: a plan's conversion may still read it
- * on a stream its caller has not waited for (on 1.24, the output's) */
+/* A full arena goes back to the cache once the launches before it passed:
+ * a plan's conversion may still read it on a stream its caller has not
+ * waited for (on 1.24, the output's) */
 static void
 scratch_retire (GstMemory * block, gpointer user_data)
 {
-  GstCudaCacheKernels *self = user_data;
-
-  if (!gst_cuda_cache_device_synchronize (self->context))
-    GST_WARNING_OBJECT (self->context, "could not wait for the context "
-        "before returning the taps' tables to the cache");
+  gst_cuda_cache_kernels_retire (user_data, block);
 }
 
 static const GstCudaCacheScratchFuncs scratch_funcs = {
@@ -269,7 +423,11 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
     gst_cuda_cache_kernels_free (self);
     return NULL;
   }
-  ok = load_modules (self);
+  g_mutex_init (&self->lock);
+  self->marks = g_array_new (FALSE, FALSE, sizeof (GstCudaCacheLaunchMark));
+  ok = load_modules (self) &&
+      gst_cuda_result (CuStreamCreate (&self->upload_stream,
+          CU_STREAM_NON_BLOCKING));
   if (!ok)
     unload_modules (self);
   gst_cuda_context_pop (NULL);
@@ -289,6 +447,14 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
       GST_CUDA_CACHE_N_KERNELS, GST_CUDA_CACHE_N_KERNEL_FAMILIES);
 
   return self;
+}
+
+GQueue *
+gst_cuda_cache_kernels_get_recent_presets (GstCudaCacheKernels * kernels)
+{
+  g_return_val_if_fail (kernels != NULL, NULL);
+
+  return &kernels->recent_presets;
 }
 
 GstCudaContext *
@@ -341,15 +507,24 @@ gst_cuda_cache_kernels_free (GstCudaCacheKernels * kernels)
    * the kernels: the current arena then has no table in use */
   g_queue_clear_full (&kernels->recent, (GDestroyNotify)
       gst_cuda_cache_kernel_plan_free);
+  g_queue_clear_full (&kernels->recent_presets, (GDestroyNotify)
+      gst_cuda_cache_preset_free);
+  /* no launch follows: what is retired from here on goes back at once */
+  if (kernels->marks)
+    settle (kernels);
   g_clear_pointer (&kernels->scratch, gst_cuda_cache_scratch_free);
   if (gst_cuda_context_push (kernels->context)) {
     unload_modules (kernels);
+    if (kernels->upload_stream)
+      gst_cuda_result (CuStreamDestroy (kernels->upload_stream));
     gst_cuda_context_pop (NULL);
   } else {
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context: "
         "leaking the kernels' modules");
   }
   gst_clear_object (&kernels->allocator);
+  g_clear_pointer (&kernels->marks, g_array_unref);
+  g_mutex_clear (&kernels->lock);
   gst_object_unref (kernels->context);
   g_free (kernels);
 }
@@ -497,6 +672,8 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
   ok = gst_cuda_result (CuLaunchKernel (kernels->functions[launch.kernel],
           launch.grid_w, launch.grid_h, 1, launch.block_w, launch.block_h, 1,
           launch.shared_bytes, stream, args, NULL));
+  if (ok)
+    gst_cuda_cache_kernels_mark_launch (kernels, stream);
   gst_cuda_context_pop (NULL);
 
   return ok;
@@ -565,7 +742,7 @@ gst_cuda_cache_kernel_batch_new (GstCudaCacheKernels * kernels)
 
 /* Room for @n slots in the device's table. A smaller table may still be
  * read by a batch whose output nobody has waited for yet (1.24 and
- * later): the context's work is waited for before it goes back. */
+ * later): it is retired, back to the cache once those launches passed. */
 static gboolean
 batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
 {
@@ -585,10 +762,8 @@ batch_reserve (GstCudaCacheKernelBatch * batch, guint n)
     return TRUE;
 
   if (batch->block) {
-    if (!gst_cuda_cache_device_synchronize (batch->kernels->context))
-      GST_WARNING_OBJECT (batch->kernels->context, "could not wait for the "
-          "context before returning a batch table to the cache");
-    g_clear_pointer (&batch->block, gst_memory_unref);
+    gst_cuda_cache_kernels_retire (batch->kernels, batch->block);
+    batch->block = NULL;
     batch->room = 0;
   }
   batch->block = gst_cuda_cache_kernels_acquire (batch->kernels,
@@ -725,6 +900,8 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
             shared, stream, args, NULL));
     launches++;
   }
+  if (launches > 0)
+    gst_cuda_cache_kernels_mark_launch (kernels, stream);
   gst_cuda_context_pop (NULL);
 
   if (n_launches)
@@ -739,12 +916,8 @@ gst_cuda_cache_kernel_batch_free (GstCudaCacheKernelBatch * batch)
     return;
 
   /* a batch nobody waited for (1.24 and later) may still read the table */
-  if (batch->block) {
-    if (!gst_cuda_cache_device_synchronize (batch->kernels->context))
-      GST_WARNING_OBJECT (batch->kernels->context, "could not wait for the "
-          "context before returning a batch table to the cache");
-    gst_memory_unref (batch->block);
-  }
+  if (batch->block)
+    gst_cuda_cache_kernels_retire (batch->kernels, batch->block);
   g_free (batch->host);
   g_free (batch->launches);
   g_free (batch->offsets);
@@ -798,7 +971,7 @@ gst_cuda_cache_kernel_done_new (GstCudaCacheKernels * kernels)
     if (ok) {
       *done->flag = 0;
       /* the block may come back from the cache with any value */
-      ok = copy_to_device (done->counter, &zero, sizeof (guint32));
+      ok = copy_to_device (kernels, done->counter, &zero, sizeof (guint32));
     }
     if (!ok)
       GST_WARNING_OBJECT (kernels->context, "could not allocate a completion "

@@ -25,17 +25,102 @@
 
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug
 
+/* How many presets the kernels keep beside the ones in use */
+#define RECENT_PRESETS 8
+
 struct _GstCudaCachePreset
 {
   GstCudaCacheKernels *kernels;
+  /* what it was made from, the planes' pointers and the source
+   * rectangle's place left out: the launch gives those */
+  GstCudaCacheConvertParams key;
+  gint ref_count;               /* its users and the kernels' recent list */
   /* but for the planes: the table's pointer set */
   PresetConvert params;
   GstCudaCacheLaunch launch;
   GstMemory *table_block;
 };
 
+/* @params as a preset's key: zeroed first, so that padding compares */
+static void
+preset_key (GstCudaCacheConvertParams * key,
+    const GstCudaCacheConvertParams * params)
+{
+  guint i;
+
+  memset (key, 0, sizeof (*key));
+  key->in_format = params->in_format;
+  key->in_width = params->in_width;
+  key->in_height = params->in_height;
+  key->in_chroma_site = params->in_chroma_site;
+  key->method = params->method;
+  key->out_width = params->out_width;
+  key->out_height = params->out_height;
+  key->dest_x = params->dest_x;
+  key->dest_y = params->dest_y;
+  key->dest_width = params->dest_width;
+  key->dest_height = params->dest_height;
+  key->out_format = params->out_format;
+  key->channels = params->channels;
+  key->dtype = params->dtype;
+  key->layout = params->layout;
+  key->bgr = params->bgr;
+  for (i = 0; i < 12; i++) {
+    key->yuv_to_rgb[i] = params->yuv_to_rgb[i];
+    key->rgb_to_yuv[i] = params->rgb_to_yuv[i];
+  }
+  for (i = 0; i < 3; i++) {
+    key->fill[i] = params->fill[i];
+    key->mul[i] = params->mul[i];
+    key->add[i] = params->add[i];
+  }
+}
+
+static GstCudaCachePreset *preset_make (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params);
+
 GstCudaCachePreset *
 gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
+    const GstCudaCacheConvertParams * params)
+{
+  GstCudaCacheConvertParams key;
+  GstCudaCachePreset *preset;
+  GQueue *recent;
+  GList *l;
+
+  g_return_val_if_fail (kernels != NULL, NULL);
+  g_return_val_if_fail (params != NULL, NULL);
+
+  preset_key (&key, params);
+  recent = gst_cuda_cache_kernels_get_recent_presets (kernels);
+  for (l = recent->head; l; l = l->next) {
+    preset = l->data;
+    if (memcmp (&preset->key, &key, sizeof (key)) == 0) {
+      g_queue_unlink (recent, l);
+      g_queue_push_head_link (recent, l);
+      preset->ref_count++;
+      GST_LOG ("a preset made before: %dx%d to %dx%d",
+          params->in_width, params->in_height, params->dest_width,
+          params->dest_height);
+      return preset;
+    }
+  }
+
+  preset = preset_make (kernels, params);
+  if (!preset)
+    return NULL;
+  preset->key = key;
+  /* kept among the recent ones: the oldest goes */
+  preset->ref_count = 2;
+  g_queue_push_head (recent, preset);
+  if (recent->length > RECENT_PRESETS)
+    gst_cuda_cache_preset_free (g_queue_pop_tail (recent));
+
+  return preset;
+}
+
+static GstCudaCachePreset *
+preset_make (GstCudaCacheKernels * kernels,
     const GstCudaCacheConvertParams * params)
 {
   GstCudaCachePreset *preset;
@@ -48,8 +133,6 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
   gboolean lq;
   gint format, inc;
 
-  g_return_val_if_fail (kernels != NULL, NULL);
-  g_return_val_if_fail (params != NULL, NULL);
   g_return_val_if_fail (params->method != GST_CUDA_CACHE_RESIZE_METHOD_LINEAR,
       NULL);
 
@@ -64,6 +147,7 @@ gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
 
   preset = g_new0 (GstCudaCachePreset, 1);
   preset->kernels = kernels;
+  preset->ref_count = 1;
 
   /* the output's side, as the kernels would convert the picture at 1:1
    * (an 8-bit RGBx frame of its size) */
@@ -176,6 +260,8 @@ gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
   ok = gst_cuda_result (CuLaunchKernel (gst_cuda_cache_kernels_get_function
           (preset->kernels, launch.kernel), launch.grid_w, launch.grid_h, 1,
           launch.block_w, launch.block_h, 1, 0, stream, args, NULL));
+  if (ok)
+    gst_cuda_cache_kernels_mark_launch (preset->kernels, stream);
   gst_cuda_context_pop (NULL);
 
   return ok;
@@ -186,16 +272,12 @@ gst_cuda_cache_preset_free (GstCudaCachePreset * preset)
 {
   if (!preset)
     return;
+  if (--preset->ref_count > 0)
+    return;
 
   /* a conversion nobody waited for (output on its stream, 1.24 and
-   * later) may still read the table: the context's work is waited for
-   * before it goes back to the cache */
-  if (preset->table_block) {
-    if (!gst_cuda_cache_device_synchronize (gst_cuda_cache_kernels_get_context
-            (preset->kernels)))
-      GST_WARNING ("could not wait for the context before returning the "
-          "presets' table to the cache");
-    g_clear_pointer (&preset->table_block, gst_memory_unref);
-  }
+   * later) may still read the table: retired, not handed back */
+  if (preset->table_block)
+    gst_cuda_cache_kernels_retire (preset->kernels, preset->table_block);
   g_free (preset);
 }

@@ -28,8 +28,9 @@ typedef struct
   /* Copies @bytes from @src to @address and returns once they landed. */
   gboolean (*upload) (guint64 address, gconstpointer src, gsize bytes,
       gpointer user_data);
-  /* Returns once no kernel launched so far reads @block, which goes back
-   * to the cache next, where another user may write it. */
+  /* Takes @block and gives it back to the cache (drops the reference)
+   * once no kernel launched so far reads it: there another user may
+   * write it. */
   void (*retire) (GstMemory * block, gpointer user_data);
 } GstCudaCacheScratchFuncs;
 

@@ -123,7 +123,8 @@ gst_cuda_cache_tap_table_free (GstCudaCacheTapTable * t)
   g_free (t);
 }
 
-/* Gives @arena's block back to the cache, once no kernel reads it. */
+/* Hands @arena's block to the retire function, which gives it back to the
+ * cache once no kernel reads it. */
 static void
 gst_cuda_cache_tap_arena_free (GstCudaCacheScratch * scratch,
     GstCudaCacheTapArena * arena)
@@ -132,7 +133,6 @@ gst_cuda_cache_tap_arena_free (GstCudaCacheScratch * scratch,
       " bytes of tap tables (%" G_GSIZE_FORMAT " used)", arena->size,
       arena->used);
   scratch->funcs.retire (arena->block, scratch->user_data);
-  gst_memory_unref (arena->block);
   g_clear_pointer (&arena->tables, g_ptr_array_unref);
   g_free (arena);
 }

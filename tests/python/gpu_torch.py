@@ -15,6 +15,8 @@ Gst.ValueArray, Gst.Fraction or Gst.Buffer.map().
 import gc
 import os
 import sys
+import threading
+import time
 import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
@@ -139,3 +141,54 @@ def run(tests, path):
             traceback.print_exc()
     print(f"Checks: {len(tests)}, Failures: {failures}, Errors: 0")
     sys.exit(1 if failures else 0)
+
+
+class Busy:
+    """A thread that keeps a PyTorch stream of its own running kernels of
+    @ms milliseconds each, one always queued behind the running one."""
+
+    def __init__(self, torch, ms):
+        self.torch = torch
+        self.stream = torch.cuda.Stream()
+        self.cycles = self.calibrate(ms)
+        self.running = False
+        self.thread = None
+
+    def calibrate(self, ms):
+        torch = self.torch
+        cycles = 10_000_000
+        with torch.cuda.stream(self.stream):
+            torch.cuda._sleep(cycles)   # warm
+            self.stream.synchronize()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(cycles)
+            end.record()
+            end.synchronize()
+        per_ms = cycles / start.elapsed_time(end)
+        return int(per_ms * ms)
+
+    def loop(self):
+        torch = self.torch
+        with torch.cuda.stream(self.stream):
+            previous = None
+            while self.running:
+                torch.cuda._sleep(self.cycles)
+                event = torch.cuda.Event()
+                event.record()
+                if previous is not None:
+                    previous.synchronize()
+                previous = event
+            self.stream.synchronize()
+
+    def __enter__(self):
+        self.running = True
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+        time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc):
+        self.running = False
+        self.thread.join()

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * Copyright (C) 2026 the gst-cuda-cache authors */
 
-/* Which CUDA context the elements use: by default one per device shared by
- * the pipelines of the process (so they share cached blocks) and by the
- * nvcodec elements of each pipeline, released when its users are gone;
+/* Which CUDA context the elements use: by default the device's primary
+ * context, shared by the pipelines of the process (so they share cached
+ * blocks), by the nvcodec elements of each pipeline and by the CUDA
+ * runtime's users (a model), released when its users are gone;
  * the application's when it gives one, on the pipeline or on
  * NEED_CONTEXT. */
 
@@ -108,7 +109,7 @@ make_pipeline (SwitchOnce * sw)
 }
 
 /* Two pipelines of one process, nothing said about contexts: the elements,
- * and the nvcodec elements with them, share the device's default context,
+ * and the nvcodec elements with them, share the device's primary context,
  * and the second pipeline is served from blocks the first let go of. */
 GST_START_TEST (test_pipelines_share_blocks)
 {
@@ -123,6 +124,16 @@ GST_START_TEST (test_pipelines_share_blocks)
   ctx1 = element_cuda_context (first, "up");
   fail_unless (ctx1 != NULL, "cudaupload got no CUDA context");
   fail_if (ctx1 == context, "the test's own context was used");
+  {
+    /* the CUDA runtime's context, as a model beside the pipeline has it */
+    GstCudaContext *primary = gst_cuda_cache_device_get_primary_context (0);
+
+    fail_unless (primary != NULL);
+    fail_unless (ctx1 == primary && gst_cuda_context_get_handle (ctx1) ==
+        gst_cuda_context_get_handle (primary),
+        "the default context is not the device's primary one");
+    gst_object_unref (primary);
+  }
   cache = gst_cuda_cache_device_get_cache (ctx1);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after_first);
   fail_unless (after_first.idle_blocks > 0);

@@ -751,6 +751,7 @@ static void
 system_retire (GstMemory * block, gpointer user_data)
 {
   (*(gint *) user_data)++;
+  gst_memory_unref (block);
 }
 
 /* The tap tables' arenas and the narrowed frames are blocks of the cache:
