@@ -106,6 +106,7 @@ static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
 static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
+static void gst_cuda_cache_pool_flush_start (GstBufferPool * pool);
 static void gst_cuda_cache_pool_release_buffer (GstBufferPool * pool,
     GstBuffer * buffer);
 
@@ -121,6 +122,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   pool_class->set_config = gst_cuda_cache_pool_set_config;
   pool_class->start = gst_cuda_cache_pool_start;
   pool_class->stop = gst_cuda_cache_pool_stop;
+  pool_class->flush_start = gst_cuda_cache_pool_flush_start;
   pool_class->release_buffer = gst_cuda_cache_pool_release_buffer;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
 
@@ -448,6 +450,15 @@ static gboolean
 gst_cuda_cache_pool_stop (GstBufferPool * pool)
 {
   return gst_cuda_cache_pool_buffer_pool_class ()->stop (pool);
+}
+
+/* A flushing pool hands out nothing until flush_stop: its idle buffers
+ * go back to the cache (gstcudacachesystempool.c says why) */
+static void
+gst_cuda_cache_pool_flush_start (GstBufferPool * pool)
+{
+  gst_cuda_cache_pool_discard_queued (pool,
+      gst_cuda_cache_pool_buffer_pool_class ());
 }
 
 static void

@@ -202,6 +202,47 @@ GST_START_TEST (test_shutdown_with_frames_in_flight)
 
 GST_END_TEST;
 
+/* After NULL a pipeline ending in appsink keeps one block in use, the
+ * sample appsink keeps; the idle buffers of the pool upstream stopped with
+ * that buffer still out are back in the cache, idle, not held by the pool
+ * until the pipeline is freed. */
+GST_START_TEST (test_null_keeps_only_appsinks_sample)
+{
+  GstElement *pipeline, *sink;
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  GstCudaCacheStats stats;
+  guint i;
+
+  pipeline = gst_parse_launch ("videotestsrc ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudacacheidentity ! "
+      "queue ! appsink name=sink", NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 5; i++) {
+    GstSample *sample = NULL;
+
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    fail_unless (sample != NULL);
+    gst_sample_unref (sample);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_int (stats.used_blocks, 1);
+  fail_unless (stats.idle_blocks > 0);
+
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_int (stats.used_blocks, 0);
+
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 /* The pool an ALLOCATION query returns for @caps_str. */
 static GstBufferPool *
 propose_for_caps (GstHarness * h, const gchar * caps_str)
@@ -761,6 +802,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_stats_messages);
   tcase_add_test (tc, test_renegotiation_reuses_memory);
   tcase_add_test (tc, test_shutdown_with_frames_in_flight);
+  tcase_add_test (tc, test_null_keeps_only_appsinks_sample);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_pool_kept_across_caps);
   tcase_add_test (tc, test_pool_let_go_active_is_reused);
