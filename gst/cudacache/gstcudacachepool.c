@@ -261,7 +261,9 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
 }
 
 /* The cache key of @spec's blocks: its layout, and the stream they keep
- * for life, if any. */
+ * for life, if any. The stream's address is unique for as long as the key
+ * is anywhere: each of its blocks holds the stream, and so does the pool
+ * while its config names it; the cache drops the key with its last block. */
 static gchar *
 gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
 {
