@@ -346,6 +346,51 @@ GST_START_TEST (test_pool_let_go_active_is_reused)
 
 GST_END_TEST;
 
+/* An upstream element that lets a pool go active while a buffer of it is
+ * still downstream (a sink's last sample): once it activated the pool
+ * proposed next, the first pool is deactivated, and its idle buffers are
+ * back in the cache, though the buffer out still holds the pool. */
+GST_START_TEST (test_pool_let_go_with_buffer_out)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  GstBufferPool *let_go, *taken, *next;
+  GstBuffer *held, *idle;
+  GstCudaCacheStats before, after;
+
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  let_go = propose_for_caps (h, CAPS_64x48);
+  fail_unless (gst_buffer_pool_set_active (let_go, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (let_go, &held,
+          NULL), GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (let_go, &idle,
+          NULL), GST_FLOW_OK);
+  gst_buffer_unref (idle);
+  gst_object_unref (let_go);
+
+  gst_harness_set_src_caps_str (h, CAPS_32x16);
+  taken = propose_for_caps (h, CAPS_32x16);
+  fail_unless (taken != let_go);
+  fail_unless (gst_buffer_pool_set_active (taken, TRUE));
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  next = propose_for_caps (h, CAPS_64x48);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+  fail_unless_equals_int (after.idle_blocks, before.idle_blocks + 1);
+  fail_unless_equals_int (after.used_blocks, before.used_blocks - 1);
+
+  gst_buffer_unref (held);
+  fail_unless (gst_buffer_pool_set_active (taken, FALSE));
+  gst_object_unref (taken);
+  gst_object_unref (next);
+  gst_harness_teardown (h);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   GHashTable *pools;            /* GstBufferPool -> itself, a ref each */
@@ -806,6 +851,7 @@ cudacacheidentity_suite (void)
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_pool_kept_across_caps);
   tcase_add_test (tc, test_pool_let_go_active_is_reused);
+  tcase_add_test (tc, test_pool_let_go_with_buffer_out);
   tcase_add_test (tc, test_pool_survives_renegotiation);
   tcase_add_test (tc, test_output_pool_survives_renegotiation);
   tcase_add_test (tc, test_cache_limit_last_write_wins);
