@@ -17,6 +17,8 @@
 #include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
+#define CAPS_64x48 "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
+
 GST_START_TEST (test_passthrough)
 {
   GstHarness *h = gst_harness_new ("cudacacheidentity");
@@ -68,6 +70,109 @@ GST_START_TEST (test_proposes_cache_pool)
   gst_query_unref (query);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A downstream pad that answers the ALLOCATION query with the pool in
+ * its element data, configured for the query's caps with the fields and
+ * options the test put in "downstream-config" */
+static gboolean
+downstream_pool_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstBufferPool *pool = g_object_get_data (G_OBJECT (pad), "downstream-pool");
+  GstPadQueryFunction chain = g_object_get_data (G_OBJECT (pad),
+      "harness-query");
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    gst_query_add_allocation_pool (query, pool, 4096, 2, 0);
+    return TRUE;
+  }
+  return chain (pad, parent, query);
+}
+
+/* Proposes, through cudacacheidentity in passthrough, for caps the
+ * harness's sink answers with @pool; returns the query's first pool */
+static GstBufferPool *
+propose_through (GstBufferPool * pool)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstBufferPool *first = NULL;
+  GstQuery *query;
+  GstCaps *caps = gst_caps_from_string (CAPS_64x48);
+
+  g_object_set_data (G_OBJECT (h->sinkpad), "harness-query",
+      GST_PAD_QUERYFUNC (h->sinkpad));
+  g_object_set_data (G_OBJECT (h->sinkpad), "downstream-pool", pool);
+  gst_pad_set_query_function (h->sinkpad, downstream_pool_query);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+
+  query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_pools (query) >= 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &first, NULL, NULL, NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+
+  return first;
+}
+
+/* Downstream's pool, configured with @field (a config field, or NULL)
+ * and @option (a buffer pool option, or NULL) */
+static GstBufferPool *
+downstream_pool_new (const gchar * field, const gchar * option)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstCaps *caps = gst_caps_from_string (CAPS_64x48);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, 4096, 2, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (option)
+    gst_buffer_pool_config_add_option (config, option);
+  if (field)
+    gst_structure_set (config, field, G_TYPE_BOOLEAN, TRUE, NULL);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_caps_unref (caps);
+
+  return pool;
+}
+
+/* In passthrough, a pool downstream offers asking for what the cache's
+ * pools do not serve (1.26's stream-ordered allocation, another option)
+ * goes upstream first, as downstream offered it; a plain one is preceded
+ * by the cache's pool. */
+GST_START_TEST (test_passthrough_keeps_downstream_requirements)
+{
+  const gchar *fields[] = { "cuda-stream-ordered-alloc", NULL };
+  const gchar *options[] = { NULL, "GstBufferPoolOptionDownstreamOnly" };
+  GstBufferPool *theirs, *first;
+  GstStructure *config;
+  gboolean ordered = FALSE;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (fields); i++) {
+    theirs = downstream_pool_new (fields[i], options[i]);
+    first = propose_through (theirs);
+    fail_unless (first == theirs, "%s %s: %" GST_PTR_FORMAT " proposed "
+        "first", fields[i], options[i], first);
+    /* unchanged */
+    config = gst_buffer_pool_get_config (first);
+    fail_unless (!fields[i] || (gst_structure_get_boolean (config, fields[i],
+                &ordered) && ordered));
+    fail_unless (!options[i] || gst_buffer_pool_config_has_option (config,
+            options[i]));
+    gst_structure_free (config);
+    gst_object_unref (first);
+    gst_object_unref (theirs);
+  }
+
+  theirs = downstream_pool_new (NULL, NULL);
+  first = propose_through (theirs);
+  fail_unless (GST_IS_CUDA_CACHE_SYSTEM_POOL (first));
+  gst_object_unref (first);
+  gst_object_unref (theirs);
 }
 
 GST_END_TEST;
@@ -261,7 +366,6 @@ propose_for_caps (GstHarness * h, const gchar * caps_str)
   return pool;
 }
 
-#define CAPS_64x48 "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
 #define CAPS_32x16 "video/x-raw,format=NV12,width=32,height=16,framerate=30/1"
 
 /* A caps change reconfigures the pool offered before instead of making a
@@ -843,6 +947,7 @@ cudacacheidentity_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_proposes_cache_pool);
+  tcase_add_test (tc, test_passthrough_keeps_downstream_requirements);
   tcase_add_test (tc, test_cache_properties_shared);
   tcase_add_test (tc, test_stats_messages);
   tcase_add_test (tc, test_renegotiation_reuses_memory);
