@@ -969,9 +969,53 @@ query_prepend_pool (GstQuery * query, GstBufferPool * pool, guint size,
   }
 }
 
+/* The fields every GstBufferPool config has */
+static const gchar *const plain_config_fields[] = {
+  "caps", "size", "min-buffers", "max-buffers", "allocator", "params",
+  "options", NULL
+};
+
+/* Whether a pool of the cache would serve what downstream's @pool asks
+ * of its buffers: its config names no allocator and nothing beyond
+ * GstBufferPool's own fields (1.24's "cuda-stream" and
+ * "cuda-alloc-method", 1.26's "cuda-stream-ordered-alloc", or any other
+ * pool's), and its options are ones @own has; else a reason, in *@why */
+static gboolean
+gst_cuda_cache_base_transform_serves (GstBufferPool * own,
+    GstBufferPool * pool, gchar ** why)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocator *allocator = NULL;
+  guint i, n;
+
+  *why = NULL;
+  if (gst_buffer_pool_config_get_allocator (config, &allocator, NULL) &&
+      allocator)
+    *why = g_strdup_printf ("its allocator %s", allocator->mem_type);
+  n = gst_structure_n_fields (config);
+  for (i = 0; i < n && !*why; i++) {
+    const gchar *field = gst_structure_nth_field_name (config, i);
+
+    if (!g_strv_contains (plain_config_fields, field))
+      *why = g_strdup_printf ("its config field %s", field);
+  }
+  n = gst_buffer_pool_config_n_options (config);
+  for (i = 0; i < n && !*why; i++) {
+    const gchar *option = gst_buffer_pool_config_get_option (config, i);
+
+    if (!gst_buffer_pool_has_option (own, option))
+      *why = g_strdup_printf ("its option %s", option);
+  }
+  gst_structure_free (config);
+
+  return *why == NULL;
+}
+
 /* Offers upstream, first in @query, a pool over the cache for @query's
  * caps, unless downstream already offers one: the pool offered before,
- * reconfigured, when it has no buffers out. Upstream activates it. */
+ * reconfigured, when it has no buffers out. Upstream activates it. In
+ * passthrough, a pool downstream offers asking for what the cache's pools
+ * do not serve is left first, as downstream offered it. */
 static gboolean
 gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
     GstQuery * query)
@@ -992,6 +1036,22 @@ gst_cuda_cache_base_transform_propose_pool (GstCudaCacheBaseTransform * base,
     GST_DEBUG_OBJECT (base, "downstream already offers %" GST_PTR_FORMAT, pool);
     gst_object_unref (pool);
     return TRUE;
+  }
+  if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (base)) &&
+      gst_query_get_n_allocation_pools (query) > 0) {
+    GstBufferPool *theirs = NULL;
+    gchar *why = NULL;
+
+    gst_query_parse_nth_allocation_pool (query, 0, &theirs, NULL, NULL, NULL);
+    if (theirs && !gst_cuda_cache_base_transform_serves (pool, theirs, &why)) {
+      GST_DEBUG_OBJECT (base, "downstream's %" GST_PTR_FORMAT " asks for %s:"
+          " left first", theirs, why);
+      g_free (why);
+      gst_object_unref (theirs);
+      gst_object_unref (pool);
+      return TRUE;
+    }
+    gst_clear_object (&theirs);
   }
 
   GST_DEBUG_OBJECT (base, "proposing %" GST_PTR_FORMAT, pool);

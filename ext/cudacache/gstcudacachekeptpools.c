@@ -2,16 +2,23 @@
  * Copyright (C) 2026 the gst-cuda-cache authors */
 
 /* The pools an element keeps across renegotiations
- * (gstcudacachekeptpools.h), for GstCudaCacheBaseTransform: which one to
- * reconfigure for new caps, and when to make another. A pool nobody holds
- * active is reconfigured; an active one belongs to whoever activated it
- * (upstream, for the pool proposed to it) until that element lets it go,
- * and is never deactivated or reconfigured under it; one that element let
- * go still active (only the list holds it, no buffer of it out) is
- * deactivated and reused. GstBufferPool itself
- * refuses a pool whose buffers are still out, and the cache's pools
- * discard what a deferred stop left queued (docs/design.md,
- * "Renegotiation"). */
+ * (gstcudacachekeptpools.h), for GstCudaCacheBaseTransform and
+ * cudacachebatch: which one to reconfigure for new caps, and when to make
+ * another. A pool nobody holds active is reconfigured. One given out
+ * (proposed upstream, or taken for the element's output) belongs to its
+ * taker while it may use it, and is never deactivated or reconfigured
+ * under it: the list records which pool it gave out last on each side, and
+ * a pool given out before that one is let go once the later one has been
+ * activated, its taker having moved on to it. One let go still active
+ * (nvcodec's decoders drop a pool that way at a new resolution) is then
+ * deactivated and reused. GstBufferPool itself refuses to reconfigure a
+ * pool whose buffers are still out, and the cache's pools discard what a
+ * deferred stop left queued (docs/design.md, "Renegotiation").
+ *
+ * Configuring a pool allocates (a CUDA pool probes a block for a layout it
+ * has not seen) and deactivating one frees its buffers: both happen with
+ * the list's lock released, on pools marked as being worked on, which no
+ * other call takes meanwhile. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -35,8 +42,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_kept_pools_debug);
 
 typedef struct
 {
-  GstBufferPool *pools[MAX_KEPT_POOLS]; /* most recently used first */
+  GstBufferPool *pool;
+  /* given out at this count of the side's gifts; 0: never, or let go */
+  guint64 given_at;
+  /* a get () configures or deactivates it with the lock released */
+  gboolean busy;
+} KeptPool;
+
+typedef struct
+{
+  KeptPool pools[MAX_KEPT_POOLS];       /* most recently used first */
   guint n_pools;
+  guint64 gifts;                /* pools given out on this side so far */
 } KeptPools;
 
 struct _GstCudaCacheKeptPools
@@ -63,28 +80,33 @@ gst_cuda_cache_kept_pools_new (GstObject * owner)
   return kept;
 }
 
+/* Takes @kept's pools into @dropped, to be unreffed without the lock. */
 static void
-kept_pools_clear_one (KeptPools * kept)
+kept_pools_take_all (KeptPools * kept, GPtrArray * dropped)
 {
   guint i;
 
   for (i = 0; i < kept->n_pools; i++)
-    gst_clear_object (&kept->pools[i]);
+    g_ptr_array_add (dropped, kept->pools[i].pool);
   kept->n_pools = 0;
 }
 
-/* Lets go of every pool. */
+/* Lets go of every pool. A get () in progress gives out the pool it
+ * reconfigured all the same, but no longer keeps it. */
 void
 gst_cuda_cache_kept_pools_clear (GstCudaCacheKeptPools * kept)
 {
+  GPtrArray *dropped = g_ptr_array_new_with_free_func (gst_object_unref);
   guint side;
 
   g_mutex_lock (&kept->lock);
   for (side = 0; side < 2; side++) {
-    kept_pools_clear_one (&kept->pools[side][FALSE]);
-    kept_pools_clear_one (&kept->pools[side][TRUE]);
+    kept_pools_take_all (&kept->pools[side][FALSE], dropped);
+    kept_pools_take_all (&kept->pools[side][TRUE], dropped);
   }
   g_mutex_unlock (&kept->lock);
+
+  g_ptr_array_unref (dropped);
 }
 
 void
@@ -154,14 +176,50 @@ configure_pool (GstBufferPool * pool, GstCudaCacheElementStream * stream,
   return TRUE;
 }
 
-/* Moves the pool at @index to the front of @kept. */
-static void
-kept_pools_promote (KeptPools * kept, guint index)
+/* The index of @pool in @kept, or -1 where it is no longer kept. */
+static gint
+kept_pools_find (KeptPools * kept, GstBufferPool * pool)
 {
-  GstBufferPool *pool = kept->pools[index];
+  guint i;
 
-  memmove (&kept->pools[1], &kept->pools[0], index * sizeof (pool));
-  kept->pools[0] = pool;
+  for (i = 0; i < kept->n_pools; i++) {
+    if (kept->pools[i].pool == pool)
+      return i;
+  }
+  return -1;
+}
+
+/* Removes the entry at @index from @kept, its reference into @dropped. */
+static void
+kept_pools_remove (KeptPools * kept, guint index, GPtrArray * dropped)
+{
+  g_ptr_array_add (dropped, kept->pools[index].pool);
+  memmove (&kept->pools[index], &kept->pools[index + 1],
+      (kept->n_pools - index - 1) * sizeof (KeptPool));
+  kept->n_pools--;
+}
+
+/* Puts @entry first in @kept, making room by dropping the least recently
+ * used pool nobody works on, into @dropped; FALSE where every kept pool is
+ * being worked on (@entry's pool is then not kept). */
+static gboolean
+kept_pools_push_front (KeptPools * kept, const KeptPool * entry,
+    GPtrArray * dropped)
+{
+  gint i;
+
+  if (kept->n_pools == MAX_KEPT_POOLS) {
+    i = kept->n_pools - 1;
+    while (i >= 0 && kept->pools[i].busy)
+      i--;
+    if (i < 0)
+      return FALSE;
+    kept_pools_remove (kept, i, dropped);
+  }
+  memmove (&kept->pools[1], &kept->pools[0], kept->n_pools * sizeof (KeptPool));
+  kept->pools[0] = *entry;
+  kept->n_pools++;
+  return TRUE;
 }
 
 /* Sets *@reason, where given, to @before, @caps and @after, for the user;
@@ -178,6 +236,33 @@ set_refusal (gchar ** reason, gchar * before, GstCaps * caps,
     g_free (caps_str);
   }
   g_free (before);
+}
+
+/* A pool worked on by a get () with the lock released. */
+typedef struct
+{
+  GstBufferPool *pool;          /* a reference */
+  gboolean given_out;           /* given out, not let go */
+  gboolean last_given;          /* the pool the side gave out last */
+} Candidate;
+
+/* Ends the work on @candidates: they are no longer busy, and those
+ * deactivated as let go are no longer given out. */
+static void
+kept_pools_release_candidates (KeptPools * kept, Candidate * candidates,
+    guint n_candidates)
+{
+  guint i;
+  gint index;
+
+  for (i = 0; i < n_candidates; i++) {
+    index = kept_pools_find (kept, candidates[i].pool);
+    if (index < 0)
+      continue;
+    kept->pools[index].busy = FALSE;
+    if (!candidates[i].given_out)
+      kept->pools[index].given_at = 0;
+  }
 }
 
 /* @context: the element's, for CUDA memory caps (%NULL where it has
@@ -197,9 +282,14 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
   gsize frame_size = caps_frame_size (caps);
   GstObject *owner = self->owner;
+  GPtrArray *dropped = g_ptr_array_new_with_free_func (gst_object_unref);
+  Candidate candidates[MAX_KEPT_POOLS];
+  guint n_candidates = 0, i;
+  gboolean moved_on = FALSE, made = FALSE;
   GstBufferPool *pool = NULL;
   KeptPools *kept;
-  guint i;
+  KeptPool entry;
+  gint index;
 
   /* GstBufferPool's configuration holds a buffer's size in a guint */
   if (frame_size == 0 || frame_size > G_MAXUINT) {
@@ -211,10 +301,12 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
       set_refusal (reason, g_strdup_printf ("a buffer of %" G_GSIZE_FORMAT
               " bytes (", frame_size), caps, ") is beyond the 4 GiB a "
           "GstBufferPool's buffers can hold");
+    g_ptr_array_unref (dropped);
     return NULL;
   }
   if (cuda_memory && !context) {
     set_refusal (reason, g_strdup ("no CUDA context for "), caps, "");
+    g_ptr_array_unref (dropped);
     return NULL;
   }
   if (side != GST_CUDA_CACHE_POOL_OUTPUT)
@@ -222,68 +314,103 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
 
   g_mutex_lock (&self->lock);
   kept = &self->pools[side][cuda_memory];
+  for (i = kept->n_pools; i > 0; i--) {
+    KeptPool *k = &kept->pools[i - 1];
 
-  /* pools of an earlier context are no use to this one */
-  for (i = 0; cuda_memory && i < kept->n_pools;) {
-    if (GST_CUDA_BUFFER_POOL (kept->pools[i])->context != context) {
-      gst_object_unref (kept->pools[i]);
-      memmove (&kept->pools[i], &kept->pools[i + 1],
-          (kept->n_pools - i - 1) * sizeof (pool));
-      kept->n_pools--;
-    } else {
-      i++;
+    if (k->busy)
+      continue;
+    /* pools of an earlier context are no use to this one */
+    if (cuda_memory && GST_CUDA_BUFFER_POOL (k->pool)->context != context) {
+      kept_pools_remove (kept, i - 1, dropped);
+      continue;
     }
+    /* least recently used first */
+    k->busy = TRUE;
+    candidates[n_candidates].pool = gst_object_ref (k->pool);
+    candidates[n_candidates].given_out = k->given_at != 0;
+    candidates[n_candidates].last_given = k->given_at != 0 &&
+        k->given_at == kept->gifts;
+    n_candidates++;
+  }
+  g_mutex_unlock (&self->lock);
+
+  /* the taker of the pool given out last activated it: it let go of those
+   * it had before */
+  for (i = 0; i < n_candidates; i++) {
+    if (candidates[i].last_given &&
+        gst_buffer_pool_is_active (candidates[i].pool))
+      moved_on = TRUE;
   }
 
-  /* least recently used first, and only pools nobody holds active */
-  for (i = kept->n_pools; i > 0 && !pool; i--) {
-    GstBufferPool *candidate = kept->pools[i - 1];
+  for (i = 0; i < n_candidates; i++) {
+    Candidate *c = &candidates[i];
 
-    /* left active by an element that let it go without deactivating it
-     * (nvcodec's decoders on a new resolution): only this list holds it,
-     * and no buffer of it is out (each holds its pool), so its idle
-     * buffers go back to the cache instead of waiting there for nothing */
-    if (gst_buffer_pool_is_active (candidate) &&
-        GST_OBJECT_REFCOUNT_VALUE (candidate) == 1) {
-      GST_DEBUG_OBJECT (owner, "kept %" GST_PTR_FORMAT " was left active "
-          "by an element that let it go: deactivated", candidate);
-      gst_buffer_pool_set_active (candidate, FALSE);
+    if (moved_on && c->given_out && !c->last_given) {
+      c->given_out = FALSE;
+      /* left active by an element that let it go without deactivating
+       * it (nvcodec's decoders at a new resolution): its idle buffers go
+       * back to the cache instead of waiting there for nothing */
+      if (gst_buffer_pool_is_active (c->pool)) {
+        GST_DEBUG_OBJECT (owner, "kept %" GST_PTR_FORMAT " was left active "
+            "by an element that let it go: deactivated", c->pool);
+        gst_buffer_pool_set_active (c->pool, FALSE);
+      }
     }
-    if (gst_buffer_pool_is_active (candidate)) {
-      GST_LOG_OBJECT (owner, "kept %" GST_PTR_FORMAT " is active", candidate);
-    } else if (configure_pool (candidate, stream, caps, frame_size,
+    if (pool)
+      continue;
+    if (gst_buffer_pool_is_active (c->pool)) {
+      GST_LOG_OBJECT (owner, "kept %" GST_PTR_FORMAT " is active", c->pool);
+    } else if (configure_pool (c->pool, stream, caps, frame_size,
             min_buffers, max_buffers, size)) {
-      kept_pools_promote (kept, i - 1);
-      pool = gst_object_ref (candidate);
+      pool = gst_object_ref (c->pool);
       GST_DEBUG_OBJECT (owner, "reconfigured kept %" GST_PTR_FORMAT
           " for %" GST_PTR_FORMAT, pool, caps);
     } else {
       GST_LOG_OBJECT (owner, "kept %" GST_PTR_FORMAT " still has buffers "
-          "out", candidate);
+          "out", c->pool);
     }
   }
 
   if (!pool) {
+    made = TRUE;
     pool = cuda_memory ? gst_cuda_cache_pool_new (context) :
         gst_cuda_cache_system_pool_new (NULL);
-    if (!configure_pool (pool, stream, caps, frame_size, min_buffers,
+    if (!pool) {
+      GST_WARNING_OBJECT (owner, "could not make a pool for caps %"
+          GST_PTR_FORMAT, caps);
+      set_refusal (reason, g_strdup ("no pool of the cache could be made "
+              "for "), caps, " (see the cudacache* debug categories)");
+    } else if (!configure_pool (pool, stream, caps, frame_size, min_buffers,
             max_buffers, size)) {
       GST_WARNING_OBJECT (owner, "pool refused caps %" GST_PTR_FORMAT, caps);
       set_refusal (reason, g_strdup ("the cache's pool refused "), caps,
           " (see the cudacache* debug categories)");
       gst_clear_object (&pool);
-    } else {
-      /* the least recently used pool, whose buffers are still out, goes */
-      if (kept->n_pools == MAX_KEPT_POOLS)
-        gst_object_unref (kept->pools[--kept->n_pools]);
-      memmove (&kept->pools[1], &kept->pools[0], kept->n_pools * sizeof (pool));
-      kept->pools[0] = gst_object_ref (pool);
-      kept->n_pools++;
+    }
+  }
+
+  g_mutex_lock (&self->lock);
+  kept_pools_release_candidates (kept, candidates, n_candidates);
+  if (pool) {
+    entry.pool = pool;
+    entry.given_at = ++kept->gifts;
+    entry.busy = FALSE;
+    index = kept_pools_find (kept, pool);
+    if (index >= 0) {
+      /* the reference the list held stays the list's */
+      memmove (&kept->pools[1], &kept->pools[0], index * sizeof (KeptPool));
+      kept->pools[0] = entry;
+    } else if (made && kept_pools_push_front (kept, &entry, dropped)) {
+      gst_object_ref (pool);
       GST_DEBUG_OBJECT (owner, "new %" GST_PTR_FORMAT " for %" GST_PTR_FORMAT
           ", %u kept", pool, caps, kept->n_pools);
     }
   }
   g_mutex_unlock (&self->lock);
+
+  for (i = 0; i < n_candidates; i++)
+    gst_object_unref (candidates[i].pool);
+  g_ptr_array_unref (dropped);
 
   return pool;
 }

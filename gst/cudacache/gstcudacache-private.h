@@ -46,6 +46,10 @@ static inline GstDebugCategory *ensure_debug_category (void)
  * (gst_cuda_cache_device_get_cache ()). */
 #define GST_CUDA_CACHE_DEVICE_NAME_PREFIX "cudacache-device"
 
+/* The keys @cache has an entry for, its groups' included: for the tests,
+ * which check that entries go with their last block. */
+guint gst_cuda_cache_count_entries (GstCudaCache * cache);
+
 /* The name of the process's system-memory cache (gst_cuda_cache_get_system ()). */
 #define GST_CUDA_CACHE_SYSTEM_NAME "cudacache-system"
 

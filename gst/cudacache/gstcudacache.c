@@ -82,12 +82,16 @@ typedef struct
   GHashTable *entries;          /* key -> GstCudaCacheEntry */
 } GstCudaCacheGroup;
 
+/* One key: removed once it has no block left, idle or in use, so that
+ * a process going through many layouts keeps entries only for the blocks
+ * it holds. */
 typedef struct
 {
   gchar *key;
   GstCudaCacheGroup *group;     /* NULL: the cache's own keys */
   /* idle blocks of this key, most recently released first */
   GQueue idle;
+  guint used_blocks;
 } GstCudaCacheEntry;
 
 typedef struct
@@ -355,8 +359,11 @@ gst_cuda_cache_count_block_locked (GstCudaCache * self,
     all[i]->peak_used_bytes = MAX (all[i]->peak_used_bytes, all[i]->used_bytes);
   }
 
-  if (!idle && block->entry->group)
-    block->entry->group->used_blocks += sign;
+  if (!idle) {
+    block->entry->used_blocks += sign;
+    if (block->entry->group)
+      block->entry->group->used_blocks += sign;
+  }
 }
 
 static inline guint64
@@ -365,12 +372,27 @@ gst_cuda_cache_current_size_locked (GstCudaCache * self)
   return self->totals.used_bytes + self->totals.idle_bytes;
 }
 
-/* Unlinks an idle block and returns its memory, no longer a cache block. */
+/* Forgets @entry if no block of it is left. */
+static void
+gst_cuda_cache_entry_maybe_free_locked (GstCudaCache * self,
+    GstCudaCacheEntry * entry)
+{
+  if (entry->idle.length > 0 || entry->used_blocks > 0)
+    return;
+
+  GST_LOG_OBJECT (self, "no block of \"%s\" left: entry removed", entry->key);
+  g_hash_table_remove (entry->group ? entry->group->entries : self->entries,
+      entry->key);
+}
+
+/* Unlinks an idle block and returns its memory, no longer a cache block;
+ * its entry goes with its last block. */
 static GstMemory *
 gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
     const gchar * why)
 {
   GstMemory *mem = block->mem;
+  GstCudaCacheEntry *entry = block->entry;
 
   g_queue_unlink (&self->idle_lru, &block->lru_link);
   g_queue_unlink (&block->entry->idle, &block->entry_link);
@@ -389,6 +411,7 @@ gst_cuda_cache_evict_locked (GstCudaCache * self, GstCudaCacheBlock * block,
       NULL, NULL);
   GST_MINI_OBJECT_CAST (mem)->dispose = block->dispose;
   g_free (block);
+  gst_cuda_cache_entry_maybe_free_locked (self, entry);
 
   return mem;
 }
@@ -443,19 +466,21 @@ gst_cuda_cache_group_maybe_free_locked (GstCudaCache * self,
   g_free (group);
 }
 
-/* Evicts every idle block of @group. */
+/* Evicts every idle block of @group (through the idle list: evicting
+ * removes emptied entries from the group's table). */
 static GList *
 gst_cuda_cache_group_evict_locked (GstCudaCache * self,
     GstCudaCacheGroup * group, GList * to_free)
 {
-  GHashTableIter iter;
-  GstCudaCacheEntry *entry;
+  GList *l = self->idle_lru.head;
 
-  g_hash_table_iter_init (&iter, group->entries);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) & entry)) {
-    while (entry->idle.head)
+  while (l) {
+    GstCudaCacheBlock *block = l->data;
+
+    l = l->next;
+    if (block->entry->group == group)
       to_free = g_list_prepend (to_free, gst_cuda_cache_evict_locked (self,
-              entry->idle.head->data, "its group has no user left"));
+              block, "its group has no user left"));
   }
   return to_free;
 }
@@ -609,6 +634,23 @@ gst_cuda_cache_new_named (const gchar * name, guint64 device_memory,
 
   gst_object_ref_sink (self);
   return self;
+}
+
+guint
+gst_cuda_cache_count_entries (GstCudaCache * cache)
+{
+  GHashTableIter iter;
+  GstCudaCacheGroup *group;
+  guint n;
+
+  g_mutex_lock (&cache->lock);
+  n = g_hash_table_size (cache->entries);
+  g_hash_table_iter_init (&iter, cache->groups);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) & group))
+    n += g_hash_table_size (group->entries);
+  g_mutex_unlock (&cache->lock);
+
+  return n;
 }
 
 GstCudaCacheThreadCounters *

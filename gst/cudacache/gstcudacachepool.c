@@ -36,6 +36,12 @@
  * from those of another (the stream is part of their key) and a user only
  * ever gets blocks of its own stream, or of none.
  *
+ * Of #GstCudaBufferPool's config fields, "cuda-alloc-method" MALLOC and
+ * "cuda-stream-ordered-alloc" %FALSE are what the pool makes; a config
+ * asking for MMAP memory, a stream-ordered allocation or an option other
+ * than %GST_BUFFER_POOL_OPTION_VIDEO_META is refused, and left as the pool
+ * would take it, for the caller to read back and set again.
+ *
  * Blocks of different #GstCudaContext never mix, even on one device: each
  * pool is a user of its context's group in the cache
  * (gst_cuda_cache_group_add_user()) for as long as it lives. When the last
@@ -106,6 +112,7 @@ static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
 static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
+static void gst_cuda_cache_pool_flush_start (GstBufferPool * pool);
 static void gst_cuda_cache_pool_release_buffer (GstBufferPool * pool,
     GstBuffer * buffer);
 
@@ -121,6 +128,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   pool_class->set_config = gst_cuda_cache_pool_set_config;
   pool_class->start = gst_cuda_cache_pool_start;
   pool_class->stop = gst_cuda_cache_pool_stop;
+  pool_class->flush_start = gst_cuda_cache_pool_flush_start;
   pool_class->release_buffer = gst_cuda_cache_pool_release_buffer;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
 
@@ -259,7 +267,9 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
 }
 
 /* The cache key of @spec's blocks: its layout, and the stream they keep
- * for life, if any. */
+ * for life, if any. The stream's address is unique for as long as the key
+ * is anywhere: each of its blocks holds the stream, and so does the pool
+ * while its config names it; the cache drops the key with its last block. */
 static gchar *
 gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
 {
@@ -293,6 +303,70 @@ gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
  * GstCudaBufferPool's start and stop, which would find no allocator, are
  * passed over for GstBufferPool's too.
  */
+/* 1.24's GstCudaMemoryAllocMethod, read as a number: 1.22 has no type */
+#define ALLOC_METHOD_MALLOC 1
+
+/* GstCudaBufferPool's own config fields and options, read before anything
+ * else: memory made as gst_cuda_allocator_alloc () makes it (1.24's
+ * "cuda-alloc-method" unset, UNKNOWN or MALLOC), not stream-ordered
+ * (1.26's "cuda-stream-ordered-alloc" unset or FALSE), and no option but
+ * the video meta. A config asking otherwise is refused with why, and left
+ * as this pool would take it: GstBufferPool keeps a refused config for its
+ * caller to read back, check and set again. 1.24's "cuda-stream" is
+ * gst_cuda_cache_compat_config_get_stream ()'s to read. */
+static gboolean
+gst_cuda_cache_pool_check_config (GstCudaCachePool * self,
+    GstStructure * config)
+{
+  const GValue *value = gst_structure_get_value (config, "cuda-alloc-method");
+  gboolean ok = TRUE, stream_ordered = FALSE;
+  GPtrArray *options;
+  guint i, n;
+
+  if (value && G_VALUE_HOLDS_ENUM (value) &&
+      g_value_get_enum (value) > ALLOC_METHOD_MALLOC) {
+    GValue malloc_method = G_VALUE_INIT;
+
+    GST_WARNING_OBJECT (self, "cuda-alloc-method %d refused: the cache's "
+        "blocks are made with cuMemAllocPitch (MALLOC)",
+        g_value_get_enum (value));
+    g_value_init (&malloc_method, G_VALUE_TYPE (value));
+    g_value_set_enum (&malloc_method, ALLOC_METHOD_MALLOC);
+    gst_structure_take_value (config, "cuda-alloc-method", &malloc_method);
+    ok = FALSE;
+  }
+  if (gst_structure_get_boolean (config, "cuda-stream-ordered-alloc",
+          &stream_ordered) && stream_ordered) {
+    GST_WARNING_OBJECT (self, "cuda-stream-ordered-alloc refused: the "
+        "cache's blocks are not stream-ordered allocations");
+    gst_structure_set (config, "cuda-stream-ordered-alloc", G_TYPE_BOOLEAN,
+        FALSE, NULL);
+    ok = FALSE;
+  }
+
+  options = g_ptr_array_new_with_free_func (g_free);
+  n = gst_buffer_pool_config_n_options (config);
+  for (i = 0; i < n; i++) {
+    const gchar *option = gst_buffer_pool_config_get_option (config, i);
+
+    if (g_strcmp0 (option, GST_BUFFER_POOL_OPTION_VIDEO_META) == 0) {
+      g_ptr_array_add (options, g_strdup (option));
+    } else {
+      GST_WARNING_OBJECT (self, "option %s refused: not one this pool has",
+          option);
+      ok = FALSE;
+    }
+  }
+  if (!ok) {
+    gst_structure_remove_field (config, "options");
+    for (i = 0; i < options->len; i++)
+      gst_buffer_pool_config_add_option (config, options->pdata[i]);
+  }
+  g_ptr_array_unref (options);
+
+  return ok;
+}
+
 static GstBufferPoolClass *
 gst_cuda_cache_pool_buffer_pool_class (void)
 {
@@ -317,6 +391,8 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   gst_cuda_cache_pool_discard_queued (pool,
       gst_cuda_cache_pool_buffer_pool_class ());
 
+  if (!gst_cuda_cache_pool_check_config (self, config))
+    goto refused_fields;
   if (!gst_buffer_pool_config_get_params (config, &caps, NULL, &min_buffers,
           &max_buffers))
     goto wrong_config;
@@ -397,6 +473,12 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   return TRUE;
 
   /* ERRORS */
+refused_fields:
+  {
+    /* a refused config is GstBufferPool's to keep, for its caller to read
+     * back: gst_buffer_pool_set_config () keeps it whatever the answer */
+    return FALSE;
+  }
 wrong_config:
   {
     GST_WARNING_OBJECT (self, "invalid config");
@@ -448,6 +530,15 @@ static gboolean
 gst_cuda_cache_pool_stop (GstBufferPool * pool)
 {
   return gst_cuda_cache_pool_buffer_pool_class ()->stop (pool);
+}
+
+/* A flushing pool hands out nothing until flush_stop: its idle buffers
+ * go back to the cache (gstcudacachesystempool.c says why) */
+static void
+gst_cuda_cache_pool_flush_start (GstBufferPool * pool)
+{
+  gst_cuda_cache_pool_discard_queued (pool,
+      gst_cuda_cache_pool_buffer_pool_class ());
 }
 
 static void

@@ -66,6 +66,7 @@ static gboolean gst_cuda_cache_system_pool_set_config (GstBufferPool * pool,
 static GstFlowReturn gst_cuda_cache_system_pool_alloc_buffer (GstBufferPool *
     pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
 static gboolean gst_cuda_cache_system_pool_start (GstBufferPool * pool);
+static void gst_cuda_cache_system_pool_flush_start (GstBufferPool * pool);
 static void gst_cuda_cache_system_pool_release_buffer (GstBufferPool * pool,
     GstBuffer * buffer);
 
@@ -81,6 +82,7 @@ gst_cuda_cache_system_pool_class_init (GstCudaCacheSystemPoolClass * klass)
   pool_class->set_config = gst_cuda_cache_system_pool_set_config;
   pool_class->alloc_buffer = gst_cuda_cache_system_pool_alloc_buffer;
   pool_class->start = gst_cuda_cache_system_pool_start;
+  pool_class->flush_start = gst_cuda_cache_system_pool_flush_start;
   pool_class->release_buffer = gst_cuda_cache_system_pool_release_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_system_pool_debug,
@@ -296,6 +298,19 @@ gst_cuda_cache_system_pool_start (GstBufferPool * pool)
   return gst_cuda_cache_pool_start_counted (pool,
       &GST_CUDA_CACHE_SYSTEM_POOL (pool)->starting,
       GST_BUFFER_POOL_CLASS (parent_class));
+}
+
+/* A flushing pool hands out nothing until flush_stop: its idle buffers
+ * go back to the cache, idle there. GstBufferPool flushes a pool it
+ * deactivates with buffers still out and stops it only when the last one
+ * comes back, which a sink's last sample puts off for as long as the
+ * pipeline lives: until then every idle buffer of the pool would stay in
+ * use. After a flush_stop the pool takes blocks from the cache again. */
+static void
+gst_cuda_cache_system_pool_flush_start (GstBufferPool * pool)
+{
+  gst_cuda_cache_pool_discard_queued (pool, GST_BUFFER_POOL_CLASS
+      (parent_class));
 }
 
 static void

@@ -17,6 +17,8 @@
 #include "../cudacache-pipeline-race.h"
 #include "../cudacache-pipeline.h"
 
+#define CAPS_64x48 "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
+
 GST_START_TEST (test_passthrough)
 {
   GstHarness *h = gst_harness_new ("cudacacheidentity");
@@ -68,6 +70,109 @@ GST_START_TEST (test_proposes_cache_pool)
   gst_query_unref (query);
   gst_caps_unref (caps);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A downstream pad that answers the ALLOCATION query with the pool in
+ * its element data, configured for the query's caps with the fields and
+ * options the test put in "downstream-config" */
+static gboolean
+downstream_pool_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstBufferPool *pool = g_object_get_data (G_OBJECT (pad), "downstream-pool");
+  GstPadQueryFunction chain = g_object_get_data (G_OBJECT (pad),
+      "harness-query");
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    gst_query_add_allocation_pool (query, pool, 4096, 2, 0);
+    return TRUE;
+  }
+  return chain (pad, parent, query);
+}
+
+/* Proposes, through cudacacheidentity in passthrough, for caps the
+ * harness's sink answers with @pool; returns the query's first pool */
+static GstBufferPool *
+propose_through (GstBufferPool * pool)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstBufferPool *first = NULL;
+  GstQuery *query;
+  GstCaps *caps = gst_caps_from_string (CAPS_64x48);
+
+  g_object_set_data (G_OBJECT (h->sinkpad), "harness-query",
+      GST_PAD_QUERYFUNC (h->sinkpad));
+  g_object_set_data (G_OBJECT (h->sinkpad), "downstream-pool", pool);
+  gst_pad_set_query_function (h->sinkpad, downstream_pool_query);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+
+  query = gst_query_new_allocation (caps, TRUE);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_pools (query) >= 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &first, NULL, NULL, NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+
+  return first;
+}
+
+/* Downstream's pool, configured with @field (a config field, or NULL)
+ * and @option (a buffer pool option, or NULL) */
+static GstBufferPool *
+downstream_pool_new (const gchar * field, const gchar * option)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstCaps *caps = gst_caps_from_string (CAPS_64x48);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, 4096, 2, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (option)
+    gst_buffer_pool_config_add_option (config, option);
+  if (field)
+    gst_structure_set (config, field, G_TYPE_BOOLEAN, TRUE, NULL);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  gst_caps_unref (caps);
+
+  return pool;
+}
+
+/* In passthrough, a pool downstream offers asking for what the cache's
+ * pools do not serve (1.26's stream-ordered allocation, another option)
+ * goes upstream first, as downstream offered it; a plain one is preceded
+ * by the cache's pool. */
+GST_START_TEST (test_passthrough_keeps_downstream_requirements)
+{
+  const gchar *fields[] = { "cuda-stream-ordered-alloc", NULL };
+  const gchar *options[] = { NULL, "GstBufferPoolOptionDownstreamOnly" };
+  GstBufferPool *theirs, *first;
+  GstStructure *config;
+  gboolean ordered = FALSE;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (fields); i++) {
+    theirs = downstream_pool_new (fields[i], options[i]);
+    first = propose_through (theirs);
+    fail_unless (first == theirs, "%s %s: %" GST_PTR_FORMAT " proposed "
+        "first", fields[i], options[i], first);
+    /* unchanged */
+    config = gst_buffer_pool_get_config (first);
+    fail_unless (!fields[i] || (gst_structure_get_boolean (config, fields[i],
+                &ordered) && ordered));
+    fail_unless (!options[i] || gst_buffer_pool_config_has_option (config,
+            options[i]));
+    gst_structure_free (config);
+    gst_object_unref (first);
+    gst_object_unref (theirs);
+  }
+
+  theirs = downstream_pool_new (NULL, NULL);
+  first = propose_through (theirs);
+  fail_unless (GST_IS_CUDA_CACHE_SYSTEM_POOL (first));
+  gst_object_unref (first);
+  gst_object_unref (theirs);
 }
 
 GST_END_TEST;
@@ -202,6 +307,47 @@ GST_START_TEST (test_shutdown_with_frames_in_flight)
 
 GST_END_TEST;
 
+/* After NULL a pipeline ending in appsink keeps one block in use, the
+ * sample appsink keeps; the idle buffers of the pool upstream stopped with
+ * that buffer still out are back in the cache, idle, not held by the pool
+ * until the pipeline is freed. */
+GST_START_TEST (test_null_keeps_only_appsinks_sample)
+{
+  GstElement *pipeline, *sink;
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  GstCudaCacheStats stats;
+  guint i;
+
+  pipeline = gst_parse_launch ("videotestsrc ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudacacheidentity ! "
+      "queue ! appsink name=sink", NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 5; i++) {
+    GstSample *sample = NULL;
+
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    fail_unless (sample != NULL);
+    gst_sample_unref (sample);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_int (stats.used_blocks, 1);
+  fail_unless (stats.idle_blocks > 0);
+
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_int (stats.used_blocks, 0);
+
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 /* The pool an ALLOCATION query returns for @caps_str. */
 static GstBufferPool *
 propose_for_caps (GstHarness * h, const gchar * caps_str)
@@ -220,7 +366,6 @@ propose_for_caps (GstHarness * h, const gchar * caps_str)
   return pool;
 }
 
-#define CAPS_64x48 "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"
 #define CAPS_32x16 "video/x-raw,format=NV12,width=32,height=16,framerate=30/1"
 
 /* A caps change reconfigures the pool offered before instead of making a
@@ -301,6 +446,51 @@ GST_START_TEST (test_pool_let_go_active_is_reused)
   fail_unless_equals_uint64 (misses[2], misses[1]);
   gst_object_unref (cache);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* An upstream element that lets a pool go active while a buffer of it is
+ * still downstream (a sink's last sample): once it activated the pool
+ * proposed next, the first pool is deactivated, and its idle buffers are
+ * back in the cache, though the buffer out still holds the pool. */
+GST_START_TEST (test_pool_let_go_with_buffer_out)
+{
+  GstHarness *h = gst_harness_new ("cudacacheidentity");
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  GstBufferPool *let_go, *taken, *next;
+  GstBuffer *held, *idle;
+  GstCudaCacheStats before, after;
+
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  let_go = propose_for_caps (h, CAPS_64x48);
+  fail_unless (gst_buffer_pool_set_active (let_go, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (let_go, &held,
+          NULL), GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (let_go, &idle,
+          NULL), GST_FLOW_OK);
+  gst_buffer_unref (idle);
+  gst_object_unref (let_go);
+
+  gst_harness_set_src_caps_str (h, CAPS_32x16);
+  taken = propose_for_caps (h, CAPS_32x16);
+  fail_unless (taken != let_go);
+  fail_unless (gst_buffer_pool_set_active (taken, TRUE));
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+  gst_harness_set_src_caps_str (h, CAPS_64x48);
+  next = propose_for_caps (h, CAPS_64x48);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+  fail_unless_equals_int (after.idle_blocks, before.idle_blocks + 1);
+  fail_unless_equals_int (after.used_blocks, before.used_blocks - 1);
+
+  gst_buffer_unref (held);
+  fail_unless (gst_buffer_pool_set_active (taken, FALSE));
+  gst_object_unref (taken);
+  gst_object_unref (next);
+  gst_harness_teardown (h);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (cache);
 }
 
 GST_END_TEST;
@@ -757,13 +947,16 @@ cudacacheidentity_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_proposes_cache_pool);
+  tcase_add_test (tc, test_passthrough_keeps_downstream_requirements);
   tcase_add_test (tc, test_cache_properties_shared);
   tcase_add_test (tc, test_stats_messages);
   tcase_add_test (tc, test_renegotiation_reuses_memory);
   tcase_add_test (tc, test_shutdown_with_frames_in_flight);
+  tcase_add_test (tc, test_null_keeps_only_appsinks_sample);
   tcase_add_test (tc, test_bad_properties_refused);
   tcase_add_test (tc, test_pool_kept_across_caps);
   tcase_add_test (tc, test_pool_let_go_active_is_reused);
+  tcase_add_test (tc, test_pool_let_go_with_buffer_out);
   tcase_add_test (tc, test_pool_survives_renegotiation);
   tcase_add_test (tc, test_output_pool_survives_renegotiation);
   tcase_add_test (tc, test_cache_limit_last_write_wins);

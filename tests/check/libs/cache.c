@@ -914,6 +914,58 @@ GST_START_TEST (test_group_freed_with_last_user)
 
 GST_END_TEST;
 
+/* A long-lived process goes through thousands of layouts and streams: a
+ * key's entry goes with its last block, idle or in use, in the cache's own
+ * keys and in groups, so the entries stay as many as the blocks held. */
+GST_START_TEST (test_entries_go_with_their_last_block)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, GST_CUDA_CACHE_FLAG_NONE);
+  GstMemory *held, *mem;
+  Device dev;
+  guint i;
+
+  device_init (&dev, 100);
+  /* a limit of two blocks: each new key evicts the oldest idle block */
+  gst_cuda_cache_set_limit (cache, 200);
+  held = gst_cuda_cache_acquire (cache, "held", device_alloc, &dev);
+  gst_cuda_cache_group_add_user (cache, "ctx");
+  for (i = 0; i < 5000; i++) {
+    gchar *key = g_strdup_printf ("layout-%u,stream=%u", i, i);
+
+    mem = gst_cuda_cache_acquire (cache, key, device_alloc, &dev);
+    gst_memory_unref (mem);
+    mem = gst_cuda_cache_acquire_in_group (cache, "ctx", key, device_alloc,
+        &dev);
+    gst_memory_unref (mem);
+    g_free (key);
+    fail_unless (gst_cuda_cache_count_entries (cache) <= 3,
+        "%u entries for 3 blocks after %u keys",
+        gst_cuda_cache_count_entries (cache), i + 1);
+  }
+
+  /* cleared and released, nothing is left but the group's users */
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_int (gst_cuda_cache_count_entries (cache), 1);
+  gst_memory_unref (held);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_int (gst_cuda_cache_count_entries (cache), 0);
+
+  /* a group's last user gone, its blocks in use take their entries along
+   * when released */
+  held = gst_cuda_cache_acquire_in_group (cache, "ctx", "A", device_alloc,
+      &dev);
+  gst_cuda_cache_group_remove_user (cache, "ctx");
+  fail_unless_equals_int (gst_cuda_cache_count_entries (cache), 1);
+  gst_memory_unref (held);
+  fail_unless_equals_int (gst_cuda_cache_count_entries (cache), 0);
+
+  gst_object_unref (cache);
+  fail_unless_equals_int (dev.frees, dev.allocs);
+  device_clear (&dev);
+}
+
+GST_END_TEST;
+
 /* Idle blocks are the cache's, as a pool's free buffers are the pool's:
  * flagged so that the leaks tracer does not report them, and unflagged
  * when handed out, so that a block the application leaks still is. */
@@ -1467,6 +1519,7 @@ cache_suite (void)
   tcase_add_test (tc, test_stats_structure);
   tcase_add_test (tc, test_stats_peaks_retries_failures);
   tcase_add_test (tc, test_group_freed_with_last_user);
+  tcase_add_test (tc, test_entries_go_with_their_last_block);
   tcase_add_test (tc, test_idle_blocks_may_be_leaked);
   tcase_add_test (tc, test_concurrent_use);
   tcase_add_test (tc, test_thread_counters_go_with_their_thread);

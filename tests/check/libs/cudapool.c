@@ -586,6 +586,45 @@ GST_START_TEST (test_refused_config_leaves_pool_unchanged)
 
 GST_END_TEST;
 
+/* GstCudaBufferPool's config fields and options: what the pool cannot do
+ * (a stream-ordered allocation, an option it lacks) is refused, the config
+ * left as it would take it, which then sets; what it does, accepted. */
+GST_START_TEST (test_config_fields_read_or_refused)
+{
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=32,height=16");
+  GstStructure *config;
+  gboolean stream_ordered = TRUE;
+
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  gst_structure_set (config, "cuda-stream-ordered-alloc", G_TYPE_BOOLEAN,
+      TRUE, NULL);
+  fail_if (gst_buffer_pool_set_config (pool, config));
+
+  /* read back: as the pool would take it */
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless (gst_structure_get_boolean (config, "cuda-stream-ordered-alloc",
+          &stream_ordered));
+  fail_if (stream_ordered);
+  fail_unless (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META));
+  fail_if (gst_buffer_pool_config_has_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT));
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  gst_caps_unref (caps);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 /* Configures @pool for @caps_str on @stream (NULL: none), activates it
  * and acquires one buffer */
 static GstBuffer *
@@ -1301,6 +1340,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_switching_resolutions_allocate_once);
   tcase_add_test (tc, test_context_freed_with_last_user);
   tcase_add_test (tc, test_refused_config_leaves_pool_unchanged);
+  tcase_add_test (tc, test_config_fields_read_or_refused);
   tcase_add_test (tc, test_blocks_keep_their_stream);
   tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
   tcase_add_test (tc, test_conversion_done_before_its_input_goes);
