@@ -761,6 +761,40 @@ class DLPack(unittest.TestCase):
                           f"{W}x{H} RGBA frame of its caps", str(e.exception))
 
 
+class ConvertBatch(unittest.TestCase):
+    """The batch API from Python: each list's length goes to the library,
+    which refuses an empty batch and lists of different lengths with a
+    GLib.Error (no critical, no batch converted)."""
+
+    def setUp(self):
+        self.conv = GstCudaCache.CudaCacheConverter.new(
+            Gst.Caps.from_string(
+                f"video/x-raw,format=RGBA,width={W},height={H}"),
+            Gst.Caps.from_string(tensor_caps("uint8", dims="8:4:3:1")),
+            None, None)
+        self.frame = Gst.Buffer.new_allocate(None, W * H * 4, None)
+        self.batch = Gst.Buffer.new_allocate(None, 2 * 8 * 4 * 3, None)
+
+    def test_empty_and_mismatched_lists_refused(self):
+        from gi.repository import GLib
+        conv, frame = self.conv, self.frame
+        C = GstCudaCache.CudaCacheConverter
+        for convs, frames, says in (
+                ([], [], "a batch of no slots"),
+                ([conv], [frame, frame], "converters (1) and frames (2)"),
+                ([conv, conv], [frame], "converters (2) and frames (1)")):
+            for call in (C.convert_batch, C.launch_batch):
+                with self.assertRaises(GLib.Error) as e:
+                    call(convs, frames, self.batch, None)
+                self.assertIn(says, e.exception.message)
+
+    def test_lists_of_one_length_convert(self):
+        ok, launches = GstCudaCache.CudaCacheConverter.convert_batch(
+            [self.conv, None], [self.frame, None], self.batch, None)
+        self.assertTrue(ok)
+        self.assertEqual(launches, 0)
+
+
 class Result(unittest.TextTestResult):
     """Also writes each failure as gst-check does, for summarize-tests.py."""
 
