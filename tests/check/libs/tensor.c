@@ -301,6 +301,18 @@ GST_START_TEST (test_meta_dropped_by_converting_transforms)
   fail_unless (gst_buffer_get_cuda_cache_tensor_meta (out) == NULL);
   gst_buffer_unref (out);
 
+  /* a batch's slots and their pictures' geometry: dropped there too */
+  buf = gst_buffer_make_writable (buf);
+  fail_unless (gst_buffer_add_cuda_cache_batch_meta (buf, 4) != NULL);
+  out = through_transform ("testretype", gst_buffer_ref (buf),
+      "other/tensors,format=static,num_tensors=1,types=uint8,"
+      "dimensions=(string)4:2:3:4",
+      "other/tensors,format=static,num_tensors=1,types=uint8,"
+      "dimensions=(string)2:4:3:4");
+  fail_unless (gst_buffer_get_cuda_cache_batch_meta (out) == NULL,
+      "the reshaped batch kept its slots' geometry");
+  gst_buffer_unref (out);
+
   /* a video converter (which drops GstVideoMeta for its colorspace tag) */
   if (gst_registry_check_feature_version (gst_registry_get (), "videoconvert",
           1, 22, 0)) {
