@@ -22,6 +22,7 @@
 #endif
 
 #include "gstcudacachebatchmeta.h"
+#include "gstcudacachetensor.h"
 
 #include <string.h>
 
@@ -29,7 +30,13 @@ GType
 gst_cuda_cache_batch_meta_api_get_type (void)
 {
   static GType type = 0;
-  static const gchar *tags[] = { NULL };
+  /* its slots are the tensor's first dimension, each with a picture's
+   * geometry (as GstCudaCachePictureMeta's): a transform that reshapes,
+   * scales or flips the tensor without knowing the meta drops it */
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_SIZE_STR,
+    GST_META_TAG_VIDEO_ORIENTATION_STR, GST_CUDA_CACHE_META_TAG_TENSOR_STR,
+    NULL
+  };
 
   if (g_once_init_enter (&type)) {
     GType t = gst_meta_api_type_register ("GstCudaCacheBatchMetaAPI", tags);

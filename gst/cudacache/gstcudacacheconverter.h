@@ -337,6 +337,11 @@ gboolean gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter **
     converters, GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf,
     CUstream stream, guint * n_launches, GError ** error);
 
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_converter_convert_batch_full (GstCudaCacheConverter **
+    converters, guint n_converters, GstBuffer ** inbufs, guint n_inbufs,
+    GstBuffer * outbuf, CUstream stream, guint * n_launches, GError ** error);
+
 typedef struct _GstCudaCacheBatchLaunch GstCudaCacheBatchLaunch;
 
 #define GST_TYPE_CUDA_CACHE_BATCH_LAUNCH (gst_cuda_cache_batch_launch_get_type ())
@@ -347,6 +352,12 @@ GST_CUDA_CACHE_API
 GstCudaCacheBatchLaunch *gst_cuda_cache_converter_launch_batch
     (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint n_slots,
     GstBuffer * outbuf, CUstream stream, guint * n_launches, GError ** error);
+
+GST_CUDA_CACHE_API
+GstCudaCacheBatchLaunch *gst_cuda_cache_converter_launch_batch_full
+    (GstCudaCacheConverter ** converters, guint n_converters,
+    GstBuffer ** inbufs, guint n_inbufs, GstBuffer * outbuf, CUstream stream,
+    guint * n_launches, GError ** error);
 
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_batch_launch_wait (GstCudaCacheBatchLaunch * launch,

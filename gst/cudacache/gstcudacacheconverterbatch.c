@@ -119,8 +119,9 @@ gst_cuda_cache_batch_launch_wait (GstCudaCacheBatchLaunch * launch,
 }
 
 static gboolean convert_batch (GstCudaCacheConverter ** converters,
-    GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
-    GstCudaCacheBatchLaunch * launch, guint * n_launches, GError ** error);
+    guint n_converters, GstBuffer ** inbufs, guint n_inbufs,
+    GstBuffer * outbuf, CUstream stream, GstCudaCacheBatchLaunch * launch,
+    guint * n_launches, GError ** error);
 
 /* The converter of a present slot, and the tensor it makes: NULL where
  * the slot is absent */
@@ -136,7 +137,7 @@ batch_slot (GstCudaCacheConverter ** converters, GstBuffer ** inbufs, guint i)
  *     of its frame, or %NULL where the slot is absent
  * @inbufs: (array length=n_slots) (nullable): per slot, its frame, or
  *     %NULL where the slot is absent
- * @n_slots: the slots of the batch
+ * @n_slots: the slots of the batch; none is refused with @error set
  * @outbuf: a writable tensor of @n_slots slots along its first dimension,
  *     each slot the tensor every present slot's converter makes (the
  *     converters' output caps: a tensor of batch 1), in the kind of memory
@@ -178,8 +179,39 @@ gst_cuda_cache_converter_convert_batch (GstCudaCacheConverter ** converters,
     GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
     guint * n_launches, GError ** error)
 {
-  return convert_batch (converters, inbufs, n_slots, outbuf, stream, NULL,
-      n_launches, error);
+  return convert_batch (converters, n_slots, inbufs, n_slots, outbuf, stream,
+      NULL, n_launches, error);
+}
+
+/**
+ * gst_cuda_cache_converter_convert_batch_full: (rename-to gst_cuda_cache_converter_convert_batch)
+ * @converters: (array length=n_converters) (nullable): per slot, the
+ *     converter of its frame, or %NULL where the slot is absent
+ * @n_converters: the length of @converters
+ * @inbufs: (array length=n_inbufs) (nullable): per slot, its frame, or
+ *     %NULL where the slot is absent
+ * @n_inbufs: the length of @inbufs: @n_converters, the slots of the batch
+ * @outbuf: as for gst_cuda_cache_converter_convert_batch()
+ * @stream: (type gpointer) (nullable): likewise
+ * @n_launches: (out) (optional): likewise
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * gst_cuda_cache_converter_convert_batch() with a length for each array,
+ * as bindings pass them (Python's `convert_batch (converters, frames,
+ * ...)` is this call): arrays of different lengths, and a batch of no
+ * slots, are refused with @error set.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_converter_convert_batch_full (GstCudaCacheConverter **
+    converters, guint n_converters, GstBuffer ** inbufs, guint n_inbufs,
+    GstBuffer * outbuf, CUstream stream, guint * n_launches, GError ** error)
+{
+  return convert_batch (converters, n_converters, inbufs, n_inbufs, outbuf,
+      stream, NULL, n_launches, error);
 }
 
 /**
@@ -216,6 +248,36 @@ gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter ** converters,
     GstBuffer ** inbufs, guint n_slots, GstBuffer * outbuf, CUstream stream,
     guint * n_launches, GError ** error)
 {
+  return gst_cuda_cache_converter_launch_batch_full (converters, n_slots,
+      inbufs, n_slots, outbuf, stream, n_launches, error);
+}
+
+/**
+ * gst_cuda_cache_converter_launch_batch_full: (rename-to gst_cuda_cache_converter_launch_batch)
+ * @converters: (array length=n_converters) (nullable): as for
+ *     gst_cuda_cache_converter_convert_batch_full()
+ * @n_converters: likewise
+ * @inbufs: (array length=n_inbufs) (nullable): likewise
+ * @n_inbufs: likewise
+ * @outbuf: as for gst_cuda_cache_converter_launch_batch()
+ * @stream: (type gpointer) (nullable): likewise
+ * @n_launches: (out) (optional): likewise
+ * @error: (nullable): where to say why the conversion failed
+ *
+ * gst_cuda_cache_converter_launch_batch() with a length for each array,
+ * as bindings pass them: arrays of different lengths, and a batch of no
+ * slots, are refused with @error set.
+ *
+ * Returns: (transfer full) (nullable): the launch, to wait for; %NULL
+ *     with @error set where the batch was not launched
+ *
+ * Since: 0.1
+ */
+GstCudaCacheBatchLaunch *
+gst_cuda_cache_converter_launch_batch_full (GstCudaCacheConverter **
+    converters, guint n_converters, GstBuffer ** inbufs, guint n_inbufs,
+    GstBuffer * outbuf, CUstream stream, guint * n_launches, GError ** error)
+{
   GstCudaCacheBatchLaunch *launch = g_new0 (GstCudaCacheBatchLaunch, 1);
   guint i;
 
@@ -223,13 +285,13 @@ gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter ** converters,
   launch->converters = g_ptr_array_new_with_free_func (gst_object_unref);
   launch->frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
-  if (!convert_batch (converters, inbufs, n_slots, outbuf, stream, launch,
-          n_launches, error)) {
+  if (!convert_batch (converters, n_converters, inbufs, n_inbufs, outbuf,
+          stream, launch, n_launches, error)) {
     launch->waited = TRUE;
     gst_cuda_cache_batch_launch_unref (launch);
     return NULL;
   }
-  for (i = 0; i < n_slots; i++) {
+  for (i = 0; i < n_inbufs; i++) {
     if (!batch_slot (converters, inbufs, i))
       continue;
     g_ptr_array_add (launch->converters, gst_object_ref (converters[i]));
@@ -242,22 +304,35 @@ gst_cuda_cache_converter_launch_batch (GstCudaCacheConverter ** converters,
 /* Converts the batch; with @launch, CUDA memory's is launched, for
  * @launch to wait for (and to keep the converter it runs on). */
 static gboolean
-convert_batch (GstCudaCacheConverter ** converters, GstBuffer ** inbufs,
-    guint n_slots, GstBuffer * outbuf, CUstream stream,
+convert_batch (GstCudaCacheConverter ** converters, guint n_converters,
+    GstBuffer ** inbufs, guint n_inbufs, GstBuffer * outbuf, CUstream stream,
     GstCudaCacheBatchLaunch * launch, guint * n_launches, GError ** error)
 {
   GstCudaCacheConverter *first = NULL;
+  guint n_slots = n_inbufs;
   gsize slot_size = 0;
   gboolean cuda, ok = TRUE;
   GstMapInfo map;
   guint i;
 
-  g_return_val_if_fail (converters != NULL && inbufs != NULL, FALSE);
-  g_return_val_if_fail (n_slots > 0, FALSE);
   g_return_val_if_fail (GST_IS_BUFFER (outbuf), FALSE);
 
   if (n_launches)
     *n_launches = 0;
+  /* what bindings pass as lists: their mistakes are the caller's input */
+  if (n_converters != n_inbufs) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "the lists of converters (%u) and frames (%u) differ in length: a "
+        "batch takes one converter (or none, for an absent slot) per frame",
+        n_converters, n_inbufs);
+    return FALSE;
+  }
+  if (n_slots == 0) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "a batch of no slots: give one converter and one frame per slot");
+    return FALSE;
+  }
+  g_return_val_if_fail (converters != NULL && inbufs != NULL, FALSE);
   if (gst_buffer_n_memory (outbuf) == 0) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
         "a batch buffer without memory");

@@ -248,6 +248,29 @@ frame_plane_fits (const GstVideoFrame * frame, guint p, gsize extent,
   return FALSE;
 }
 
+/* gst_video_frame_map () takes a video meta that disagrees with the caps
+ * for a programming error (a critical); here it is the buffer's fault */
+static gboolean
+video_meta_fits (GstBuffer * buffer, const GstVideoInfo * info, GError ** error)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+
+  if (!meta || (meta->format == GST_VIDEO_INFO_FORMAT (info) &&
+          meta->width >= (guint) GST_VIDEO_INFO_WIDTH (info) &&
+          meta->height >= (guint) GST_VIDEO_INFO_HEIGHT (info) &&
+          meta->n_planes == GST_VIDEO_INFO_N_PLANES (info)))
+    return TRUE;
+
+  dlpack_fail (error, "the buffer's video meta (%ux%u %s, %u planes) does "
+      "not hold the %dx%d %s frame of its caps (%u planes): a video meta "
+      "must be of the caps' format and at least their size", meta->width,
+      meta->height, gst_video_format_to_string (meta->format),
+      meta->n_planes, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+      GST_VIDEO_INFO_N_PLANES (info));
+  return FALSE;
+}
+
 static gboolean
 export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
     gint plane, GstMapFlags flags, GError ** error)
@@ -297,6 +320,8 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
     }
   }
 
+  if (!video_meta_fits (self->buffer, info, error))
+    return FALSE;
   /* the tensor's own reference is the frame's */
   if (!gst_video_frame_map (&self->frame, info, self->buffer,
           flags | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
@@ -339,6 +364,36 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   return TRUE;
 }
 
+/* Caps are authoritative: a #GstCudaCacheTensorMeta that is not the
+ * tensor @caps describe was left by an element that changed the buffer
+ * without knowing the meta, and is refused rather than exported. */
+static gboolean
+meta_agrees_with_caps (const GstCudaCacheTensorMeta * meta,
+    const GstCaps * caps, GError ** error)
+{
+  GstCudaCacheTensorInfo from_caps;
+  gboolean described;
+  gchar *meta_str, *caps_str;
+
+  described = gst_caps_is_fixed (caps) &&
+      gst_cuda_cache_tensor_info_from_caps (&from_caps, caps);
+  if (described && gst_cuda_cache_tensor_info_is_equal (&from_caps,
+          &meta->info))
+    return TRUE;
+
+  meta_str = gst_cuda_cache_tensor_info_to_string (&meta->info);
+  caps_str = described ? gst_cuda_cache_tensor_info_to_string (&from_caps) :
+      g_strdup ("no tensor the library describes");
+  dlpack_fail (error, "the buffer's tensor meta (%s) is not what its caps "
+      "describe (%s: %" GST_PTR_FORMAT "): an element changed the buffer "
+      "and kept a stale meta; the caps are authoritative", meta_str,
+      caps_str, caps);
+  g_free (caps_str);
+  g_free (meta_str);
+
+  return FALSE;
+}
+
 static gpointer
 dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
     gboolean wait, GError ** error)
@@ -361,6 +416,8 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
       gst_structure_has_name (gst_caps_get_structure (caps, 0),
       GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   meta = gst_buffer_get_cuda_cache_tensor_meta (buffer);
+  if (meta && caps && !meta_agrees_with_caps (meta, caps, error))
+    return NULL;
   if (meta) {
     tensor = meta->info;
     is_tensor = TRUE;
@@ -470,7 +527,10 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
  *
  * Describes @buffer's memory as a DLPack tensor without copying it. A
  * buffer with a #GstCudaCacheTensorMeta is exported as its four-dimensional
- * tensor (in its layout's order, e.g. NCHW). A buffer with neither that
+ * tensor (in its layout's order, e.g. NCHW); given @caps, the meta must be
+ * the tensor they describe: caps are authoritative, and a meta they
+ * contradict (a stale one, left by an element that retyped or reshaped the
+ * buffer without knowing it) is refused with @error set. A buffer with neither that
  * meta nor caps describing it, but with a `GstTensorMeta` of one tensor
  * (GStreamer 1.26's analytics library, where the library was built with
  * it), is exported as that tensor, its data being the tensor's own buffer:
@@ -481,7 +541,8 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
  * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
  * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.
  * Formats whose components are packed below a byte, tiled or of different
- * pixel strides in one plane (YUY2, v210, ...) are refused, saying why in
+ * pixel strides in one plane (YUY2, v210, ...), and frames whose
+ * #GstVideoMeta is of another format or smaller than @caps, are refused, saying why in
  * @error (which plane, which caps, how many bytes the buffer holds and its
  * tensor needs), or on the cudacachedlpack debug category without @error.
  *

@@ -433,7 +433,13 @@ GType
 gst_cuda_cache_tensor_meta_api_get_type (void)
 {
   static GType type = 0;
-  static const gchar *tags[] = { NULL };
+  /* GstVideoMeta's, for the same reason: it describes the memory's layout,
+   * the values' type and channel order, and the shape, which an element
+   * converting the buffer changes; caps are authoritative */
+  static const gchar *tags[] = { GST_META_TAG_MEMORY_STR,
+    GST_META_TAG_VIDEO_COLORSPACE_STR, GST_META_TAG_VIDEO_SIZE_STR,
+    GST_CUDA_CACHE_META_TAG_TENSOR_STR, NULL
+  };
 
   if (g_once_init_enter (&type)) {
     GType t = gst_meta_api_type_register ("GstCudaCacheTensorMetaAPI", tags);

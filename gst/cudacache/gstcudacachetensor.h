@@ -159,6 +159,16 @@ GST_CUDA_CACHE_API
 gchar *gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info);
 
 /**
+ * GST_CUDA_CACHE_META_TAG_TENSOR_STR:
+ *
+ * The tag of metas that describe the tensor a buffer holds: its type,
+ * layout or shape. A transform that makes another tensor drops them.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_META_TAG_TENSOR_STR "tensor"
+
+/**
  * GstCudaCacheTensorMeta:
  * @meta: the parent #GstMeta
  * @info: the tensor's shape, strides, type and layout
@@ -166,6 +176,15 @@ gchar *gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info
  * Describes the packed tensor a buffer holds. Its memory (system or CUDA)
  * starts at the tensor's first element; with CUDA memory the device pointer
  * comes from a `GST_MAP_CUDA` map.
+ *
+ * As #GstVideoMeta, it describes the memory's layout, and its API is tagged
+ * so: `memory`, `colorspace` (the elements' type and channel order),
+ * `size` (the shape) and #GST_CUDA_CACHE_META_TAG_TENSOR_STR. A transform
+ * that writes new memory (any #GstBaseTransform that is not passthrough
+ * and does not handle the meta itself, `videoconvert`, a copy of a
+ * buffer's metadata without its memory) drops it: the output's caps say
+ * what it holds. A whole copy of the buffer keeps it, a region of it does
+ * not.
  *
  * Since: 0.1
  */

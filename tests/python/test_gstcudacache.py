@@ -717,6 +717,83 @@ class DLPack(unittest.TestCase):
         with self.assertRaises(ValueError):
             gstcudacache.Tensor(buf, caps, 1)
 
+    def test_stale_tensor_meta_refused(self):
+        # caps are authoritative: a uint8 meta exported with float32 caps
+        # (an element retyped the tensor and kept the meta) is refused,
+        # not exported as uint8
+        ok, info = GstCudaCache.cuda_cache_tensor_info_init(
+            GstCudaCache.CudaCacheTensorDType.UINT8,
+            GstCudaCache.CudaCacheTensorLayout.NCHW, 1, 3, H, W)
+        self.assertTrue(ok)
+        buf = Gst.Buffer.new_allocate(None, W * H * 3 * 4, None)
+        GstCudaCache.buffer_add_cuda_cache_tensor_meta(buf, info)
+        for caps, says in (
+                (tensor_caps("float32"), "float32 NCHW 1x3x10x16"),
+                (tensor_caps("uint8", "NHWC"), "uint8 NHWC 1x10x16x3"),
+                (f"video/x-raw,format=RGBA,width={W},height={H}",
+                 "no tensor the library describes")):
+            with self.assertRaises(ValueError) as e:
+                gstcudacache.Tensor(buf, Gst.Caps.from_string(caps))
+            self.assertIn("tensor meta (uint8 NCHW 1x3x10x16) is not what "
+                          "its caps describe", str(e.exception), caps)
+            self.assertIn(says, str(e.exception), caps)
+        # the caps it agrees with, or none, export it
+        for caps in (Gst.Caps.from_string(tensor_caps("uint8")), None):
+            array = numpy.from_dlpack(gstcudacache.Tensor(buf, caps))
+            self.assertEqual((array.shape, str(array.dtype)),
+                             ((1, 3, H, W), "uint8"))
+
+    def test_video_meta_smaller_than_caps_refused(self):
+        # a clear ValueError, not GStreamer-Video's critical (the suite
+        # runs with G_DEBUG=fatal-criticals)
+        caps = Gst.Caps.from_string(
+            f"video/x-raw,format=RGBA,width={W},height={H}")
+        for fmt, w, h, says in (
+                (GstVideo.VideoFormat.RGBA, W // 2, H, f"{W // 2}x{H} RGBA"),
+                (GstVideo.VideoFormat.RGBA, W, H - 1, f"{W}x{H - 1} RGBA"),
+                (GstVideo.VideoFormat.BGRA, W, H, f"{W}x{H} BGRA")):
+            buf = Gst.Buffer.new_allocate(None, W * H * 4, None)
+            GstVideo.buffer_add_video_meta(buf, GstVideo.VideoFrameFlags.NONE,
+                                           fmt, w, h)
+            with self.assertRaises(ValueError) as e:
+                gstcudacache.Tensor(buf, caps)
+            self.assertIn(f"video meta ({says}, 1 planes) does not hold the "
+                          f"{W}x{H} RGBA frame of its caps", str(e.exception))
+
+
+class ConvertBatch(unittest.TestCase):
+    """The batch API from Python: each list's length goes to the library,
+    which refuses an empty batch and lists of different lengths with a
+    GLib.Error (no critical, no batch converted)."""
+
+    def setUp(self):
+        self.conv = GstCudaCache.CudaCacheConverter.new(
+            Gst.Caps.from_string(
+                f"video/x-raw,format=RGBA,width={W},height={H}"),
+            Gst.Caps.from_string(tensor_caps("uint8", dims="8:4:3:1")),
+            None, None)
+        self.frame = Gst.Buffer.new_allocate(None, W * H * 4, None)
+        self.batch = Gst.Buffer.new_allocate(None, 2 * 8 * 4 * 3, None)
+
+    def test_empty_and_mismatched_lists_refused(self):
+        from gi.repository import GLib
+        conv, frame = self.conv, self.frame
+        C = GstCudaCache.CudaCacheConverter
+        for convs, frames, says in (
+                ([], [], "a batch of no slots"),
+                ([conv], [frame, frame], "converters (1) and frames (2)"),
+                ([conv, conv], [frame], "converters (2) and frames (1)")):
+            for call in (C.convert_batch, C.launch_batch):
+                with self.assertRaises(GLib.Error) as e:
+                    call(convs, frames, self.batch, None)
+                self.assertIn(says, e.exception.message)
+
+    def test_lists_of_one_length_convert(self):
+        ok, launches = GstCudaCache.CudaCacheConverter.convert_batch(
+            [self.conv, None], [self.frame, None], self.batch, None)
+        self.assertTrue(ok)
+        self.assertEqual(launches, 0)
+
 
 class Result(unittest.TextTestResult):
     """Also writes each failure as gst-check does, for summarize-tests.py."""

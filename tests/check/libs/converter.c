@@ -1924,6 +1924,70 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
 
 GST_END_TEST;
 
+/* Lists as bindings pass them: empty, or of different lengths, refused
+ * with a GError that says so (no critical), for a batch and a launch */
+GST_START_TEST (test_batch_lists_empty_or_of_different_lengths)
+{
+  GstCudaCacheConverter *conv = converter_of (RGBA_64x48,
+      TENSOR "types=uint8,dimensions=(string)20:10:3:1");
+  GstVideoInfo rgba;
+  GstBuffer *frame = cudacache_make_picture (GST_VIDEO_FORMAT_RGBA, 64, 48,
+      &rgba);
+  GstBuffer *batch = gst_buffer_new_allocate (NULL, 2 * 20 * 10 * 3, NULL);
+  GstCudaCacheConverter *convs[2] = { conv, conv };
+  GstBuffer *ins[2] = { frame, frame };
+  const struct
+  {
+    guint n_converters, n_inbufs;
+    const gchar *says;
+  } cases[] = {
+    {0, 0, "a batch of no slots"},
+    {1, 2, "converters (1) and frames (2) differ in length"},
+    {2, 1, "converters (2) and frames (1) differ in length"},
+    {0, 2, "converters (0) and frames (2) differ in length"},
+  };
+  GError *error = NULL;
+  guint i, launches = 7;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstCudaCacheConverter **c = cases[i].n_converters ? convs : NULL;
+    GstBuffer **b = cases[i].n_inbufs ? ins : NULL;
+    GstCudaCacheBatchLaunch *launch;
+
+    fail_if (gst_cuda_cache_converter_convert_batch_full (c,
+            cases[i].n_converters, b, cases[i].n_inbufs, batch, NULL,
+            &launches, &error));
+    fail_unless (error && strstr (error->message, cases[i].says), "\"%s\" "
+        "does not say \"%s\"", error ? error->message : "", cases[i].says);
+    fail_if (error->domain == GST_CUDA_CACHE_BATCH_SLOT_ERROR);
+    fail_unless_equals_int (launches, 0);
+    g_clear_error (&error);
+
+    launch = gst_cuda_cache_converter_launch_batch_full (c,
+        cases[i].n_converters, b, cases[i].n_inbufs, batch, NULL, NULL, &error);
+    fail_unless (launch == NULL);
+    fail_unless (error && strstr (error->message, cases[i].says), "%s",
+        error ? error->message : "");
+    g_clear_error (&error);
+  }
+  /* the C call of no slots too */
+  assert_batch_error (NULL, NULL, 0, batch, "a batch of no slots", -1);
+  fail_unless (gst_cuda_cache_converter_launch_batch (NULL, NULL, 0, batch,
+          NULL, NULL, &error) == NULL);
+  fail_unless (error && strstr (error->message, "a batch of no slots"));
+  g_clear_error (&error);
+
+  /* lists of one length still convert */
+  fail_unless (gst_cuda_cache_converter_convert_batch_full (convs, 2, ins, 2,
+          batch, NULL, NULL, &error), "%s", error ? error->message : "");
+
+  gst_buffer_unref (batch);
+  gst_buffer_unref (frame);
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 static Suite *
 converter_suite (void)
 {
@@ -1954,6 +2018,7 @@ converter_suite (void)
   tcase_add_test (tc, test_16bit_input_cpu_path);
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
   tcase_add_test (tc, test_cpu_path_420_threads_and_layouts);
+  tcase_add_test (tc, test_batch_lists_empty_or_of_different_lengths);
 
   return s;
 }

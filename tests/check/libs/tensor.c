@@ -10,6 +10,8 @@
 #include "../cudacache-check.h"
 #include <gst/cudacache/cudacache.h>
 #include <gst/video/video.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/check/gstharness.h>
 #include "../cudacache-dlpack.h"
 
 static gboolean
@@ -188,6 +190,203 @@ GST_START_TEST (test_meta_follows_full_copies_only)
 
   gst_buffer_unref (region);
   gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+/* A transform that writes a new buffer of the same size and knows nothing
+ * of the project's metas: a tensor retyped, a frame converted */
+typedef GstBaseTransform TestRetype;
+typedef GstBaseTransformClass TestRetypeClass;
+
+static GType test_retype_get_type (void);
+G_DEFINE_TYPE (TestRetype, test_retype, GST_TYPE_BASE_TRANSFORM);
+
+static GstFlowReturn
+test_retype_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  (void) trans;
+  (void) inbuf;
+  gst_buffer_memset (outbuf, 0, 0, gst_buffer_get_size (outbuf));
+  return GST_FLOW_OK;
+}
+
+/* any caps to any: what the harness sets on each side */
+static GstCaps *
+test_retype_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  (void) trans;
+  (void) direction;
+  (void) caps;
+  return filter ? gst_caps_ref (filter) : gst_caps_new_any ();
+}
+
+static void
+test_retype_class_init (TestRetypeClass * klass)
+{
+  static GstStaticPadTemplate sink = GST_STATIC_PAD_TEMPLATE ("sink",
+      GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  static GstStaticPadTemplate src = GST_STATIC_PAD_TEMPLATE ("src",
+      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gst_element_class_add_static_pad_template (element_class, &sink);
+  gst_element_class_add_static_pad_template (element_class, &src);
+  gst_element_class_set_static_metadata (element_class, "retype",
+      "Filter/Converter", "writes a new buffer", "the tests");
+  klass->transform_caps = test_retype_transform_caps;
+  klass->transform = test_retype_transform;
+}
+
+static void
+test_retype_init (TestRetype * self)
+{
+  (void) self;
+}
+
+/* @buf (transfer full), with a tensor meta, through the element @factory
+ * from @in_caps to @out_caps: what comes out */
+static GstBuffer *
+through_transform (const gchar * factory, GstBuffer * buf,
+    const gchar * in_caps, const gchar * out_caps)
+{
+  GstHarness *h = gst_harness_new (factory);
+  GstBuffer *out;
+
+  gst_harness_set_caps_str (h, in_caps, out_caps);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_harness_teardown (h);
+
+  return out;
+}
+
+/* The meta describes the memory's layout and type, as GstVideoMeta does,
+ * and is tagged so: an element that makes a new buffer without knowing
+ * the meta drops it (a uint8 tensor retyped to float32 carries no uint8
+ * meta); a copy of the metadata without the memory drops it too */
+GST_START_TEST (test_meta_dropped_by_converting_transforms)
+{
+  GstCudaCacheTensorInfo info;
+  GstBuffer *buf, *out;
+
+  fail_unless (gst_meta_api_type_has_tag (GST_CUDA_CACHE_TENSOR_META_API_TYPE,
+          g_quark_from_static_string (GST_META_TAG_MEMORY_STR)));
+  fail_unless (gst_meta_api_type_has_tag (GST_CUDA_CACHE_TENSOR_META_API_TYPE,
+          g_quark_from_static_string (GST_CUDA_CACHE_META_TAG_TENSOR_STR)));
+  fail_unless (gst_element_register (NULL, "testretype", GST_RANK_NONE,
+          test_retype_get_type ()));
+
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          3, 2, 4));
+  buf = gst_buffer_new_allocate (NULL, info.size * 4, NULL);
+  fail_unless (gst_buffer_add_cuda_cache_tensor_meta (buf, &info) != NULL);
+  out = through_transform ("testretype", gst_buffer_ref (buf),
+      "other/tensors,format=static,num_tensors=1,types=uint8,"
+      "dimensions=(string)4:2:3:1",
+      "other/tensors,format=static,num_tensors=1,types=float32,"
+      "dimensions=(string)4:2:3:1");
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (out) == NULL,
+      "the retyped tensor kept its uint8 meta");
+  gst_buffer_unref (out);
+
+  out = gst_buffer_new ();
+  fail_unless (gst_buffer_copy_into (out, buf, GST_BUFFER_COPY_METADATA, 0,
+          -1));
+  fail_unless (gst_buffer_get_cuda_cache_tensor_meta (out) == NULL);
+  gst_buffer_unref (out);
+
+  /* a batch's slots and their pictures' geometry: dropped there too */
+  buf = gst_buffer_make_writable (buf);
+  fail_unless (gst_buffer_add_cuda_cache_batch_meta (buf, 4) != NULL);
+  out = through_transform ("testretype", gst_buffer_ref (buf),
+      "other/tensors,format=static,num_tensors=1,types=uint8,"
+      "dimensions=(string)4:2:3:4",
+      "other/tensors,format=static,num_tensors=1,types=uint8,"
+      "dimensions=(string)2:4:3:4");
+  fail_unless (gst_buffer_get_cuda_cache_batch_meta (out) == NULL,
+      "the reshaped batch kept its slots' geometry");
+  gst_buffer_unref (out);
+
+  /* a video converter (which drops GstVideoMeta for its colorspace tag) */
+  if (gst_registry_check_feature_version (gst_registry_get (), "videoconvert",
+          1, 22, 0)) {
+    out = through_transform ("videoconvert", gst_buffer_ref (buf),
+        "video/x-raw,format=RGBA,width=4,height=2,framerate=30/1",
+        "video/x-raw,format=BGRA,width=4,height=2,framerate=30/1");
+    fail_unless (gst_buffer_get_cuda_cache_tensor_meta (out) == NULL,
+        "videoconvert kept a tensor meta");
+    gst_buffer_unref (out);
+  } else {
+    GST_INFO ("no videoconvert: its case left out");
+  }
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+/* Caps are authoritative: a meta that is not the tensor the caps describe
+ * (left by an element that changed the buffer) is refused with a message
+ * that names both, not exported as the meta's type */
+GST_START_TEST (test_dlpack_refuses_meta_the_caps_contradict)
+{
+  static const struct
+  {
+    const gchar *caps, *says;
+  } cases[] = {
+    {"other/tensors,format=static,num_tensors=1,types=float32,"
+          "dimensions=(string)4:2:3:1", "its caps describe (float32 NCHW "
+          "1x3x2x4"},
+    {"other/tensors,format=static,num_tensors=1,types=uint8,"
+          "dimensions=(string)4:2:1:1", "(uint8 NCHW 1x1x2x4"},
+    {"other/tensors,format=static,num_tensors=1,types=int32,"
+          "dimensions=(string)4:2:3:1", "no tensor the library describes"},
+    {"video/x-raw,format=RGBA,width=4,height=2,framerate=30/1",
+        "no tensor the library describes"},
+  };
+  GstCudaCacheTensorInfo info;
+  GstBuffer *buf;
+  DLManagedTensor *t;
+  GError *error = NULL;
+  guint i;
+
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          3, 2, 4));
+  buf = gst_buffer_new_allocate (NULL, info.size * 4, NULL);
+  gst_buffer_add_cuda_cache_tensor_meta (buf, &info);
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GstCaps) caps = gst_caps_from_string (cases[i].caps);
+
+    t = gst_cuda_cache_dlpack_export (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+        GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
+    fail_unless (t == NULL, "%s exported", cases[i].caps);
+    fail_unless (error && strstr (error->message, "the buffer's tensor meta "
+            "(uint8 NCHW 1x3x2x4) is not what its caps describe") &&
+        strstr (error->message, cases[i].says), "\"%s\" does not say \"%s\"",
+        error ? error->message : "", cases[i].says);
+    g_clear_error (&error);
+  }
+
+  /* the caps it is, or none: exported as the meta says */
+  for (i = 0; i < 2; i++) {
+    g_autoptr (GstCaps) caps = i ? NULL :
+        gst_cuda_cache_tensor_info_to_caps (&info);
+
+    t = gst_cuda_cache_dlpack_export (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+        GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
+    fail_unless (t != NULL, "%s", error ? error->message : "");
+    fail_unless_equals_int (t->dl_tensor.dtype.code, kDLUInt);
+    fail_unless_equals_int (t->dl_tensor.dtype.bits, 8);
+    fail_unless_equals_int (t->dl_tensor.shape[1], 3);
+    gst_cuda_cache_dlpack_release (t);
+  }
   gst_buffer_unref (buf);
 }
 
@@ -408,6 +607,8 @@ tensor_suite (void)
   tcase_add_test (tc, test_dlpack_import_system_memory);
   tcase_add_test (tc, test_batch_meta_slots);
   tcase_add_test (tc, test_dlpack_streams_system_memory);
+  tcase_add_test (tc, test_meta_dropped_by_converting_transforms);
+  tcase_add_test (tc, test_dlpack_refuses_meta_the_caps_contradict);
 
   return s;
 }
