@@ -54,7 +54,8 @@ struct _GstCudaCacheBatchPad
   GstBuffer *selected;
 
   /* under the pad's object lock */
-  guint64 dropped;              /* live: older frames a newer one replaced */
+  guint64 dropped;              /* live: frames never batched */
+  GstClockTime frame_duration;  /* its caps' framerate's; NONE: none */
 };
 
 struct _GstCudaCacheBatch
@@ -104,8 +105,14 @@ struct _GstCudaCacheBatch
   GstClockTime last_stats;
   gint tensor_meta;             /* atomic, not under the lock */
 
-  /* the aggregator's thread: the latency reported (update_latency ()) */
-  GstClockTime latency;
+  /* under the object lock: live, the running time a batch covers (the
+   * fastest pad's frame duration), which is also the latency reported;
+   * downstream's last QoS and the batches it let through or dropped */
+  GstClockTime window;
+  gdouble proportion;
+  GstClockTime earliest_time;
+  guint64 qos_processed;
+  guint64 qos_dropped;
 
   /* held across a pad request, so that mode=rois's one-pad check and the
    * pad it admits are one step (two requests at once get one pad) */
@@ -155,15 +162,39 @@ GstBuffer *gst_cuda_cache_batch_clip (GstAggregator * agg,
     GstAggregatorPad * aggpad, GstBuffer * buf);
 
 G_GNUC_INTERNAL
-GstClockTime gst_cuda_cache_batch_get_next_time (GstAggregator * agg);
+void gst_cuda_cache_batch_update_window (GstCudaCacheBatch * self);
+
+G_GNUC_INTERNAL
+GstFlowReturn gst_cuda_cache_batch_live_take (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, guint n_pads, gboolean timeout,
+    GstBuffer ** bufs, GstClockTime * start, GstClockTime * end);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_drop (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf, const gchar * why);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_batch_do_qos (GstCudaCacheBatch * self,
+    GstClockTime start, GstClockTime end);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_reset_qos (GstCudaCacheBatch * self);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_update_qos (GstCudaCacheBatch * self,
+    GstEvent * event);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_advance (GstCudaCacheBatch * self,
+    GstClockTime end);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstPad * pad,
+    GstClockTime pts, GstClockTime end);
 
 G_GNUC_INTERNAL
 GstSample *gst_cuda_cache_batch_peek_next_sample (GstAggregator * agg,
     GstAggregatorPad * aggpad);
-
-G_GNUC_INTERNAL
-void gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self,
-    GstClockTime took);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_batch_running_times (GstAggregatorPad * pad,

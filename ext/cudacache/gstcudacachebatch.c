@@ -19,7 +19,8 @@
  * leaves its slot absent (zeros, marked absent in the meta); the last
  * pad's end of stream ends the batches. `batch-size` 0 makes the batch as
  * large as the number of sink pads; a larger value leaves the slots of no
- * pad absent.
+ * pad absent, and a pad requested past it is refused (no pad, a warning
+ * that says why).
  *
  * ## Pads of different frame rates
  *
@@ -28,18 +29,22 @@
  * none is dropped, and a faster stream's frames simply take more batches
  * (its slots go absent after the slower streams end).
  *
- * In a live pipeline a batch goes out as soon as every pad has a frame,
- * or at its deadline: the running time of the oldest frame queued, plus
- * the upstream latency and the element's `latency`. A pad without a
- * frame by then leaves its slot absent. Each batch takes each pad's
- * **newest** queued frame and drops the older ones of that pad (a camera
- * faster than the batches, or than what is downstream of them), so a slot
- * is never older than it has to be. The drops are counted on each sink
- * pad (#GstCudaCacheBatchPad:dropped) and in all (#GstCudaCacheBatch:dropped),
- * and logged one by one at the DEBUG level. As `videorate` and
- * #GstVideoAggregator do for the input frames they leave out, the element
- * posts no QoS message for them: a QoS message says a frame was late, and
- * these are frames the policy replaced by newer ones.
+ * In a live pipeline each batch is a window of running time one frame of
+ * the fastest pad long (its caps' framerate; 1/25 s where no pad has
+ * one), as #GstVideoAggregator's output frames are, and each pad's frame
+ * goes into the batch whose window its running time falls in: a frame of
+ * a later window waits queued on its pad. A batch goes out once every
+ * pad has a frame queued (of the window or a later one), or at the
+ * window's deadline (its start plus the upstream latency, the element's own, one
+ * window, and the `latency` property), the slots of pads without a frame
+ * by then absent. A frame that comes after its window went out is late:
+ * it is dropped, as is the older of two frames of one window. Drops are
+ * counted on each sink pad (#GstCudaCacheBatchPad:dropped) and in all
+ * (#GstCudaCacheBatch:dropped), and logged one by one at the DEBUG level.
+ * A window with no frame makes no batch. Downstream's QoS events are
+ * followed as #GstVideoAggregator follows them live: a batch already late
+ * for downstream is not made, its frames dropped and counted, and a QoS
+ * message posted.
  *
  * ## Regions of interest
  *
@@ -63,10 +68,10 @@
  *
  * As videoaggregator keeps it: frames are taken in running time through
  * each pad's segment, frames outside their segment are not batched, and a
- * batch is in running time: from its earliest frame to the earliest end
- * among its frames, never overlapping the batch before. The element
- * reports its latency, what a live batch takes to convert (measured; it
- * grows, with a latency message, when a batch takes longer).
+ * batch is in running time: live, its window; not live, from its earliest
+ * frame to the earliest end among its frames, never overlapping the batch
+ * before. The element reports its latency as videoaggregator does, one
+ * output frame: live, its window.
  *
  * Batch tensors are buffers of the device's cache (or of system memory's),
  * so a batch layout seen once allocates nothing again. The slots are
@@ -202,15 +207,17 @@ gst_cuda_cache_batch_pad_class_init (GstCudaCacheBatchPadClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_PAD_DROPPED,
       g_param_spec_uint64 ("dropped", "Dropped",
-          "Frames of this pad never batched: in a live pipeline each batch "
-          "takes the pad's newest queued frame and drops the older ones "
-          "(0 in a pipeline that is not live)", 0, G_MAXUINT64, 0,
-          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "Frames of this pad never batched: in a live pipeline, frames that "
+          "came after their batch's window went out, the older of two "
+          "frames of one window, and the frames of batches late for "
+          "downstream (QoS); 0 in a pipeline that is not live", 0, G_MAXUINT64,
+          0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 }
 
 static void
 gst_cuda_cache_batch_pad_init (GstCudaCacheBatchPad * pad)
 {
+  pad->frame_duration = GST_CLOCK_TIME_NONE;
   pad->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (pad));
 }
 
@@ -427,6 +434,28 @@ gst_cuda_cache_batch_n_slots (GstCudaCacheBatch * self)
   return MAX (n, 1);
 }
 
+/* The sink pads, each with a reference, and their converters taken
+ * from them, under the object lock: the caller frees the converters
+ * (and anything else of the pads) once it is released */
+static GList *
+gst_cuda_cache_batch_take_converters (GstCudaCacheBatch * self,
+    GList ** converters)
+{
+  GList *pads = NULL, *l;
+
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
+    GstCudaCacheBatchPad *pad = l->data;
+
+    pads = g_list_prepend (pads, gst_object_ref (pad));
+    if (pad->converter)
+      *converters = g_list_prepend (*converters,
+          g_steal_pointer (&pad->converter));
+  }
+  GST_OBJECT_UNLOCK (self);
+  return pads;
+}
+
 static GstFlowReturn
 gst_cuda_cache_batch_update_src_caps (GstAggregator * agg, GstCaps * caps,
     GstCaps ** ret)
@@ -491,7 +520,7 @@ gst_cuda_cache_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
   GstCudaCacheTensorInfo slot;
-  GList *l;
+  GList *pads, *converters = NULL;
 
   /* the batch of the caps before goes out before the new caps */
   if (gst_cuda_cache_batch_flush_pending (self, TRUE) != GST_FLOW_OK)
@@ -512,10 +541,9 @@ gst_cuda_cache_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
       (gst_caps_get_features (caps, 0)));
 
   /* every pad's converter makes the new slots */
-  GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
-    gst_clear_object (&GST_CUDA_CACHE_BATCH_PAD (l->data)->converter);
-  GST_OBJECT_UNLOCK (self);
+  pads = gst_cuda_cache_batch_take_converters (self, &converters);
+  g_list_free_full (converters, gst_object_unref);
+  g_list_free_full (pads, gst_object_unref);
 
   return GST_AGGREGATOR_CLASS (parent_class)->negotiated_src_caps (agg, caps);
 }
@@ -528,10 +556,20 @@ gst_cuda_cache_batch_sink_event (GstAggregator * agg,
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
+    gint fps_n = 0, fps_d = 1;
 
     gst_event_parse_caps (event, &caps);
     gst_caps_replace (&pad->caps, caps);
     pad->stale = TRUE;
+    /* the pad's frame duration: live, the fastest pad's is each batch's */
+    gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+        "framerate", &fps_n, &fps_d);
+    GST_OBJECT_LOCK (pad);
+    pad->frame_duration = fps_n > 0 && fps_d > 0 ?
+        gst_util_uint64_scale_int (GST_SECOND, fps_d, fps_n) :
+        GST_CLOCK_TIME_NONE;
+    GST_OBJECT_UNLOCK (pad);
+    gst_cuda_cache_batch_update_window (GST_CUDA_CACHE_BATCH (agg));
   }
 
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
@@ -701,20 +739,29 @@ gst_cuda_cache_batch_request_new_pad (GstElement * element,
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
   GstPad *pad;
-  gboolean follows_pads, refused;
+  gboolean follows_pads, rois_refused, full;
+  guint batch_size, n_pads;
 
   g_mutex_lock (&self->request_lock);
   GST_OBJECT_LOCK (self);
-  follows_pads = self->batch_size == 0;
-  refused = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS &&
-      element->numsinkpads > 0;
+  batch_size = self->batch_size;
+  follows_pads = batch_size == 0;
+  n_pads = element->numsinkpads;
+  rois_refused = self->mode == GST_CUDA_CACHE_BATCH_MODE_ROIS && n_pads > 0;
+  full = self->mode == GST_CUDA_CACHE_BATCH_MODE_FRAMES && batch_size > 0 &&
+      n_pads >= batch_size;
   GST_OBJECT_UNLOCK (self);
   /* as muxers refuse a pad they cannot take: a warning that says why,
    * and no pad */
-  if (refused) {
+  if (rois_refused || full) {
     g_mutex_unlock (&self->request_lock);
-    GST_ELEMENT_WARNING (self, CORE, PAD, ("mode=rois takes one sink pad: "
-            "a second one was requested and refused"), (NULL));
+    if (rois_refused)
+      GST_ELEMENT_WARNING (self, CORE, PAD, ("mode=rois takes one sink pad: "
+              "a second one was requested and refused"), (NULL));
+    else
+      GST_ELEMENT_WARNING (self, CORE, PAD, ("batch-size=%u takes %u sink "
+              "pads: one more was requested and refused", batch_size,
+              batch_size), (NULL));
     return NULL;
   }
   pad = GST_ELEMENT_CLASS (parent_class)->request_new_pad (element, templ,
@@ -735,6 +782,7 @@ gst_cuda_cache_batch_release_pad (GstElement * element, GstPad * pad)
   follows_pads = self->batch_size == 0;
   GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
+  gst_cuda_cache_batch_update_window (self);
   if (follows_pads)
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (element));
 }
@@ -745,19 +793,21 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
   GstCudaContext *context;
   GstCudaCache *cache, *limit_cache;
-  GList *l;
+  GList *pads, *converters = NULL, *l;
 
   gst_cuda_cache_batch_flush_pending (self, FALSE);
   gst_cuda_cache_batch_reset (self);
   gst_cuda_cache_batch_stream_clear (self);
+  gst_cuda_cache_batch_reset_qos (self);
   /* the converters' device frames and tables, blocks of the cache, go
-   * back with the element's resources; the next start makes them again */
-  GST_OBJECT_LOCK (self);
-  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
-    gst_clear_object (&GST_CUDA_CACHE_BATCH_PAD (l->data)->converter);
-    /* the pools offered upstream hold the context's cache group */
+   * back with the element's resources; the next start makes them again;
+   * the pools offered upstream hold the context's cache group */
+  pads = gst_cuda_cache_batch_take_converters (self, &converters);
+  g_list_free_full (converters, gst_object_unref);
+  for (l = pads; l; l = l->next)
     gst_cuda_cache_kept_pools_clear (GST_CUDA_CACHE_BATCH_PAD (l->data)->kept);
-  }
+  g_list_free_full (pads, gst_object_unref);
+  GST_OBJECT_LOCK (self);
   /* the next start takes the context it is given, or its first frame's,
    * and its cache */
   context = g_steal_pointer (&self->context);
@@ -776,7 +826,16 @@ static GstFlowReturn
 gst_cuda_cache_batch_flush (GstAggregator * agg)
 {
   gst_cuda_cache_batch_flush_pending (GST_CUDA_CACHE_BATCH (agg), FALSE);
+  gst_cuda_cache_batch_reset_qos (GST_CUDA_CACHE_BATCH (agg));
   return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cuda_cache_batch_src_event (GstAggregator * agg, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS)
+    gst_cuda_cache_batch_update_qos (GST_CUDA_CACHE_BATCH (agg), event);
+  return GST_AGGREGATOR_CLASS (parent_class)->src_event (agg, event);
 }
 
 static void
@@ -814,9 +873,10 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
   g_object_class_install_property (gobject_class, PROP_DROPPED,
       g_param_spec_uint64 ("dropped", "Dropped",
           "Frames never batched, all pads together (each pad's own count is "
-          "its dropped property): in a live pipeline each batch takes each "
-          "pad's newest queued frame and drops the older ones; 0 in a "
-          "pipeline that is not live", 0, G_MAXUINT64, 0,
+          "its dropped property): in a live pipeline, frames that came "
+          "after their batch's window went out, the older of two frames of "
+          "one window, and the frames of batches late for downstream (QoS); "
+          "0 in a pipeline that is not live", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       gst_cuda_cache_param_spec_device_id ());
@@ -857,10 +917,12 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
       GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_peek_next_sample);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_stop);
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_flush);
-  /* live: a batch goes out at its deadline, the slots of pads without a
-   * frame by then absent */
+  /* live: a batch goes out once every pad has a frame queued (of its
+   * window or a later one), or at the window's deadline (its start plus
+   * the latency), the slots of pads without a frame of it absent */
   agg_class->get_next_time =
-      GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_get_next_time);
+      GST_DEBUG_FUNCPTR (gst_aggregator_simple_get_next_time);
+  agg_class->src_event = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_event);
   agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_src_query);
   agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_cache_batch_sink_query);
   agg_class->propose_allocation =
@@ -878,10 +940,12 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->mode = DEFAULT_MODE;
   g_mutex_init (&self->request_lock);
-  self->latency = 0;
+  self->window = GST_CLOCK_TIME_NONE;
+  gst_cuda_cache_batch_reset_qos (self);
   self->device_id = -1;
   self->last_stats = GST_CLOCK_TIME_NONE;
   self->tensor_meta = TRUE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);
+  gst_cuda_cache_batch_update_window (self);
 }

@@ -73,28 +73,41 @@ gst_cuda_cache_batch_stream_clear (GstCudaCacheBatch * self)
   self->stream = NULL;
 }
 
-/* A pool of @caps, in the output's kind of memory, active */
+/* A pool of @caps, in the output's kind of memory, active; NULL, with
+ * @why, where none can be made */
 static GstBufferPool *
 gst_cuda_cache_batch_pool_new (GstCudaCacheBatch * self, GstCaps * caps,
-    gsize size)
+    gsize size, const gchar ** why)
 {
-  GstBufferPool *pool = self->cuda ? gst_cuda_cache_pool_new (self->context) :
-      gst_cuda_cache_system_pool_new (NULL);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstCudaCache *cache = self->cuda ?
-      gst_cuda_cache_device_get_cache (self->context) :
-      gst_cuda_cache_get_system ();
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCudaCache *cache;
 
+  if (!self->cuda)
+    pool = gst_cuda_cache_system_pool_new (NULL);
+  else if (self->context)
+    pool = gst_cuda_cache_pool_new (self->context);
+  else
+    pool = NULL;
+  if (!pool) {
+    *why = self->context || !self->cuda ? "gst-cuda's allocator is "
+        "unavailable" : "no CUDA context";
+    return NULL;
+  }
+  cache = self->cuda ? gst_cuda_cache_device_get_cache (self->context) :
+      gst_cuda_cache_get_system ();
   GST_OBJECT_LOCK (self);
   gst_object_replace ((GstObject **) & self->cache, (GstObject *) cache);
   GST_OBJECT_UNLOCK (self);
   gst_object_unref (cache);
   gst_cuda_cache_batch_offer_limit (self, FALSE);
 
+  config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
     gst_object_unref (pool);
+    *why = "the pool refused its configuration";
     return NULL;
   }
   return pool;
@@ -219,34 +232,6 @@ gst_cuda_cache_batch_set_slot (GstCudaCacheBatch * self,
   g_free (stream_id);
 }
 
-/* The frame @pad gives the next batch: its next one or, @live, its newest
- * queued, the older ones dropped and counted (frames a live source made
- * faster than batches go out) */
-static GstBuffer *
-gst_cuda_cache_batch_pad_take (GstCudaCacheBatch * self,
-    GstCudaCacheBatchPad * pad, gboolean live)
-{
-  GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pad);
-  GstBuffer *buf = gst_aggregator_pad_pop_buffer (aggpad);
-  GstBuffer *newer;
-
-  while (live && buf && (newer = gst_aggregator_pad_pop_buffer (aggpad))) {
-    GST_DEBUG_OBJECT (pad, "dropping the frame of %" GST_TIME_FORMAT
-        ": a newer one (%" GST_TIME_FORMAT ") is queued",
-        GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-        GST_TIME_ARGS (GST_BUFFER_PTS (newer)));
-    GST_OBJECT_LOCK (pad);
-    pad->dropped++;
-    GST_OBJECT_UNLOCK (pad);
-    GST_OBJECT_LOCK (self);
-    self->dropped++;
-    GST_OBJECT_UNLOCK (self);
-    gst_buffer_unref (buf);
-    buf = newer;
-  }
-  return buf;
-}
-
 /* A batch buffer from the element's pool, with its meta */
 GstBuffer *
 gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
@@ -256,15 +241,21 @@ gst_cuda_cache_batch_acquire (GstCudaCacheBatch * self, guint n)
 
   if (!self->batch_pool) {
     GstCaps *caps = gst_pad_get_current_caps (GST_AGGREGATOR_SRC_PAD (agg));
+    const gchar *why = "no caps";
 
     if (caps) {
       self->batch_pool = gst_cuda_cache_batch_pool_new (self, caps,
-          self->out_info.size);
+          self->out_info.size, &why);
       gst_caps_unref (caps);
     }
+    if (!self->batch_pool) {
+      gst_cuda_cache_batch_flush_pending (self, TRUE);
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("cannot make the pool of "
+              "the batches: %s", why), (NULL));
+      return NULL;
+    }
   }
-  if (!self->batch_pool ||
-      gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
+  if (gst_buffer_pool_acquire_buffer (self->batch_pool, &outbuf, NULL) !=
       GST_FLOW_OK) {
     gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("no memory for a "
@@ -335,13 +326,14 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   GstCudaCacheBatchMeta *meta;
   GstFlowReturn ret = GST_FLOW_OK;
   GstClockTime pts = GST_CLOCK_TIME_NONE, end = GST_CLOCK_TIME_NONE;
+  GstClockTime window_start = GST_CLOCK_TIME_NONE;
+  GstClockTime window_end = GST_CLOCK_TIME_NONE;
   GError *error = NULL;
   guint n_pads = 0, i, n_bufs = 0, launches = 0;
   gboolean all_eos = TRUE, options_changed, rois, follows_pads, pipelined;
   GstCudaCacheBatchLaunch *launch = NULL;
   CUstream stream;
   gboolean live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
-  GstClockTime started;
   GList *l;
 
   GST_OBJECT_LOCK (self);
@@ -381,10 +373,38 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     goto done;
   }
 
+  /* live, the window of running time the batch covers and each pad's
+   * frame of it; not live, each pad's next frame */
+  if (live) {
+    ret = gst_cuda_cache_batch_live_take (self, pads, n_pads, timeout, bufs,
+        &window_start, &window_end);
+    if (ret == GST_FLOW_EOS) {
+      ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
+      if (ret == GST_FLOW_OK)
+        ret = GST_FLOW_EOS;
+      goto done;
+    }
+    if (ret == GST_FLOW_OK && !gst_cuda_cache_batch_do_qos (self,
+            window_start, window_end)) {
+      /* too late for downstream: its frames are never batched */
+      for (i = 0; i < n_pads; i++) {
+        if (bufs[i])
+          gst_cuda_cache_batch_drop (self, pads[i], g_steal_pointer (&bufs[i]),
+              "the batch is late for downstream (QoS)");
+      }
+      gst_cuda_cache_batch_advance (self, window_end);
+      goto done;
+    }
+    if (ret != GST_FLOW_OK)
+      goto done;
+  } else {
+    for (i = 0; i < n_pads; i++)
+      bufs[i] = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (pads[i]));
+  }
+
   for (i = 0; i < n_pads; i++) {
     GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
 
-    bufs[i] = gst_cuda_cache_batch_pad_take (self, pads[i], live);
     if (bufs[i]) {
       GstClockTime t, t_end;
 
@@ -407,6 +427,11 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
     if (!gst_aggregator_pad_is_eos (aggpad) || bufs[i])
       all_eos = FALSE;
   }
+  /* live, a batch is its window */
+  if (live) {
+    pts = window_start;
+    end = window_end;
+  }
   if (n_bufs == 0) {
     /* the last batch goes out before the end of the stream */
     ret = gst_cuda_cache_batch_flush_pending (self, TRUE);
@@ -421,11 +446,10 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
   gst_cuda_cache_batch_selected (self, pads, bufs, n_pads, pts, end);
   if (rois) {
-    started = gst_util_get_timestamp ();
     ret = gst_cuda_cache_batch_aggregate_rois (self, pads[0], bufs[0]);
+    /* live, the next window starts after this one */
     if (live)
-      gst_cuda_cache_batch_update_latency (self,
-          gst_util_get_timestamp () - started);
+      gst_cuda_cache_batch_advance (self, window_end);
     goto done;
   }
 
@@ -455,7 +479,6 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   /* not live, a CUDA batch is launched, and held while the next one is
    * prepared if its frames are there; live, each is sent at once */
   pipelined = self->cuda && !live;
-  started = gst_util_get_timestamp ();
   stream = self->cuda ? gst_cuda_cache_batch_stream (self) : NULL;
   if (pipelined)
     launch = gst_cuda_cache_converter_launch_batch (converters, bufs, n,
@@ -470,10 +493,6 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
   }
   GST_LOG_OBJECT (self, "a batch of %u, %u frames, in %u launches%s", n,
       n_bufs, launches, pipelined ? ", launched" : "");
-  /* live, each batch is converted whole before it is sent */
-  if (live)
-    gst_cuda_cache_batch_update_latency (self,
-        gst_util_get_timestamp () - started);
   for (i = 0; i < n_pads; i++) {
     if (bufs[i])
       gst_cuda_cache_batch_set_slot (self, pads[i], converters[i], bufs[i],

@@ -110,42 +110,6 @@ gst_cuda_cache_batch_roi_converter (GstCudaCacheBatch * self,
   return self->roi_converters[index];
 }
 
-/* rois, a frame without a region: no batch, a GAP event for its time
- * (running times @pts to @end, moved to the output's) so that downstream
- * (a sink prerolling, a live mixer) moves on */
-static void
-gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstPad * pad,
-    GstClockTime pts, GstClockTime end)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstEvent *segment;
-
-  gst_cuda_cache_batch_output_times (self, &pts, &end);
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return;
-  /* before the first batch the aggregator has sent no segment yet: the
-   * one it will send, with the seqnum it gives it (the input segment's) */
-  segment = gst_pad_get_sticky_event (agg->srcpad, GST_EVENT_SEGMENT, 0);
-  if (!segment) {
-    GstEvent *input = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
-    GstSegment copy;
-    GstEvent *event;
-
-    GST_OBJECT_LOCK (self);
-    copy = GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-    GST_OBJECT_UNLOCK (self);
-    event = gst_event_new_segment (&copy);
-    if (input) {
-      gst_event_set_seqnum (event, gst_event_get_seqnum (input));
-      gst_event_unref (input);
-    }
-    gst_pad_push_event (agg->srcpad, event);
-  }
-  gst_clear_event (&segment);
-  gst_pad_push_event (agg->srcpad, gst_event_new_gap (pts,
-          GST_CLOCK_TIME_IS_VALID (end) ? end - pts : GST_CLOCK_TIME_NONE));
-}
-
 /* rois: the batches of @pad's frame @buf, batch-size regions each, the
  * last one's other slots absent; none for a frame without a region */
 GstFlowReturn
@@ -173,6 +137,8 @@ gst_cuda_cache_batch_aggregate_rois (GstCudaCacheBatch * self,
   boxes = gst_cuda_cache_batch_rois (self, GST_PAD (pad), buf,
       GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), &ids);
   if (boxes->len == 0) {
+    /* no batch: a GAP event for its time, so that downstream (a sink
+     * prerolling, a live mixer) moves on */
     GST_LOG_OBJECT (pad, "no region in the frame of %" GST_TIME_FORMAT
         ": no batch", GST_TIME_ARGS (pts));
     gst_cuda_cache_batch_push_gap (self, GST_PAD (pad), pts, end);

@@ -39,40 +39,298 @@ gst_cuda_cache_batch_clip (GstAggregator * agg, GstAggregatorPad * aggpad,
   return NULL;
 }
 
-/* The sink pads, each with a reference, for a walk outside the lock */
-static GList *
-gst_cuda_cache_batch_ref_sink_pads (GstElement * element)
+/* Live, each batch covers a window of running time one frame of the
+ * fastest pad long (its caps' framerate; 25 frames a second where no pad
+ * has one), as GstVideoAggregator's output frames are one frame of the
+ * fastest input: every pad's frames fit one a window. As it does, that
+ * window is the latency the element reports (gst_aggregator_set_latency
+ * ()): a batch waits for its window's frames until the window has passed,
+ * plus the upstream latency and the latency property. */
+void
+gst_cuda_cache_batch_update_window (GstCudaCacheBatch * self)
 {
-  GList *pads = NULL, *l;
+  GstClockTime window = GST_CLOCK_TIME_NONE;
+  gboolean changed;
+  GList *l;
 
-  GST_OBJECT_LOCK (element);
-  for (l = element->sinkpads; l; l = l->next)
-    pads = g_list_prepend (pads, gst_object_ref (l->data));
-  GST_OBJECT_UNLOCK (element);
-  return pads;
+  GST_OBJECT_LOCK (self);
+  for (l = GST_ELEMENT (self)->sinkpads; l; l = l->next) {
+    GstCudaCacheBatchPad *pad = l->data;
+    GstClockTime d;
+
+    GST_OBJECT_LOCK (pad);
+    d = pad->frame_duration;
+    GST_OBJECT_UNLOCK (pad);
+    if (GST_CLOCK_TIME_IS_VALID (d) && d > 0 &&
+        (!GST_CLOCK_TIME_IS_VALID (window) || d < window))
+      window = d;
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (window))
+    window = GST_SECOND / 25;
+  changed = window != self->window;
+  self->window = window;
+  GST_OBJECT_UNLOCK (self);
+  if (!changed)
+    return;
+  GST_DEBUG_OBJECT (self, "live batches of %" GST_TIME_FORMAT " each, the "
+      "latency", GST_TIME_ARGS (window));
+  gst_aggregator_set_latency (GST_AGGREGATOR (self), window, window);
 }
 
-/* The element's latency: what a batch's conversion takes, from its
- * deadline to its push, so that a syncing sink downstream receives it in
- * time. Measured: each batch that takes longer than the latency reported
- * raises it to twice that time (rounded up to a millisecond, at most a
- * second), and gst_aggregator_set_latency () tells the pipeline. Live
- * pipelines add it to the upstream latency; the latency property adds to
- * it (and sets how long a batch waits for slower pads). */
+/* Drops @buf of @pad, never batched, and counts it */
 void
-gst_cuda_cache_batch_update_latency (GstCudaCacheBatch * self,
-    GstClockTime took)
+gst_cuda_cache_batch_drop (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad * pad, GstBuffer * buf, const gchar * why)
 {
-  GstClockTime latency;
+  GST_DEBUG_OBJECT (pad, "dropping the frame of %" GST_TIME_FORMAT ": %s",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why);
+  GST_OBJECT_LOCK (pad);
+  pad->dropped++;
+  GST_OBJECT_UNLOCK (pad);
+  GST_OBJECT_LOCK (self);
+  self->dropped++;
+  GST_OBJECT_UNLOCK (self);
+  gst_buffer_unref (buf);
+}
 
-  if (took <= self->latency)
+/* @buf's running time on @pad, from its segment's start where it starts
+ * before; 0 (due at once) where it has no time */
+static GstClockTime
+gst_cuda_cache_batch_frame_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), t = GST_CLOCK_TIME_NONE;
+
+  GST_OBJECT_LOCK (pad);
+  if (GST_CLOCK_TIME_IS_VALID (pts) && pad->segment.format == GST_FORMAT_TIME)
+    t = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+        MAX (pts, pad->segment.start));
+  GST_OBJECT_UNLOCK (pad);
+  return GST_CLOCK_TIME_IS_VALID (t) ? t : 0;
+}
+
+/* Live: the frames of the next batch, the window of running time [@start,
+ * @end) from the end of the batch before (gst_aggregator_simple_get_next_time
+ * (), whose deadline the aggregator waits for). A pad's frame goes into
+ * the window its running time falls in: frames of a later window stay
+ * queued, frames of a window that has passed (they came after it went
+ * out) are dropped and counted, and of two frames of one window the
+ * newer is taken, the older dropped and counted. Returns
+ * GST_AGGREGATOR_FLOW_NEED_DATA while a pad may still send a frame of the
+ * window (it has none queued and the deadline, @timeout, has not come),
+ * or where the window holds no frame (then passed). */
+GstFlowReturn
+gst_cuda_cache_batch_live_take (GstCudaCacheBatch * self,
+    GstCudaCacheBatchPad ** pads, guint n_pads, gboolean timeout,
+    GstBuffer ** bufs, GstClockTime * start, GstClockTime * end)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstClockTime s = gst_aggregator_simple_get_next_time (agg), window;
+  GstClockTime earliest = GST_CLOCK_TIME_NONE;
+  gboolean complete = TRUE, any = FALSE, eos = TRUE;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  window = self->window;
+  GST_OBJECT_UNLOCK (self);
+  if (!GST_CLOCK_TIME_IS_VALID (s))
+    s = 0;
+
+  for (i = 0; i < n_pads; i++) {
+    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
+    GstBuffer *buf;
+    GstClockTime t = GST_CLOCK_TIME_NONE;
+
+    while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
+      t = gst_cuda_cache_batch_frame_time (aggpad, buf);
+      gst_buffer_unref (buf);
+      if (t >= s)
+        break;
+      gst_cuda_cache_batch_drop (self, pads[i],
+          gst_aggregator_pad_pop_buffer (aggpad), "late, its window has "
+          "passed");
+      t = GST_CLOCK_TIME_NONE;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (t)) {
+      eos = FALSE;
+      if (!GST_CLOCK_TIME_IS_VALID (earliest) || t < earliest)
+        earliest = t;
+    } else if (!gst_aggregator_pad_is_eos (aggpad)) {
+      eos = FALSE;
+      complete = FALSE;
+    }
+  }
+  if (eos)
+    return GST_FLOW_EOS;
+  if (!complete && !timeout)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  /* every pad's next frame is later: the windows until the earliest
+   * frame's hold nothing */
+  if (complete && earliest >= s + window)
+    s += (earliest - s) / window * window;
+  *start = s;
+  *end = s + window;
+
+  for (i = 0; i < n_pads; i++) {
+    GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
+    GstBuffer *buf;
+
+    while ((buf = gst_aggregator_pad_peek_buffer (aggpad))) {
+      GstClockTime t = gst_cuda_cache_batch_frame_time (aggpad, buf);
+
+      gst_buffer_unref (buf);
+      if (t >= *end)
+        break;
+      if (bufs[i])
+        gst_cuda_cache_batch_drop (self, pads[i], bufs[i], "a newer frame "
+            "falls in the same window");
+      bufs[i] = gst_aggregator_pad_pop_buffer (aggpad);
+      any = TRUE;
+    }
+  }
+  if (any)
+    return GST_FLOW_OK;
+  GST_LOG_OBJECT (self, "no frame in the window of %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (*start));
+  gst_cuda_cache_batch_advance (self, *end);
+  return GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+
+/* Moves the output's position to @end, a running time, where it is
+ * before: the next live window starts there */
+void
+gst_cuda_cache_batch_advance (GstCudaCacheBatch * self, GstClockTime end)
+{
+  GstSegment *segment =
+      &GST_AGGREGATOR_PAD (GST_AGGREGATOR (self)->srcpad)->segment;
+  GstClockTime position;
+
+  GST_OBJECT_LOCK (self);
+  position = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, end);
+  if (GST_CLOCK_TIME_IS_VALID (position) &&
+      (!GST_CLOCK_TIME_IS_VALID (segment->position) ||
+          position > segment->position))
+    segment->position = position;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* QoS, as GstVideoAggregator keeps it live: downstream's last QOS event
+ * says from which running time a batch is still in time */
+void
+gst_cuda_cache_batch_update_qos (GstCudaCacheBatch * self, GstEvent * event)
+{
+  GstQOSType type;
+  GstClockTimeDiff diff;
+  GstClockTime timestamp;
+  gdouble proportion;
+
+  gst_event_parse_qos (event, &type, &proportion, &diff, &timestamp);
+  GST_OBJECT_LOCK (self);
+  self->proportion = proportion;
+  if (!GST_CLOCK_TIME_IS_VALID (timestamp))
+    self->earliest_time = GST_CLOCK_TIME_NONE;
+  else if (diff < 0 && (GstClockTime) (-diff) > timestamp)
+    self->earliest_time = 0;
+  else
+    self->earliest_time = timestamp + diff;
+  GST_OBJECT_UNLOCK (self);
+}
+
+void
+gst_cuda_cache_batch_reset_qos (GstCudaCacheBatch * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->proportion = 0.5;
+  self->earliest_time = GST_CLOCK_TIME_NONE;
+  self->qos_processed = self->qos_dropped = 0;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Live, whether the batch of the window [@start, @end) (running times) is
+ * still in time for downstream (its last QoS event); where not, it is not
+ * made (its frames dropped by the caller) and a QoS message says so, as
+ * GstVideoAggregator does for its output frames */
+gboolean
+gst_cuda_cache_batch_do_qos (GstCudaCacheBatch * self, GstClockTime start,
+    GstClockTime end)
+{
+  GstSegment *segment =
+      &GST_AGGREGATOR_PAD (GST_AGGREGATOR (self)->srcpad)->segment;
+  GstClockTime earliest, position;
+  GstClockTimeDiff jitter;
+  gdouble proportion;
+  guint64 processed, dropped;
+  GstMessage *msg;
+
+  GST_OBJECT_LOCK (self);
+  earliest = self->earliest_time;
+  proportion = self->proportion;
+  if (!GST_CLOCK_TIME_IS_VALID (earliest) || start >= earliest) {
+    self->qos_processed++;
+    GST_OBJECT_UNLOCK (self);
+    return TRUE;
+  }
+  processed = self->qos_processed;
+  dropped = ++self->qos_dropped;
+  position = gst_segment_position_from_running_time (segment,
+      GST_FORMAT_TIME, start);
+  GST_OBJECT_UNLOCK (self);
+
+  jitter = GST_CLOCK_DIFF (start, earliest);
+  GST_DEBUG_OBJECT (self, "the batch of %" GST_TIME_FORMAT " is %"
+      GST_STIME_FORMAT " late for downstream: not made",
+      GST_TIME_ARGS (start), GST_STIME_ARGS (jitter));
+  msg = gst_message_new_qos (GST_OBJECT (self), TRUE, start,
+      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, position),
+      position, end - start);
+  gst_message_set_qos_values (msg, jitter, proportion, 1000000);
+  gst_message_set_qos_stats (msg, GST_FORMAT_BUFFERS, processed, dropped);
+  gst_element_post_message (GST_ELEMENT (self), msg);
+  return FALSE;
+}
+
+/* A GAP event for the running times @pts to @end, after the events the
+ * aggregator owes downstream (stream-start, caps, segment): through
+ * gst_aggregator_push_src_event () where GStreamer has it (1.26); before,
+ * where the aggregator has sent no segment yet (no batch went out), its
+ * own segment, with the seqnum it gives it (the input's), goes first */
+void
+gst_cuda_cache_batch_push_gap (GstCudaCacheBatch * self, GstPad * pad,
+    GstClockTime pts, GstClockTime end)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstEvent *gap;
+
+  gst_cuda_cache_batch_output_times (self, &pts, &end);
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
     return;
-  latency = MIN (GST_SECOND, gst_util_uint64_scale_ceil (2 * took, 1,
-          GST_MSECOND) * GST_MSECOND);
-  GST_DEBUG_OBJECT (self, "a batch took %" GST_TIME_FORMAT ": latency %"
-      GST_TIME_FORMAT, GST_TIME_ARGS (took), GST_TIME_ARGS (latency));
-  self->latency = latency;
-  gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
+  gap = gst_event_new_gap (pts, GST_CLOCK_TIME_IS_VALID (end) ? end - pts :
+      GST_CLOCK_TIME_NONE);
+#if GST_CHECK_VERSION (1, 26, 0)
+  gst_aggregator_push_src_event (agg, gap);
+#else
+  {
+    GstEvent *segment = gst_pad_get_sticky_event (agg->srcpad,
+        GST_EVENT_SEGMENT, 0);
+
+    if (!segment) {
+      GstEvent *input = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+      GstSegment copy;
+
+      GST_OBJECT_LOCK (self);
+      copy = GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+      GST_OBJECT_UNLOCK (self);
+      segment = gst_event_new_segment (&copy);
+      if (input) {
+        gst_event_set_seqnum (segment, gst_event_get_seqnum (input));
+        gst_event_unref (input);
+      }
+      gst_pad_push_event (agg->srcpad, gst_event_ref (segment));
+    }
+    gst_event_unref (segment);
+    gst_pad_push_event (agg->srcpad, gap);
+  }
+#endif
 }
 
 /* @pts and @end, running times, in the output's segment, never before the
@@ -186,38 +444,4 @@ gst_cuda_cache_batch_selected (GstCudaCacheBatch * self,
       GST_CLOCK_TIME_IS_VALID (pts) ? end - pts : GST_CLOCK_TIME_NONE, NULL);
   for (i = 0; i < n_pads; i++)
     pads[i]->selected = NULL;
-}
-
-/* Live, the running time a batch is due by, less the latency: its
- * oldest queued frame's. A batch goes out once every pad has a frame, or
- * at that deadline with the frames there are then; with no frame queued
- * there is no deadline. */
-GstClockTime
-gst_cuda_cache_batch_get_next_time (GstAggregator * agg)
-{
-  GstClockTime next = GST_CLOCK_TIME_NONE;
-  GList *pads = gst_cuda_cache_batch_ref_sink_pads (GST_ELEMENT (agg)), *l;
-
-  for (l = pads; l; l = l->next) {
-    GstAggregatorPad *aggpad = l->data;
-    GstBuffer *buf = gst_aggregator_pad_peek_buffer (aggpad);
-    GstClockTime t = GST_CLOCK_TIME_NONE;
-
-    if (!buf)
-      continue;
-    GST_OBJECT_LOCK (aggpad);
-    if (GST_BUFFER_PTS_IS_VALID (buf) && aggpad->segment.format ==
-        GST_FORMAT_TIME)
-      t = gst_segment_to_running_time (&aggpad->segment, GST_FORMAT_TIME,
-          GST_BUFFER_PTS (buf));
-    GST_OBJECT_UNLOCK (aggpad);
-    gst_buffer_unref (buf);
-    /* a frame of no time is due at once */
-    if (!GST_CLOCK_TIME_IS_VALID (t))
-      t = 0;
-    if (!GST_CLOCK_TIME_IS_VALID (next) || t < next)
-      next = t;
-  }
-  g_list_free_full (pads, gst_object_unref);
-  return next;
 }
