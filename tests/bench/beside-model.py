@@ -67,7 +67,10 @@ class Timed:
         self.element_ms = None
         if element:
             el = self.pipeline.get_by_name(element)
-            el.get_static_pad("sink").add_probe(
+            # cudacachebatch's sink pad is a request pad, sink_0
+            sinkpad = el.get_static_pad("sink") or \
+                el.get_static_pad("sink_0")
+            sinkpad.add_probe(
                 Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM,
                 self.on_enter)
             el.get_static_pad("src").add_probe(
@@ -78,9 +81,11 @@ class Timed:
     def on_enter(self, pad, info):
         # a frame's caps event, where its caps changed, or else the frame:
         # the element's set-up for new caps is its share too
-        event = info.get_event()
+        Gst = self.Gst
+        event = info.get_event() \
+            if info.type & Gst.PadProbeType.EVENT_DOWNSTREAM else None
         if self.entered is None and (
-                event is None or event.type == self.Gst.EventType.CAPS):
+                event is None or event.type == Gst.EventType.CAPS):
             self.entered = now_ms()
         return self.Gst.PadProbeReturn.OK
 
