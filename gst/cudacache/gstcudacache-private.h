@@ -8,6 +8,7 @@
 #include <gst/cudacache/gstcudacache.h>
 #include <gst/cudacache/gstcudacachetensor.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 
 G_BEGIN_DECLS
 
@@ -149,6 +150,21 @@ void gst_cuda_cache_pool_release (GstBufferPool * pool, GstBuffer * buffer,
 /* The cache group of a CUDA context's blocks. */
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))
+
+/* The cache, group (NULL: none) and key of @mem's block in use, each
+ * transfer full; FALSE where @mem is no cache's block in use. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
+    gchar ** group, gchar ** key);
+
+/* The CUDA allocator of the project's blocks: gst-cuda's, but a copy of
+ * a cache's block (gst_memory_copy (), as a sink's last sample is copied
+ * when upstream renegotiates) comes from that cache, copied on a stream of
+ * its own, instead of from the driver and freed with a cuMemFree () that
+ * waits for the whole device. Transfer none; NULL without gst-cuda's
+ * allocator. */
+G_GNUC_INTERNAL
+GstCudaAllocator *gst_cuda_cache_device_get_allocator (void);
 
 /* gst_cuda_cache_new() with a name, so that what the cache logs while it
  * is made (a bad GST_CUDA_CACHE_LIMIT) names it. */

@@ -944,6 +944,33 @@ gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem)
   return block != NULL && block->cache == cache;
 }
 
+/* For a copy of a block to come from its cache: the cache, group and key
+ * of @mem's block, in use. FALSE where @mem is not a cache's block in
+ * use. */
+gboolean
+gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
+    gchar ** group, gchar ** key)
+{
+  GstCudaCacheBlock *block;
+  gboolean found = FALSE;
+
+  block = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), block_quark);
+  if (!block || !block->cache)
+    return FALSE;
+
+  /* an in-use block holds its cache, and its entry stays while it does */
+  g_mutex_lock (&block->cache->lock);
+  if (!block->idle) {
+    *cache = gst_object_ref (block->cache);
+    *group = g_strdup (block->entry->group ? block->entry->group->name : NULL);
+    *key = g_strdup (block->entry->key);
+    found = TRUE;
+  }
+  g_mutex_unlock (&block->cache->lock);
+
+  return found;
+}
+
 /**
  * gst_cuda_cache_get_limit:
  * @cache: a #GstCudaCache

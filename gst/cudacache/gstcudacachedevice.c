@@ -26,8 +26,10 @@
 
 #include "gstcudacachedevice.h"
 #include "gstcudacache-private.h"
+#include "gstcudacache-compat-private.h"
 
 #include <gmodule.h>
+#include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
@@ -534,6 +536,125 @@ gst_cuda_cache_device_memset_async (GstCudaContext * context,
   gst_cuda_context_pop (NULL);
 
   return ret;
+}
+
+/* ---- the allocator of the project's blocks ------------------------------ */
+
+static GstMemoryCopyFunction cuda_mem_copy;
+
+typedef struct
+{
+  GstCudaContext *context;
+  const GstVideoInfo *info;
+} CopyShape;
+
+static GstMemory *
+copy_alloc (gpointer user_data)
+{
+  CopyShape *shape = user_data;
+
+  return gst_cuda_cache_compat_alloc (gst_cuda_cache_device_get_allocator (),
+      shape->context, NULL, shape->info);
+}
+
+/* Copies the whole of @src into @dst, both of @context, on a stream of
+ * the copy's own: the wait is for this copy alone. */
+static gboolean
+copy_on_device (GstCudaContext * context, GstMemory * src, GstMemory * dst)
+{
+  CUDA_MEMCPY2D copy = { 0, };
+  GstMapInfo in, out;
+  CUstream stream = NULL;
+  gboolean ok;
+
+  if (!gst_memory_map (src, &in, GST_MAP_READ | GST_MAP_CUDA))
+    return FALSE;
+  if (!gst_memory_map (dst, &out, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    gst_memory_unmap (src, &in);
+    return FALSE;
+  }
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = (CUdeviceptr) in.data;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = (CUdeviceptr) out.data;
+  copy.srcPitch = copy.dstPitch = copy.WidthInBytes = MIN (src->maxsize,
+      dst->maxsize);
+  copy.Height = 1;
+
+  ok = gst_cuda_context_push (context);
+  if (ok) {
+    ok = gst_cuda_result (CuStreamCreate (&stream, CU_STREAM_NON_BLOCKING)) &&
+        gst_cuda_result (CuMemcpy2DAsync (&copy, stream)) &&
+        gst_cuda_result (CuStreamSynchronize (stream));
+    if (stream)
+      gst_cuda_result (CuStreamDestroy (stream));
+    gst_cuda_context_pop (NULL);
+  }
+  gst_memory_unmap (dst, &out);
+  gst_memory_unmap (src, &in);
+
+  return ok;
+}
+
+/* A whole copy of a cache's block is another block of its key, from the
+ * cache; anything else is gst-cuda's copy */
+static GstMemory *
+cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
+{
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  GstCudaCache *cache;
+  GstMemory *copy = NULL;
+  gchar *group, *key;
+  CopyShape shape;
+
+  if (offset != 0 || (size != -1 && (gsize) size != mem->size) ||
+      !gst_cuda_cache_block_origin (mem, &cache, &group, &key))
+    return cuda_mem_copy (mem, offset, size);
+
+  shape.context = cmem->context;
+  shape.info = &cmem->info;
+  copy = gst_cuda_cache_acquire_in_group (cache, group, key, copy_alloc,
+      &shape);
+  if (copy && (copy->maxsize != mem->maxsize ||
+          !copy_on_device (cmem->context, mem, copy))) {
+    GST_WARNING_OBJECT (cache, "could not copy a block of \"%s\" on the "
+        "device: copying it through gst-cuda", key);
+    g_clear_pointer (&copy, gst_memory_unref);
+  }
+  gst_object_unref (cache);
+  g_free (group);
+  g_free (key);
+
+  return copy ? copy : cuda_mem_copy (mem, offset, size);
+}
+
+GstCudaAllocator *
+gst_cuda_cache_device_get_allocator (void)
+{
+  static GstCudaAllocator *allocator;
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GstAllocator *cuda;
+
+    gst_cuda_memory_init_once ();
+    cuda = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+    if (cuda) {
+      /* an instance of gst-cuda's type, so that its memory is CUDA memory
+       * to every element, with the copy made ours */
+      allocator = g_object_new (G_OBJECT_TYPE (cuda), NULL);
+      gst_object_ref_sink (allocator);
+      GST_OBJECT_FLAG_SET (allocator, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+      cuda_mem_copy = GST_ALLOCATOR (cuda)->mem_copy;
+      GST_ALLOCATOR (allocator)->mem_copy = cache_mem_copy;
+      gst_object_unref (cuda);
+    } else {
+      GST_ERROR ("the CUDA allocator is unavailable");
+    }
+    g_once_init_leave (&once, 1);
+  }
+
+  return allocator;
 }
 
 /**

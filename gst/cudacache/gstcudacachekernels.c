@@ -407,8 +407,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
 
   gst_cuda_cache_kernels_init_debug ();
 
-  gst_cuda_memory_init_once ();
-  allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  allocator = (GstAllocator *) gst_cuda_cache_device_get_allocator ();
   if (!allocator) {
     GST_ERROR_OBJECT (context, "the CUDA allocator is unavailable");
     return NULL;
@@ -416,7 +415,7 @@ gst_cuda_cache_kernels_new (GstCudaContext * context)
 
   self = g_new0 (GstCudaCacheKernels, 1);
   self->context = gst_object_ref (context);
-  self->allocator = GST_CUDA_ALLOCATOR (allocator);
+  self->allocator = GST_CUDA_ALLOCATOR (gst_object_ref (allocator));
 
   if (!gst_cuda_context_push (context)) {
     GST_ERROR_OBJECT (context, "could not push the CUDA context");

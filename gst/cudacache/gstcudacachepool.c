@@ -633,8 +633,7 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
 
   g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
 
-  gst_cuda_memory_init_once ();
-  allocator = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  allocator = (GstAllocator *) gst_cuda_cache_device_get_allocator ();
   if (!allocator) {
     GST_ERROR ("the CUDA allocator is unavailable");
     return NULL;
@@ -643,7 +642,7 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
   self = g_object_new (GST_TYPE_CUDA_CACHE_POOL, NULL);
   gst_object_ref_sink (self);
   GST_CUDA_BUFFER_POOL (self)->context = gst_object_ref (context);
-  self->priv->allocator = GST_CUDA_ALLOCATOR (allocator);
+  self->priv->allocator = GST_CUDA_ALLOCATOR (gst_object_ref (allocator));
   self->priv->cache = gst_cuda_cache_device_get_cache (context);
   self->priv->group = gst_cuda_cache_context_group (context);
   gst_cuda_cache_group_add_user (self->priv->cache, self->priv->group);
