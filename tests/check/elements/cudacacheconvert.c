@@ -712,21 +712,6 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
   assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
       "types=float32,dimensions=64:48:4:1", "4 channel(s)");
 
-  /* three channels and batch 1: the message names the real problem */
-  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
-      "types=float32,layout=NCWH,dimensions=64:48:3:1",
-      "Cannot convert to these caps: layout=NCWH is not supported: layout "
-      "must be NCHW or NHWC");
-
-  /* fields the template refuses: GStreamer would only say "not
-   * negotiated"; the element names the field and what it takes */
-  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
-      "types=int8,dimensions=64:48:3:1", "Cannot convert to these caps: "
-      "types=int8 is not supported: types must be float32, float16 or uint8");
-  assert_one_refusal ("other/tensors,format=static,num_tensors=2,"
-      "types=float32,dimensions=64:48:3:1", "Cannot convert to these caps: "
-      "num_tensors=2 is not supported: cudacacheconvert makes one tensor "
-      "(num_tensors=1)");
 
   /* dimensions=64:48, unquoted, is a flagset to GStreamer (fixated, it
    * reads 40:ffffffff): the error says what to write instead */
@@ -741,6 +726,213 @@ GST_END_TEST;
 
 /* An output whose RGB frame the presets' CPU path refuses (2 GiB or more
  * a plane): one error that says so, and the pipeline stops cleanly. */
+/* A pad of @direction whose caps queries answer @caps, filtered */
+static gboolean
+answer_caps_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstCaps *caps = g_object_get_data (G_OBJECT (pad), "caps");
+  GstCaps *filter = NULL, *result;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return gst_pad_query_default (pad, parent, query);
+  gst_query_parse_caps (query, &filter);
+  result = filter ? gst_caps_intersect_full (filter, caps,
+      GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+
+  return TRUE;
+}
+
+static GstPad *
+answering_pad_new (GstPadDirection direction, const gchar * caps)
+{
+  GstPad *pad = gst_pad_new (NULL, direction);
+
+  g_object_set_data_full (G_OBJECT (pad), "caps", gst_caps_from_string (caps),
+      (GDestroyNotify) gst_caps_unref);
+  gst_pad_set_query_function (pad, answer_caps_query);
+
+  return pad;
+}
+
+/* @answer is not empty and within @pad's template */
+static void
+assert_answer_in_template (GstPad * pad, GstCaps * answer)
+{
+  GstCaps *templ = gst_pad_get_pad_template_caps (pad);
+
+  fail_if (gst_caps_is_empty (answer));
+  if (!gst_caps_is_subset (answer, templ))
+    fail ("%s is not within %s", gst_caps_to_string (answer),
+        gst_caps_to_string (templ));
+  gst_caps_unref (templ);
+}
+
+/* Caps queries, filtered or not, as autopluggers and links make them:
+ * they answer only what the element makes and post nothing, even where
+ * downstream lists a tensor the element cannot make beside a format it
+ * can */
+GST_START_TEST (test_caps_queries_answer_and_post_nothing)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstPad *up = answering_pad_new (GST_PAD_SRC, "video/x-raw");
+  GstPad *down = answering_pad_new (GST_PAD_SINK,
+      "other/tensors,types=int32; video/x-raw,format=RGBA");
+  GstPad *int32_only = answering_pad_new (GST_PAD_SINK,
+      "other/tensors,types=int32");
+  GstBus *bus = gst_bus_new ();
+  GstCaps *filter, *answer;
+  GstMessage *msg;
+  GstHarness *h;
+  GstBuffer *out;
+
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_pad_link (up, sink), GST_PAD_LINK_OK);
+  fail_unless_equals_int (gst_pad_link (src, down), GST_PAD_LINK_OK);
+
+  /* a question with no answer: UYVP is not taken */
+  filter = gst_caps_from_string ("video/x-raw,format=UYVP");
+  answer = gst_pad_query_caps (sink, filter);
+  fail_unless (gst_caps_is_empty (answer));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* one with an answer: RGBA in, for RGBA out */
+  filter = gst_caps_from_string (RGBA_4x2);
+  answer = gst_pad_query_caps (sink, filter);
+  assert_answer_in_template (sink, answer);
+  fail_unless (gst_caps_is_subset (answer, filter));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* the source pad: only the tensors the element makes */
+  answer = gst_pad_query_caps (src, NULL);
+  assert_answer_in_template (src, answer);
+  gst_caps_unref (answer);
+  filter = gst_caps_from_string ("other/tensors,types=int32");
+  answer = gst_pad_query_caps (src, filter);
+  fail_unless (gst_caps_is_empty (answer));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+  filter = gst_caps_from_string ("other/tensors,types=uint8,layout=NHWC");
+  answer = gst_pad_query_caps (src, filter);
+  assert_answer_in_template (src, answer);
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* a link's check */
+  fail_unless (gst_pad_unlink (src, down));
+  fail_if (gst_pad_can_link (src, int32_only));
+  fail_unless (gst_pad_can_link (src, down));
+
+  /* linking and unlinking post structure changes; nothing else */
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ANY &
+      ~GST_MESSAGE_STRUCTURE_CHANGE);
+  fail_if (msg != NULL, "a query posted a %s message",
+      msg ? GST_MESSAGE_TYPE_NAME (msg) : "");
+  fail_unless (gst_pad_unlink (up, sink));
+  gst_element_set_bus (e, NULL);
+
+  /* and what the answers promise links: RGBA out beside int32 tensors */
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,types=int32; "
+      "video/x-raw,format=RGBA");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  gst_object_unref (bus);
+  gst_object_unref (int32_only);
+  gst_object_unref (down);
+  gst_object_unref (up);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Pushes an RGBA frame into @h, expecting not-negotiated, and the error
+ * on @bus that says @says (none where NULL: said before) */
+static void
+assert_not_negotiated_says (GstHarness * h, GstBus * bus, const gchar * says)
+{
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (!says) {
+    fail_unless (msg == NULL, "the refusal was posted again");
+    return;
+  }
+  fail_unless (msg != NULL, "no error for %s", says);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless_equals_string (err->message, says);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_if (gst_bus_have_pending (bus));
+}
+
+/* Tensor fields the element cannot make: a link to them fails as any
+ * link does, and caps that reach the element anyway are refused in
+ * negotiation with one error that names the field and what it takes */
+GST_START_TEST (test_refused_tensor_field_named_in_negotiation)
+{
+  static const gchar *desc = "videotestsrc ! cudacacheconvert ! "
+      "other/tensors,types=int8,dimensions=(string)64:48:3:1 ! fakesink";
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBus *bus = gst_bus_new ();
+  GstElement *pipeline;
+  GError *err = NULL;
+  GstBuffer *out;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=int8,dimensions=(string)4:2:3:1");
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "types=int8 is not supported: types must be float32, float16 or uint8");
+  assert_not_negotiated_says (h, bus, NULL);
+
+  /* downstream changing to what cannot be made */
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,layout=NCWH,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "layout=NCWH is not supported: layout must be NCHW or NHWC");
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=2,types=float32,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "num_tensors=2 is not supported: cudacacheconvert makes one tensor "
+      "(num_tensors=1)");
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+
+  /* gst-launch-1.0's link */
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK),
+      "%s", err ? err->message : "linked");
+  g_clear_error (&err);
+  gst_clear_object (&pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
 {
   GPtrArray *errors = refused_shape_errors_with ("method=bilinear",
@@ -1246,6 +1438,8 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
   tcase_add_test (tc, test_template_and_description_say_tensor_shape);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
+  tcase_add_test (tc, test_caps_queries_answer_and_post_nothing);
+  tcase_add_test (tc, test_refused_tensor_field_named_in_negotiation);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
