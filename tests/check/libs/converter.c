@@ -137,6 +137,31 @@ GST_START_TEST (test_refusals_say_why)
 
 GST_END_TEST;
 
+/* Sizes of 0 or below, which GstVideoInfo takes from caps as given: a
+ * clear refusal that names the size, never a crash (the CPU back end
+ * read a NULL format info for a negative width) */
+GST_START_TEST (test_sizes_below_one_refused)
+{
+  static const gchar *sizes[] = {
+    "video/x-raw,format=NV12,width=-90,height=96",
+    "video/x-raw,format=NV12,width=96,height=-90",
+    "video/x-raw,format=RGBA,width=-64,height=-48",
+    "video/x-raw,format=I420,width=0,height=48",
+    "video/x-raw,format=RGBA,width=64,height=0",
+    "video/x-raw,format=NV12,width=-2147483648,height=48",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    assert_error_mentions (sizes[i], RGBA_64x48, "input caps", NULL);
+    assert_error_mentions (RGBA_64x48, sizes[i], "output caps", NULL);
+  }
+  assert_error_mentions ("video/x-raw,format=NV12,width=-90,height=96",
+      RGBA_64x48, "-90x96", NULL);
+}
+
+GST_END_TEST;
+
 static GstCudaCacheConverter *converter_new (const gchar * in,
     const gchar * out, GstStructure * config);
 
@@ -969,6 +994,7 @@ converter_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_sizes_below_one_refused);
   tcase_add_test (tc, test_batch_of_system_memory);
   tcase_add_test (tc, test_batch_launch_keeps_what_it_reads);
   tcase_add_test (tc, test_geometry_is_the_frames_own);
