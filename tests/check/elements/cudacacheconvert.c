@@ -933,6 +933,53 @@ GST_START_TEST (test_refused_tensor_field_named_in_negotiation)
 
 GST_END_TEST;
 
+/* A buffer whose GstVideoMeta describes a smaller frame than its caps
+ * (or another format) is refused with an error that says so, not a
+ * GStreamer-Video critical (gst_video_frame_map ()'s preconditions) */
+GST_START_TEST (test_video_meta_smaller_than_caps_refused)
+{
+  static const struct
+  {
+    GstVideoFormat format;
+    guint width, height;
+    const gchar *says;
+  } metas[] = {
+    {GST_VIDEO_FORMAT_RGBA, 2, 2, "the input buffer's video meta describes "
+          "a 2x2 RGBA frame, smaller than the caps' 4x2 RGBA"},
+    {GST_VIDEO_FORMAT_RGBA, 4, 1, "4x1 RGBA"},
+    {GST_VIDEO_FORMAT_BGRA, 4, 2, "4x2 BGRA frame, not the caps' 4x2 RGBA"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (metas); i++) {
+    GstHarness *h = harness_new (RGBA_4x2, "video/x-raw,format=RGBA,width=8,"
+        "height=4");
+    GstBus *bus = gst_bus_new ();
+    GstBuffer *in = make_rgba (4, 2);
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    gst_element_set_bus (h->element, bus);
+    gst_buffer_add_video_meta (in, GST_VIDEO_FRAME_FLAG_NONE, metas[i].format,
+        metas[i].width, metas[i].height);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, &debug);
+    fail_unless (strstr (err->message, metas[i].says) != NULL,
+        "\"%s\" does not say \"%s\"", err->message, metas[i].says);
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (msg);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
 {
   GPtrArray *errors = refused_shape_errors_with ("method=bilinear",
@@ -1421,6 +1468,9 @@ cudacacheconvert_suite (void)
   TCase *tc = tcase_create ("general");
 
   cudacache_check_init ();
+  /* gst_video_frame_map ()'s preconditions are criticals of this domain */
+  g_log_set_handler ("GStreamer-Video", G_LOG_LEVEL_CRITICAL |
+      G_LOG_LEVEL_WARNING, cudacache_check_log_func, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_video_format_conversion);
   tcase_add_test (tc, test_webcam_and_gray_formats);
@@ -1440,6 +1490,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
   tcase_add_test (tc, test_caps_queries_answer_and_post_nothing);
   tcase_add_test (tc, test_refused_tensor_field_named_in_negotiation);
+  tcase_add_test (tc, test_video_meta_smaller_than_caps_refused);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
