@@ -198,11 +198,19 @@ gst_cuda_cache_convert_options_set (GstCudaCacheConvertOptions * o,
     /* the property's name where the config's field has another */
     if (g_str_has_prefix (message, prefix))
       message += strlen (prefix);
+    /* the config's fill takes one number too, the property only three */
     if (option == GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB &&
-        g_str_has_prefix (message, "fill-value="))
-      refuse_property (o, element, g_strdup_printf ("fill-rgb=%s; keeping "
-              "the previous value", message + strlen ("fill-value=")));
-    else
+        g_str_has_prefix (message, "fill-value=")) {
+      gchar *given = gst_value_serialize (value);
+
+      refuse_property (o, element, g_strdup_printf ("fill-rgb=(%s)%s is not "
+              "valid: it takes a GstValueArray of three whole numbers from 0 "
+              "to 255 (red, green, blue), such as \"<114, 114, 114>\" "
+              "(fill-value sets all three to one number); keeping the "
+              "previous value", G_VALUE_TYPE_NAME (value),
+              given ? given : "?"));
+      g_free (given);
+    } else
       refuse_property (o, element, g_strdup_printf ("%s; keeping the "
               "previous value", message));
     g_clear_error (&error);

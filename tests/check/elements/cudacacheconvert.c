@@ -551,9 +551,22 @@ GST_START_TEST (test_bad_properties_refused)
   fail_unless (g_str_has_prefix (err->message, "fill-rgb=(GstValueArray)< "),
       "%s", err->message);
   fail_unless (g_str_has_suffix (err->message, "256 > is not valid: it takes "
-          "a whole number from 0 to 255, or a GstValueArray of three (red, "
-          "green, blue), such as \"<114, 114, 114>\"; keeping the previous "
-          "value"), "%s", err->message);
+          "a GstValueArray of three whole numbers from 0 to 255 (red, green, "
+          "blue), such as \"<114, 114, 114>\" (fill-value sets all three to "
+          "one number); keeping the previous value"), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  /* one number is fill-value's, and the message says so, not that
+   * fill-rgb takes it */
+  gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<5>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "fill-rgb <5> was not refused");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless_equals_string (err->message, "fill-rgb=(GstValueArray)< "
+      "(int)5 > is not valid: it takes a GstValueArray of three whole "
+      "numbers from 0 to 255 (red, green, blue), such as \"<114, 114, 114>\" "
+      "(fill-value sets all three to one number); keeping the previous "
+      "value");
   g_clear_error (&err);
   gst_message_unref (msg);
   gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<10, 20, 30>");
