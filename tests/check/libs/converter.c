@@ -978,6 +978,22 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
             "lie inside the 64x48 input frame"), "%s",
         error ? error->message : "");
     g_clear_error (&error);
+
+    /* a start past the frame, the size left open: the start is the
+     * problem, not a size below 0 */
+    fail_if (gst_cuda_cache_converter_new (in, out, NULL,
+            gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+                G_TYPE_INT, 100, NULL), &error));
+    fail_unless (error && strstr (error->message, "starts at 100,0, outside "
+            "the 64x48 input frame (src-x from 0 to 63, src-y from 0 to 47)"),
+        "%s", error ? error->message : "");
+    g_clear_error (&error);
+    fail_if (gst_cuda_cache_converter_new (in, out, NULL,
+            gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
+                G_TYPE_INT, 48, NULL), &error));
+    fail_unless (error && strstr (error->message, "starts at 0,48, outside"),
+        "%s", error ? error->message : "");
+    g_clear_error (&error);
   }
 }
 
