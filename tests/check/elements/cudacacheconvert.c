@@ -406,6 +406,9 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps_refused)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstMessage *msg;
+  GError *err = NULL;
+  GstBus *bus;
 
   /* v210 is not an input format */
   gst_harness_set_src_caps_str (h,
@@ -421,6 +424,27 @@ GST_START_TEST (test_unsupported_caps_refused)
       "num_tensors=1,types=float32,dimensions=4:2:4:1");
   fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
       GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  /* a pixel aspect ratio of 0, pushed without asking: refused, saying so */
+  h = gst_harness_new ("cudacacheconvert");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=4,"
+      "height=2,framerate=30/1,pixel-aspect-ratio=0/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=8,"
+      "height=4");
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "a pixel-aspect-ratio of 0/1 was taken");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "pixel-aspect-ratio of 0/1") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 }
 

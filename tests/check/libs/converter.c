@@ -162,6 +162,30 @@ GST_START_TEST (test_sizes_below_one_refused)
 
 GST_END_TEST;
 
+/* A pixel aspect ratio of 0 or below has no picture shape: refused,
+ * naming it, on either side */
+GST_START_TEST (test_pixel_aspect_ratio_below_one_refused)
+{
+  static const gchar *pars[] = { "0/1", "-1/1", "1/-2" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pars); i++) {
+    gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=64,"
+        "height=48,pixel-aspect-ratio=%s", pars[i]);
+
+    assert_error_mentions (caps, RGBA_64x48, "input caps give a "
+        "pixel-aspect-ratio of", NULL);
+    assert_error_mentions (RGBA_64x48, caps, "output caps give a "
+        "pixel-aspect-ratio of", NULL);
+    g_free (caps);
+  }
+  assert_error_mentions ("video/x-raw,format=RGBA,width=64,height=48,"
+      "pixel-aspect-ratio=0/1", RGBA_64x48, "pixel-aspect-ratio of 0/1; it "
+      "must be above 0", NULL);
+}
+
+GST_END_TEST;
+
 static GstCudaCacheConverter *converter_new (const gchar * in,
     const gchar * out, GstStructure * config);
 
@@ -1011,6 +1035,7 @@ converter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
   tcase_add_test (tc, test_sizes_below_one_refused);
+  tcase_add_test (tc, test_pixel_aspect_ratio_below_one_refused);
   tcase_add_test (tc, test_batch_of_system_memory);
   tcase_add_test (tc, test_batch_launch_keeps_what_it_reads);
   tcase_add_test (tc, test_geometry_is_the_frames_own);
