@@ -30,7 +30,8 @@
  * stream of the element's own, and system memory on the CPU by the same
  * definition in C (the kernels' taps and arithmetic, on all cores). The
  * element negotiates, configures the converter and calls it. Properties
- * changed while playing apply from the next buffer.
+ * changed while playing apply from the next buffer; `letterbox`, which
+ * decides the output's pixel aspect ratio, renegotiates the output.
  * Output buffers come from the shared cache: caps seen before reuse their
  * memory.
  *
@@ -220,10 +221,13 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
 
   if (prop_id >= PROP_FIRST_OPTION &&
-      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
         prop_id - PROP_FIRST_OPTION, value);
-  else if (prop_id == PROP_TENSOR_META)
+    /* letterbox decides the output's pixel aspect ratio (fixate_caps) */
+    if (prop_id - PROP_FIRST_OPTION == GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX)
+      gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  } else if (prop_id == PROP_TENSOR_META)
     g_atomic_int_set (&self->tensor_meta, g_value_get_boolean (value));
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

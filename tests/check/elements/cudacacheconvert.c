@@ -1123,6 +1123,43 @@ GST_START_TEST (test_properties_apply_while_playing)
 
 GST_END_TEST;
 
+/* The pixel aspect ratio of the output caps in @h */
+static void
+assert_output_par (GstHarness * h, gint par_n, gint par_d)
+{
+  GstBuffer *out = gst_harness_push_and_pull (h, make_rgba (64, 48));
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  gint n = 0, d = 0;
+
+  fail_unless (out != NULL);
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "pixel-aspect-ratio", &n, &d));
+  fail_unless (n == par_n && d == par_d, "pixel-aspect-ratio %d/%d, not "
+      "%d/%d", n, d, par_n, par_d);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+}
+
+/* letterbox decides the output's pixel aspect ratio where downstream
+ * fixes both sizes (the picture's shape kept by the ratio, or by bars):
+ * changed while playing, the output renegotiates, as stock elements do */
+GST_START_TEST (test_letterbox_while_playing_renegotiates)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+
+  gst_harness_set_caps_str (h, "video/x-raw,format=RGBA,width=64,height=48,"
+      "pixel-aspect-ratio=1/1,framerate=30/1",
+      "video/x-raw,format=RGBA,width=32,height=32");
+  assert_output_par (h, 4, 3);
+  g_object_set (h->element, "letterbox", TRUE, NULL);
+  assert_output_par (h, 1, 1);
+  g_object_set (h->element, "letterbox", FALSE, NULL);
+  assert_output_par (h, 4, 3);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* cudacache-pipeline-race.h: buffers of earlier caps never come out of
  * the pools this element proposes or takes (tests/stress runs it longer) */
 GST_START_TEST (test_caps_churn_keeps_layouts)
@@ -1531,6 +1568,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
+  tcase_add_test (tc, test_letterbox_while_playing_renegotiates);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
   tcase_add_test (tc, test_picture_meta_maps_boxes_back);
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
