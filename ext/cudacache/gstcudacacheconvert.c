@@ -710,7 +710,9 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
 /* Buffers passed through (the same caps on both sides) are their own
  * picture: they get the meta too, on a copy of the buffer's metadata
- * where others hold it (the memory is shared, not copied). */
+ * where others hold it (the memory is shared, not copied). As for a
+ * conversion, the source frame is the one downstream of a crop meta sees:
+ * the crop's size where the buffer has one. */
 static GstFlowReturn
 gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
@@ -718,14 +720,24 @@ gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
-  GstCudaCachePictureGeometry geometry = { self->passed, self->passed,
-    self->passed.w, self->passed.h, 1.0, 1.0
-  };
+  GstVideoRectangle frame = self->passed;
+  GstCudaCachePictureGeometry geometry;
+  GstVideoCropMeta *crop;
 
   if (ret != GST_FLOW_OK || !*outbuf ||
       !gst_base_transform_is_passthrough (trans) || self->passed.w <= 0 ||
       gst_buffer_get_cuda_cache_picture_meta (*outbuf))
     return ret;
+
+  crop = gst_buffer_get_video_crop_meta (*outbuf);
+  if (crop && crop->width > 0 && crop->height > 0) {
+    frame.w = (gint) MIN (crop->width, G_MAXINT);
+    frame.h = (gint) MIN (crop->height, G_MAXINT);
+  }
+  geometry.picture = geometry.source = frame;
+  geometry.source_width = frame.w;
+  geometry.source_height = frame.h;
+  geometry.scale_x = geometry.scale_y = 1.0;
 
   *outbuf = gst_buffer_make_writable (*outbuf);
   gst_buffer_add_cuda_cache_picture_meta (*outbuf, &geometry);

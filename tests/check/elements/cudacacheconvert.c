@@ -1510,6 +1510,57 @@ GST_END_TEST;
  * into every kind of output, letterboxed and not: each the region's own
  * conversion, exactly (cudacache-crops.h). Runs under the sanitizer setup
  * too, where a read or write past the region's rows shows. */
+/* A buffer passed through with a crop meta is the picture the crop
+ * shows: its picture meta is the identity over the crop's size, the
+ * source frame a conversion of the same buffer names */
+GST_START_TEST (test_passed_through_picture_follows_crop_meta)
+{
+  GstHarness *converted = harness_new ("video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1", "video/x-raw,format=RGBA,width=32,"
+      "height=24,framerate=30/1");
+  GstHarness *passed = harness_new ("video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1,pixel-aspect-ratio=1/1",
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1,"
+      "pixel-aspect-ratio=1/1");
+  GstHarness *hs[2] = { converted, passed };
+  const GstCudaCachePictureGeometry *g;
+  GstCudaCachePictureMeta *meta;
+  GstVideoCropMeta *crop;
+  GstBuffer *in, *out;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    in = make_rgba (64, 48);
+    crop = gst_buffer_add_video_crop_meta (in);
+    crop->x = 8;
+    crop->y = 4;
+    crop->width = 32;
+    crop->height = 24;
+    out = gst_harness_push_and_pull (hs[i], in);
+    fail_unless (out != NULL);
+    meta = gst_buffer_get_cuda_cache_picture_meta (out);
+    fail_unless (meta != NULL);
+    g = &meta->geometry;
+    fail_unless (g->source_width == 32 && g->source_height == 24,
+        "%s: a source frame of %dx%d", i ? "passed" : "converted",
+        g->source_width, g->source_height);
+    fail_unless (g->source.x == 0 && g->source.y == 0 && g->source.w == 32 &&
+        g->source.h == 24);
+    fail_unless (g->picture.x == 0 && g->picture.y == 0 &&
+        g->picture.w == 32 && g->picture.h == 24, "%s: a picture of %dx%d "
+        "at %d,%d", i ? "passed" : "converted", g->picture.w, g->picture.h,
+        g->picture.x, g->picture.y);
+    fail_unless (g->scale_x == 1.0 && g->scale_y == 1.0);
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (passed->element)));
+  gst_harness_teardown (converted);
+  gst_harness_teardown (passed);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_crop_matrix)
 {
   crop_matrix_run ("cudacacheconvert", "", NULL, 0.0);
@@ -1574,6 +1625,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
   tcase_add_test (tc, test_fixation_keeps_display_aspect);
   tcase_add_test (tc, test_crop_meta_from_upstream);
+  tcase_add_test (tc, test_passed_through_picture_follows_crop_meta);
   tcase_add_test (tc, test_crop_matrix);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 
