@@ -1123,6 +1123,68 @@ GST_START_TEST (test_properties_apply_while_playing)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GstElement *element;
+  const gchar *property;
+  guint lost;
+} SetterThread;
+
+/* fewer under valgrind, which serialises the threads anyway */
+#define SETTER_ROUNDS (RUNNING_ON_VALGRIND ? 1000 : 20000)
+
+/* Sets its property to each of 1 .. SETTER_ROUNDS (fill-value from 0 to
+ * 255), counting the values not read back */
+static gpointer
+set_property_rounds (gpointer data)
+{
+  SetterThread *t = data;
+  guint i;
+
+  for (i = 1; i <= SETTER_ROUNDS; i++) {
+    if (g_str_equal (t->property, "scale")) {
+      gdouble scale = 0;
+
+      g_object_set (t->element, "scale", (gdouble) i, NULL);
+      g_object_get (t->element, "scale", &scale, NULL);
+      t->lost += scale != (gdouble) i;
+    } else {
+      guint fill = 0;
+
+      g_object_set (t->element, "fill-value", i % 256, NULL);
+      g_object_get (t->element, "fill-value", &fill, NULL);
+      t->lost += fill != i % 256;
+    }
+  }
+
+  return NULL;
+}
+
+/* Two threads setting different properties at once: neither update is
+ * lost to the other */
+GST_START_TEST (test_concurrent_properties_all_stick)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  SetterThread threads[2] = { {e, "scale", 0}, {e, "fill-value", 0}
+  };
+  GThread *a, *b;
+  gdouble scale = 0;
+  guint fill = 0;
+
+  a = g_thread_new ("scale", set_property_rounds, &threads[0]);
+  b = g_thread_new ("fill", set_property_rounds, &threads[1]);
+  g_thread_join (a);
+  g_thread_join (b);
+  fail_unless_equals_int (threads[0].lost, 0);
+  fail_unless_equals_int (threads[1].lost, 0);
+  g_object_get (e, "scale", &scale, "fill-value", &fill, NULL);
+  fail_unless (scale == SETTER_ROUNDS, "scale %f", scale);
+  fail_unless_equals_int (fill, SETTER_ROUNDS % 256);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* The pixel aspect ratio of the output caps in @h */
 static void
 assert_output_par (GstHarness * h, gint par_n, gint par_d)
@@ -1620,6 +1682,7 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
   tcase_add_test (tc, test_letterbox_while_playing_renegotiates);
+  tcase_add_test (tc, test_concurrent_properties_all_stick);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
   tcase_add_test (tc, test_picture_meta_maps_boxes_back);
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
