@@ -20,15 +20,18 @@
  * A tensor's `dimensions` is a string of three or four numbers, innermost
  * first: W:H:3:1 for NCHW, 3:W:H:1 for NHWC. Write it as
  * `dimensions=(string)640:640:3:1`: GStreamer reads two unquoted numbers
- * (`64:48`) as a flagset. Tensor fields the element cannot make (`types`,
- * `num_tensors`, `layout`, `format`) are one error that names the field.
+ * (`64:48`) as a flagset. Caps queries answer only the tensors the
+ * element makes; caps refused in negotiation for a field it cannot make
+ * (`types`, `num_tensors`, `layout`, `format`) are one error that names
+ * the field.
  *
  * The conversion itself is the library's #GstCudaCacheConverter: CUDA
  * memory is converted on the device by its kernels, on a non-blocking
  * stream of the element's own, and system memory on the CPU by the same
  * definition in C (the kernels' taps and arithmetic, on all cores). The
  * element negotiates, configures the converter and calls it. Properties
- * changed while playing apply from the next buffer.
+ * changed while playing apply from the next buffer; `letterbox`, which
+ * decides the output's pixel aspect ratio, renegotiates the output.
  * Output buffers come from the shared cache: caps seen before reuse their
  * memory.
  *
@@ -111,10 +114,12 @@ static void gst_cuda_cache_convert_finalize (GObject * object);
 static GstStateChangeReturn gst_cuda_cache_convert_change_state (GstElement *
     element, GstStateChange transition);
 static gboolean gst_cuda_cache_convert_stop (GstBaseTransform * trans);
-static gboolean gst_cuda_cache_convert_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
 static GstCaps *gst_cuda_cache_convert_transform_caps (GstBaseTransform *
     trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cuda_cache_convert_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_cuda_cache_convert_submit_input_buffer
+    (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
 static GstCaps *gst_cuda_cache_convert_fixate_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 static gboolean gst_cuda_cache_convert_accept_caps (GstBaseTransform * trans,
@@ -164,13 +169,16 @@ gst_cuda_cache_convert_class_init (GstCudaCacheConvertClass * klass)
 
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_stop);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_query);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_caps);
   trans_class->fixate_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_fixate_caps);
   trans_class->accept_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_accept_caps);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_submit_input_buffer);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_set_info);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_convert_transform_size);
@@ -213,10 +221,13 @@ gst_cuda_cache_convert_set_property (GObject * object, guint prop_id,
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (object);
 
   if (prop_id >= PROP_FIRST_OPTION &&
-      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS)
+      prop_id < PROP_FIRST_OPTION + GST_CUDA_CACHE_CONVERT_N_OPTIONS) {
     gst_cuda_cache_convert_options_set (&self->options, GST_ELEMENT (self),
         prop_id - PROP_FIRST_OPTION, value);
-  else if (prop_id == PROP_TENSOR_META)
+    /* letterbox decides the output's pixel aspect ratio (fixate_caps) */
+    if (prop_id - PROP_FIRST_OPTION == GST_CUDA_CACHE_CONVERT_OPTION_LETTERBOX)
+      gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  } else if (prop_id == PROP_TENSOR_META)
     g_atomic_int_set (&self->tensor_meta, g_value_get_boolean (value));
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -292,77 +303,6 @@ tensor_caps_refusal (GstCaps * caps)
   return why;
 }
 
-/* @caps and, after them, each of their tensors with any format,
- * num_tensors, types and layout */
-static GstCaps *
-relax_tensor_fields (GstCaps * caps)
-{
-  GstCaps *relaxed = gst_caps_copy (caps);
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_caps_get_structure (caps, i);
-
-    if (!gst_structure_has_name (s, GST_CUDA_CACHE_TENSOR_CAPS_NAME))
-      continue;
-    s = gst_structure_copy (s);
-    gst_structure_remove_fields (s, "format", "num_tensors", "types",
-        "layout", NULL);
-    gst_caps_append_structure_full (relaxed, s,
-        gst_caps_features_copy (gst_caps_get_features (caps, i)));
-  }
-
-  return relaxed;
-}
-
-/* Tensor fields the element cannot make are said by name, once per
- * downstream caps, where GStreamer would say only "can't handle caps" or
- * "not negotiated". So the source pad answers an unfiltered caps query (a
- * link's check) with tensors of any format, num_tensors, types and layout
- * as well, and the link is made; when upstream then asks what the element
- * takes and nothing is left, the refused field is posted. */
-static gboolean
-gst_cuda_cache_convert_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query)
-{
-  gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans,
-      direction, query);
-  GstCaps *filter = NULL, *result = NULL, *downstream;
-  gchar *why;
-
-  if (!ret || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
-    return ret;
-  gst_query_parse_caps (query, &filter);
-  gst_query_parse_caps_result (query, &result);
-  if (!result)
-    return ret;
-  if (direction == GST_PAD_SRC && !filter) {
-    GstCaps *relaxed = relax_tensor_fields (result);
-
-    gst_query_set_caps_result (query, relaxed);
-    gst_caps_unref (relaxed);
-    return ret;
-  }
-  if (direction != GST_PAD_SINK || !gst_caps_is_empty (result))
-    return ret;
-
-  downstream = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
-      NULL);
-  why = tensor_caps_refusal (downstream);
-  if (why && gst_cuda_cache_base_transform_refuse_caps
-      (GST_CUDA_CACHE_BASE_TRANSFORM (trans), downstream)) {
-    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
-        ("Cannot convert to these caps: %s", why),
-        ("downstream takes %" GST_PTR_FORMAT, downstream));
-  } else if (why) {
-    GST_DEBUG_OBJECT (trans, "refused again: %s", why);
-  }
-  g_free (why);
-  gst_caps_unref (downstream);
-
-  return ret;
-}
-
 static GstCaps *
 gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -417,6 +357,86 @@ gst_cuda_cache_convert_transform_caps (GstBaseTransform * trans,
 
   GST_LOG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, ret);
+
+  return ret;
+}
+
+/* Negotiation that failed for want of any output downstream takes, where
+ * downstream asks for a tensor field the element cannot make: said by
+ * name, once per downstream caps, where GStreamer would say only "not
+ * negotiated". Caps queries answer only what the element makes and post
+ * nothing (autopluggers ask them freely): a link to such caps fails as
+ * any link does, and this explains the refusal of caps that reach the
+ * element anyway (pushed without asking, or downstream changing). */
+static void
+gst_cuda_cache_convert_explain_refusal (GstCudaCacheConvert * self,
+    GstCaps * incaps)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCaps *downstream, *possible;
+  gchar *why = NULL;
+
+  if (!incaps)
+    return;
+  downstream = gst_pad_peer_query_caps (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      NULL);
+  possible = gst_cuda_cache_convert_transform_caps (trans, GST_PAD_SINK,
+      incaps, NULL);
+  /* where an output was possible, the converter refused it and said why */
+  if (!gst_caps_can_intersect (possible, downstream))
+    why = tensor_caps_refusal (downstream);
+  if (why && gst_cuda_cache_base_transform_refuse_caps
+      (GST_CUDA_CACHE_BASE_TRANSFORM (self), downstream)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot convert to these caps: %s", why),
+        ("input %" GST_PTR_FORMAT ", downstream takes %" GST_PTR_FORMAT,
+            incaps, downstream));
+  } else if (why) {
+    GST_DEBUG_OBJECT (self, "refused again: %s", why);
+  }
+  g_free (why);
+  gst_caps_unref (possible);
+  gst_caps_unref (downstream);
+}
+
+/* caps from upstream that no output can be negotiated for */
+static gboolean
+gst_cuda_cache_convert_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCaps *incaps = NULL;
+  gboolean ret;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &incaps);
+    gst_caps_ref (incaps);
+  }
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  if (incaps && !ret)
+    gst_cuda_cache_convert_explain_refusal (GST_CUDA_CACHE_CONVERT (trans),
+        incaps);
+  gst_clear_caps (&incaps);
+
+  return ret;
+}
+
+/* downstream's new caps that no output can be negotiated for (a
+ * reconfiguration before this buffer) */
+static GstFlowReturn
+gst_cuda_cache_convert_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+
+  if (ret == GST_FLOW_NOT_NEGOTIATED) {
+    GstCaps *incaps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD
+        (trans));
+
+    gst_cuda_cache_convert_explain_refusal (GST_CUDA_CACHE_CONVERT (trans),
+        incaps);
+    gst_clear_caps (&incaps);
+  }
 
   return ret;
 }
@@ -690,7 +710,9 @@ gst_cuda_cache_convert_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
 /* Buffers passed through (the same caps on both sides) are their own
  * picture: they get the meta too, on a copy of the buffer's metadata
- * where others hold it (the memory is shared, not copied). */
+ * where others hold it (the memory is shared, not copied). As for a
+ * conversion, the source frame is the one downstream of a crop meta sees:
+ * the crop's size where the buffer has one. */
 static GstFlowReturn
 gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
@@ -698,14 +720,24 @@ gst_cuda_cache_convert_generate_output (GstBaseTransform * trans,
   GstCudaCacheConvert *self = GST_CUDA_CACHE_CONVERT (trans);
   GstFlowReturn ret =
       GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans, outbuf);
-  GstCudaCachePictureGeometry geometry = { self->passed, self->passed,
-    self->passed.w, self->passed.h, 1.0, 1.0
-  };
+  GstVideoRectangle frame = self->passed;
+  GstCudaCachePictureGeometry geometry;
+  GstVideoCropMeta *crop;
 
   if (ret != GST_FLOW_OK || !*outbuf ||
       !gst_base_transform_is_passthrough (trans) || self->passed.w <= 0 ||
       gst_buffer_get_cuda_cache_picture_meta (*outbuf))
     return ret;
+
+  crop = gst_buffer_get_video_crop_meta (*outbuf);
+  if (crop && crop->width > 0 && crop->height > 0) {
+    frame.w = (gint) MIN (crop->width, G_MAXINT);
+    frame.h = (gint) MIN (crop->height, G_MAXINT);
+  }
+  geometry.picture = geometry.source = frame;
+  geometry.source_width = frame.w;
+  geometry.source_height = frame.h;
+  geometry.scale_x = geometry.scale_y = 1.0;
 
   *outbuf = gst_buffer_make_writable (*outbuf);
   gst_buffer_add_cuda_cache_picture_meta (*outbuf, &geometry);

@@ -177,44 +177,56 @@ option_field (guint option)
 
 /* Every property writes its option into a copy of the config, which the
  * library checks (gst_cuda_cache_converter_check_config (), the one check
- * of the options): a refused value keeps the previous one. */
+ * of the options): a refused value keeps the previous one. Copy, check
+ * and commit are one hold of the lock, so that two properties set at once
+ * both stick. */
 void
 gst_cuda_cache_convert_options_set (GstCudaCacheConvertOptions * o,
     GstElement * element, guint option, const GValue * value)
 {
   const gchar *field = option_field (option);
-  GstStructure *config;
+  GstStructure *config, *old = NULL;
   GError *error = NULL;
+  const gchar *prefix = "GstCudaCacheConverter.";
+  const gchar *message;
+  gboolean ok;
 
   GST_OBJECT_LOCK (element);
   config = gst_structure_copy (o->config);
-  GST_OBJECT_UNLOCK (element);
-
   gst_structure_set_value (config, field, value);
-  if (!gst_cuda_cache_converter_check_config (config, &error)) {
-    const gchar *prefix = "GstCudaCacheConverter.";
-    const gchar *message = error->message;
-
-    /* the property's name where the config's field has another */
-    if (g_str_has_prefix (message, prefix))
-      message += strlen (prefix);
-    if (option == GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB &&
-        g_str_has_prefix (message, "fill-value="))
-      refuse_property (o, element, g_strdup_printf ("fill-rgb=%s; keeping "
-              "the previous value", message + strlen ("fill-value=")));
-    else
-      refuse_property (o, element, g_strdup_printf ("%s; keeping the "
-              "previous value", message));
-    g_clear_error (&error);
-    gst_structure_free (config);
-    return;
+  ok = gst_cuda_cache_converter_check_config (config, &error);
+  if (ok) {
+    old = o->config;
+    o->config = g_steal_pointer (&config);
+    o->changed = TRUE;
   }
-
-  GST_OBJECT_LOCK (element);
-  gst_structure_free (o->config);
-  o->config = config;
-  o->changed = TRUE;
   GST_OBJECT_UNLOCK (element);
+
+  g_clear_pointer (&old, gst_structure_free);
+  if (ok)
+    return;
+
+  /* the property's name where the config's field has another */
+  message = error ? error->message : "the value was refused";
+  if (g_str_has_prefix (message, prefix))
+    message += strlen (prefix);
+  /* the config's fill takes one number too, the property only three */
+  if (option == GST_CUDA_CACHE_CONVERT_OPTION_FILL_RGB &&
+      g_str_has_prefix (message, "fill-value=")) {
+    gchar *given = gst_value_serialize (value);
+
+    refuse_property (o, element, g_strdup_printf ("fill-rgb=(%s)%s is not "
+            "valid: it takes a GstValueArray of three whole numbers from 0 "
+            "to 255 (red, green, blue), such as \"<114, 114, 114>\" "
+            "(fill-value sets all three to one number); keeping the "
+            "previous value", G_VALUE_TYPE_NAME (value), given ? given : "?"));
+    g_free (given);
+  } else {
+    refuse_property (o, element, g_strdup_printf ("%s; keeping the "
+            "previous value", message));
+  }
+  g_clear_error (&error);
+  gst_structure_free (config);
 }
 
 void

@@ -40,11 +40,42 @@ gst_cuda_cache_converter_set_error (GError ** error, GQuark domain, gint code,
   g_free (message);
 }
 
+/* Whether @buf's GstVideoMeta, where it has one, describes a frame that
+ * holds @info's: gst_video_frame_map () asserts it, with a critical */
+static gboolean
+frame_meta_fits (const GstVideoInfo * info, GstBuffer * buf,
+    const gchar * side, GError ** error)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  const gchar *why;
+
+  if (!meta)
+    return TRUE;
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info) ||
+      meta->n_planes != GST_VIDEO_INFO_N_PLANES (info))
+    why = "not";
+  else if (meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+      meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
+    why = "smaller than";
+  else
+    return TRUE;
+
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "the %s buffer's video meta describes a %ux%u %s frame, %s the caps' "
+      "%dx%d %s", side, meta->width, meta->height,
+      gst_video_format_to_string (meta->format), why,
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      GST_VIDEO_INFO_NAME (info));
+  return FALSE;
+}
+
 gboolean
 gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags,
     const gchar * side, GError ** error)
 {
+  if (!frame_meta_fits (info, buf, side, error))
+    return FALSE;
   if (gst_video_frame_map (frame, (GstVideoInfo *) info, buf, flags))
     return TRUE;
 

@@ -123,6 +123,22 @@ video_from_caps (GstVideoInfo * info, const GstCaps * caps, const gchar * side,
         "too large to address): %" GST_PTR_FORMAT, side, caps);
     return FALSE;
   }
+  /* GstVideoInfo takes any int from caps, and lays out no frame below 1 */
+  if (GST_VIDEO_INFO_WIDTH (info) < 1 || GST_VIDEO_INFO_HEIGHT (info) < 1) {
+    gst_cuda_cache_converter_set_error (error, GST_CORE_ERROR,
+        GST_CORE_ERROR_NEGOTIATION, "%s caps give a frame of %dx%d; width "
+        "and height must be 1 or more: %" GST_PTR_FORMAT, side,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), caps);
+    return FALSE;
+  }
+  /* a ratio of 0 (GstVideoInfo takes it from caps) gives no picture shape */
+  if (GST_VIDEO_INFO_PAR_N (info) <= 0 || GST_VIDEO_INFO_PAR_D (info) <= 0) {
+    gst_cuda_cache_converter_set_error (error, GST_CORE_ERROR,
+        GST_CORE_ERROR_NEGOTIATION, "%s caps give a pixel-aspect-ratio of "
+        "%d/%d; it must be above 0: %" GST_PTR_FORMAT, side,
+        GST_VIDEO_INFO_PAR_N (info), GST_VIDEO_INFO_PAR_D (info), caps);
+    return FALSE;
+  }
   if (!gst_cuda_cache_format_in_list (GST_VIDEO_INFO_FORMAT (info), formats)) {
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
         "%s format %s is not one the converter %s: %s", side,

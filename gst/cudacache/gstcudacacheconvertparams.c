@@ -192,6 +192,8 @@ gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
   gint xs = (1 << GST_VIDEO_FORMAT_INFO_W_SUB (in->finfo, 1)) - 1;
   gint ys = (1 << GST_VIDEO_FORMAT_INFO_H_SUB (in->finfo, 1)) - 1;
   GstVideoRectangle vis = { 0, 0, fw, fh };
+  const gchar *frame = crop ? "frame the buffer's crop meta shows" :
+      "input frame";
   gint64 x = 0, y = 0, w, h;
 
   if (crop) {
@@ -207,11 +209,19 @@ gst_cuda_cache_convert_params_source (const GstVideoInfo * in,
       options->src_height) {
     x = options->src_x;
     y = options->src_y;
+    /* a start past the frame leaves no size to speak of */
+    if (x >= vis.w || y >= vis.h) {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "the config's source rectangle (src-x, src-y, src-width, "
+          "src-height) starts at %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+          ", outside the %dx%d %s (src-x from 0 to %d, src-y from 0 to %d)",
+          x, y, vis.w, vis.h, frame, vis.w - 1, vis.h - 1);
+      return FALSE;
+    }
     w = options->src_width ? options->src_width : vis.w - x;
     h = options->src_height ? options->src_height : vis.h - y;
     if (!rect_inside (x, y, w, h, vis.w, vis.h, "the config's source "
-            "rectangle (src-x, src-y, src-width, src-height)", crop ?
-            "frame the buffer's crop meta shows" : "input frame", error))
+            "rectangle (src-x, src-y, src-width, src-height)", frame, error))
       return FALSE;
   }
   /* in the buffer's frame */

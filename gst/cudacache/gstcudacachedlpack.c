@@ -182,14 +182,16 @@ export_tensor (GstCudaCacheDLPack * self, const GstCudaCacheTensorInfo * info,
 }
 
 /* The components of @plane as one height x width x channels block: they
- * must share subsampling and pixel stride, and be whole bytes or 16-bit
- * words in host order (which leaves out v210, RGB16, 10-bit formats, ...). */
+ * must share subsampling, pixel stride and shift, and be whole bytes or
+ * 16-bit words in host order; 10 and 12-bit samples in 16-bit words
+ * (P010_10LE, I420_10LE, ...) are the words as stored. That leaves out
+ * v210, RGB16, 10-bit samples packed three to 32 bits, ... */
 static gboolean
 plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
     guint * comp)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
-  guint c, depth = 0, found = 0, w_sub = 0, h_sub = 0;
+  guint c, depth = 0, shift = 0, found = 0, w_sub = 0, h_sub = 0;
   gint pstride = 0;
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo) ||
@@ -201,6 +203,7 @@ plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
       continue;
     if (found == 0) {
       depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+      shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
       pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
       w_sub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
       h_sub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
@@ -210,19 +213,25 @@ plane_layout (const GstVideoInfo * info, guint plane, guint * bytes,
         GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) != pstride ||
         GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) != w_sub ||
         GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c) != h_sub ||
-        GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) != 0)
+        GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) != shift)
       return FALSE;
     found++;
   }
 
-  if (found == 0 || (depth != 8 && depth != 16) || pstride <= 0 ||
-      pstride % (depth / 8) != 0)
+  if (found == 0 || pstride <= 0)
     return FALSE;
-  if (depth == 16 && (GST_VIDEO_FORMAT_INFO_IS_LE (finfo) ?
+  if (depth == 8 && shift == 0)
+    *bytes = 1;
+  else if (depth > 8 && depth + shift <= 16)
+    *bytes = 2;
+  else
+    return FALSE;
+  if (pstride % *bytes != 0)
+    return FALSE;
+  if (*bytes == 2 && (GST_VIDEO_FORMAT_INFO_IS_LE (finfo) ?
           G_BYTE_ORDER != G_LITTLE_ENDIAN : G_BYTE_ORDER != G_BIG_ENDIAN))
     return FALSE;
 
-  *bytes = depth / 8;
   return TRUE;
 }
 
@@ -293,9 +302,9 @@ export_frame (GstCudaCacheDLPack * self, const GstVideoInfo * info,
   }
   if (!plane_layout (info, p, &bytes, &comp)) {
     dlpack_fail (error, "plane %u of %s is no height x width x channels "
-        "block of 8 or 16-bit elements (its components differ in "
-        "subsampling, stride or depth, or are packed below a byte)", p,
-        GST_VIDEO_INFO_NAME (info));
+        "block of bytes or 16-bit words (its components differ in "
+        "subsampling, stride, depth or shift, or are packed below a byte "
+        "or across words)", p, GST_VIDEO_INFO_NAME (info));
     return FALSE;
   }
   /* CUDA memory is pitched: without a video meta, the memory's own info
@@ -539,10 +548,12 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
  * A video frame is exported as a
  * three-dimensional height x width x channels tensor of its plane, where
  * channels are the bytes (or 16-bit words) of one pixel: 4 for RGBA and
- * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma.
- * Formats whose components are packed below a byte, tiled or of different
- * pixel strides in one plane (YUY2, v210, ...), and frames whose
- * #GstVideoMeta is of another format or smaller than @caps, are refused, saying why in
+ * RGBx, 3 for RGB, 1 for GRAY8 and I420's planes, 2 for NV12's chroma;
+ * 10 and 12-bit samples in 16-bit words (P010_10LE) are the uint16 words
+ * as stored. Formats whose components are packed below a byte, tiled or of
+ * different pixel strides in one plane (YUY2, v210, ...), and frames whose
+ * #GstVideoMeta is of another format or smaller than @caps, are refused,
+ * saying why in
  * @error (which plane, which caps, how many bytes the buffer holds and its
  * tensor needs), or on the cudacachedlpack debug category without @error.
  *

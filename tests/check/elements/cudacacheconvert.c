@@ -406,6 +406,9 @@ GST_END_TEST;
 GST_START_TEST (test_unsupported_caps_refused)
 {
   GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstMessage *msg;
+  GError *err = NULL;
+  GstBus *bus;
 
   /* v210 is not an input format */
   gst_harness_set_src_caps_str (h,
@@ -421,6 +424,27 @@ GST_START_TEST (test_unsupported_caps_refused)
       "num_tensors=1,types=float32,dimensions=4:2:4:1");
   fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
       GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  /* a pixel aspect ratio of 0, pushed without asking: refused, saying so */
+  h = gst_harness_new ("cudacacheconvert");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=4,"
+      "height=2,framerate=30/1,pixel-aspect-ratio=0/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=8,"
+      "height=4");
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "a pixel-aspect-ratio of 0/1 was taken");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "pixel-aspect-ratio of 0/1") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 }
 
@@ -551,9 +575,22 @@ GST_START_TEST (test_bad_properties_refused)
   fail_unless (g_str_has_prefix (err->message, "fill-rgb=(GstValueArray)< "),
       "%s", err->message);
   fail_unless (g_str_has_suffix (err->message, "256 > is not valid: it takes "
-          "a whole number from 0 to 255, or a GstValueArray of three (red, "
-          "green, blue), such as \"<114, 114, 114>\"; keeping the previous "
-          "value"), "%s", err->message);
+          "a GstValueArray of three whole numbers from 0 to 255 (red, green, "
+          "blue), such as \"<114, 114, 114>\" (fill-value sets all three to "
+          "one number); keeping the previous value"), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  /* one number is fill-value's, and the message says so, not that
+   * fill-rgb takes it */
+  gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<5>");
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "fill-rgb <5> was not refused");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless_equals_string (err->message, "fill-rgb=(GstValueArray)< "
+      "(int)5 > is not valid: it takes a GstValueArray of three whole "
+      "numbers from 0 to 255 (red, green, blue), such as \"<114, 114, 114>\" "
+      "(fill-value sets all three to one number); keeping the previous "
+      "value");
   g_clear_error (&err);
   gst_message_unref (msg);
   gst_util_set_object_arg (G_OBJECT (e), "fill-rgb", "<10, 20, 30>");
@@ -712,21 +749,6 @@ GST_START_TEST (test_refused_shape_one_accurate_error)
   assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
       "types=float32,dimensions=64:48:4:1", "4 channel(s)");
 
-  /* three channels and batch 1: the message names the real problem */
-  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
-      "types=float32,layout=NCWH,dimensions=64:48:3:1",
-      "Cannot convert to these caps: layout=NCWH is not supported: layout "
-      "must be NCHW or NHWC");
-
-  /* fields the template refuses: GStreamer would only say "not
-   * negotiated"; the element names the field and what it takes */
-  assert_one_refusal ("other/tensors,format=static,num_tensors=1,"
-      "types=int8,dimensions=64:48:3:1", "Cannot convert to these caps: "
-      "types=int8 is not supported: types must be float32, float16 or uint8");
-  assert_one_refusal ("other/tensors,format=static,num_tensors=2,"
-      "types=float32,dimensions=64:48:3:1", "Cannot convert to these caps: "
-      "num_tensors=2 is not supported: cudacacheconvert makes one tensor "
-      "(num_tensors=1)");
 
   /* dimensions=64:48, unquoted, is a flagset to GStreamer (fixated, it
    * reads 40:ffffffff): the error says what to write instead */
@@ -741,6 +763,260 @@ GST_END_TEST;
 
 /* An output whose RGB frame the presets' CPU path refuses (2 GiB or more
  * a plane): one error that says so, and the pipeline stops cleanly. */
+/* A pad of @direction whose caps queries answer @caps, filtered */
+static gboolean
+answer_caps_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstCaps *caps = g_object_get_data (G_OBJECT (pad), "caps");
+  GstCaps *filter = NULL, *result;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return gst_pad_query_default (pad, parent, query);
+  gst_query_parse_caps (query, &filter);
+  result = filter ? gst_caps_intersect_full (filter, caps,
+      GST_CAPS_INTERSECT_FIRST) : gst_caps_ref (caps);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+
+  return TRUE;
+}
+
+static GstPad *
+answering_pad_new (GstPadDirection direction, const gchar * caps)
+{
+  GstPad *pad = gst_pad_new (NULL, direction);
+
+  g_object_set_data_full (G_OBJECT (pad), "caps", gst_caps_from_string (caps),
+      (GDestroyNotify) gst_caps_unref);
+  gst_pad_set_query_function (pad, answer_caps_query);
+
+  return pad;
+}
+
+/* @answer is not empty and within @pad's template */
+static void
+assert_answer_in_template (GstPad * pad, GstCaps * answer)
+{
+  GstCaps *templ = gst_pad_get_pad_template_caps (pad);
+
+  fail_if (gst_caps_is_empty (answer));
+  if (!gst_caps_is_subset (answer, templ))
+    fail ("%s is not within %s", gst_caps_to_string (answer),
+        gst_caps_to_string (templ));
+  gst_caps_unref (templ);
+}
+
+/* Caps queries, filtered or not, as autopluggers and links make them:
+ * they answer only what the element makes and post nothing, even where
+ * downstream lists a tensor the element cannot make beside a format it
+ * can */
+GST_START_TEST (test_caps_queries_answer_and_post_nothing)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  GstPad *up = answering_pad_new (GST_PAD_SRC, "video/x-raw");
+  GstPad *down = answering_pad_new (GST_PAD_SINK,
+      "other/tensors,types=int32; video/x-raw,format=RGBA");
+  GstPad *int32_only = answering_pad_new (GST_PAD_SINK,
+      "other/tensors,types=int32");
+  GstBus *bus = gst_bus_new ();
+  GstCaps *filter, *answer;
+  GstMessage *msg;
+  GstHarness *h;
+  GstBuffer *out;
+
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_pad_link (up, sink), GST_PAD_LINK_OK);
+  fail_unless_equals_int (gst_pad_link (src, down), GST_PAD_LINK_OK);
+
+  /* a question with no answer: UYVP is not taken */
+  filter = gst_caps_from_string ("video/x-raw,format=UYVP");
+  answer = gst_pad_query_caps (sink, filter);
+  fail_unless (gst_caps_is_empty (answer));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* one with an answer: RGBA in, for RGBA out */
+  filter = gst_caps_from_string (RGBA_4x2);
+  answer = gst_pad_query_caps (sink, filter);
+  assert_answer_in_template (sink, answer);
+  fail_unless (gst_caps_is_subset (answer, filter));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* the source pad: only the tensors the element makes */
+  answer = gst_pad_query_caps (src, NULL);
+  assert_answer_in_template (src, answer);
+  gst_caps_unref (answer);
+  filter = gst_caps_from_string ("other/tensors,types=int32");
+  answer = gst_pad_query_caps (src, filter);
+  fail_unless (gst_caps_is_empty (answer));
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+  filter = gst_caps_from_string ("other/tensors,types=uint8,layout=NHWC");
+  answer = gst_pad_query_caps (src, filter);
+  assert_answer_in_template (src, answer);
+  gst_caps_unref (answer);
+  gst_caps_unref (filter);
+
+  /* a link's check */
+  fail_unless (gst_pad_unlink (src, down));
+  fail_if (gst_pad_can_link (src, int32_only));
+  fail_unless (gst_pad_can_link (src, down));
+
+  /* linking and unlinking post structure changes; nothing else */
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ANY &
+      ~GST_MESSAGE_STRUCTURE_CHANGE);
+  fail_if (msg != NULL, "a query posted a %s message",
+      msg ? GST_MESSAGE_TYPE_NAME (msg) : "");
+  fail_unless (gst_pad_unlink (up, sink));
+  gst_element_set_bus (e, NULL);
+
+  /* and what the answers promise links: RGBA out beside int32 tensors */
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,types=int32; "
+      "video/x-raw,format=RGBA");
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  gst_object_unref (bus);
+  gst_object_unref (int32_only);
+  gst_object_unref (down);
+  gst_object_unref (up);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Pushes an RGBA frame into @h, expecting not-negotiated, and the error
+ * on @bus that says @says (none where NULL: said before) */
+static void
+assert_not_negotiated_says (GstHarness * h, GstBus * bus, const gchar * says)
+{
+  GstMessage *msg;
+  GError *err = NULL;
+
+  fail_unless_equals_int (gst_harness_push (h, make_rgba (4, 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (!says) {
+    fail_unless (msg == NULL, "the refusal was posted again");
+    return;
+  }
+  fail_unless (msg != NULL, "no error for %s", says);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless_equals_string (err->message, says);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_if (gst_bus_have_pending (bus));
+}
+
+/* Tensor fields the element cannot make: a link to them fails as any
+ * link does, and caps that reach the element anyway are refused in
+ * negotiation with one error that names the field and what it takes */
+GST_START_TEST (test_refused_tensor_field_named_in_negotiation)
+{
+  static const gchar *desc = "videotestsrc ! cudacacheconvert ! "
+      "other/tensors,types=int8,dimensions=(string)64:48:3:1 ! fakesink";
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+  GstBus *bus = gst_bus_new ();
+  GstElement *pipeline;
+  GError *err = NULL;
+  GstBuffer *out;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, RGBA_4x2);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=int8,dimensions=(string)4:2:3:1");
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "types=int8 is not supported: types must be float32, float16 or uint8");
+  assert_not_negotiated_says (h, bus, NULL);
+
+  /* downstream changing to what cannot be made */
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  out = gst_harness_push_and_pull (h, make_rgba (4, 2));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=1,types=float32,layout=NCWH,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "layout=NCWH is not supported: layout must be NCHW or NHWC");
+  gst_harness_set_sink_caps_str (h, "other/tensors,format=static,"
+      "num_tensors=2,types=float32,dimensions=(string)4:2:3:1");
+  gst_harness_push_upstream_event (h, gst_event_new_reconfigure ());
+  assert_not_negotiated_says (h, bus, "Cannot convert to these caps: "
+      "num_tensors=2 is not supported: cudacacheconvert makes one tensor "
+      "(num_tensors=1)");
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+
+  /* gst-launch-1.0's link */
+  pipeline = gst_parse_launch (desc, &err);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR, GST_PARSE_ERROR_LINK),
+      "%s", err ? err->message : "linked");
+  g_clear_error (&err);
+  gst_clear_object (&pipeline);
+}
+
+GST_END_TEST;
+
+/* A buffer whose GstVideoMeta describes a smaller frame than its caps
+ * (or another format) is refused with an error that says so, not a
+ * GStreamer-Video critical (gst_video_frame_map ()'s preconditions) */
+GST_START_TEST (test_video_meta_smaller_than_caps_refused)
+{
+  static const struct
+  {
+    GstVideoFormat format;
+    guint width, height;
+    const gchar *says;
+  } metas[] = {
+    {GST_VIDEO_FORMAT_RGBA, 2, 2, "the input buffer's video meta describes "
+          "a 2x2 RGBA frame, smaller than the caps' 4x2 RGBA"},
+    {GST_VIDEO_FORMAT_RGBA, 4, 1, "4x1 RGBA"},
+    {GST_VIDEO_FORMAT_BGRA, 4, 2, "4x2 BGRA frame, not the caps' 4x2 RGBA"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (metas); i++) {
+    GstHarness *h = harness_new (RGBA_4x2, "video/x-raw,format=RGBA,width=8,"
+        "height=4");
+    GstBus *bus = gst_bus_new ();
+    GstBuffer *in = make_rgba (4, 2);
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *debug = NULL;
+
+    gst_element_set_bus (h->element, bus);
+    gst_buffer_add_video_meta (in, GST_VIDEO_FRAME_FLAG_NONE, metas[i].format,
+        metas[i].width, metas[i].height);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, &debug);
+    fail_unless (strstr (err->message, metas[i].says) != NULL,
+        "\"%s\" does not say \"%s\"", err->message, metas[i].says);
+    g_clear_error (&err);
+    g_free (debug);
+    gst_message_unref (msg);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_cpu_path_frame_past_2_gib_one_error)
 {
   GPtrArray *errors = refused_shape_errors_with ("method=bilinear",
@@ -842,6 +1118,105 @@ GST_START_TEST (test_properties_apply_while_playing)
   g_object_set (h->element, "letterbox", TRUE, NULL);
   fail_unless_equals_float (push_and_read_first (h), 7.0f);
 
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstElement *element;
+  const gchar *property;
+  guint lost;
+} SetterThread;
+
+/* fewer under valgrind, which serialises the threads anyway */
+#define SETTER_ROUNDS (RUNNING_ON_VALGRIND ? 1000 : 20000)
+
+/* Sets its property to each of 1 .. SETTER_ROUNDS (fill-value from 0 to
+ * 255), counting the values not read back */
+static gpointer
+set_property_rounds (gpointer data)
+{
+  SetterThread *t = data;
+  guint i;
+
+  for (i = 1; i <= SETTER_ROUNDS; i++) {
+    if (g_str_equal (t->property, "scale")) {
+      gdouble scale = 0;
+
+      g_object_set (t->element, "scale", (gdouble) i, NULL);
+      g_object_get (t->element, "scale", &scale, NULL);
+      t->lost += scale != (gdouble) i;
+    } else {
+      guint fill = 0;
+
+      g_object_set (t->element, "fill-value", i % 256, NULL);
+      g_object_get (t->element, "fill-value", &fill, NULL);
+      t->lost += fill != i % 256;
+    }
+  }
+
+  return NULL;
+}
+
+/* Two threads setting different properties at once: neither update is
+ * lost to the other */
+GST_START_TEST (test_concurrent_properties_all_stick)
+{
+  GstElement *e = gst_element_factory_make ("cudacacheconvert", NULL);
+  SetterThread threads[2] = { {e, "scale", 0}, {e, "fill-value", 0}
+  };
+  GThread *a, *b;
+  gdouble scale = 0;
+  guint fill = 0;
+
+  a = g_thread_new ("scale", set_property_rounds, &threads[0]);
+  b = g_thread_new ("fill", set_property_rounds, &threads[1]);
+  g_thread_join (a);
+  g_thread_join (b);
+  fail_unless_equals_int (threads[0].lost, 0);
+  fail_unless_equals_int (threads[1].lost, 0);
+  g_object_get (e, "scale", &scale, "fill-value", &fill, NULL);
+  fail_unless (scale == SETTER_ROUNDS, "scale %f", scale);
+  fail_unless_equals_int (fill, SETTER_ROUNDS % 256);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* The pixel aspect ratio of the output caps in @h */
+static void
+assert_output_par (GstHarness * h, gint par_n, gint par_d)
+{
+  GstBuffer *out = gst_harness_push_and_pull (h, make_rgba (64, 48));
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  gint n = 0, d = 0;
+
+  fail_unless (out != NULL);
+  fail_unless (gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+          "pixel-aspect-ratio", &n, &d));
+  fail_unless (n == par_n && d == par_d, "pixel-aspect-ratio %d/%d, not "
+      "%d/%d", n, d, par_n, par_d);
+  gst_caps_unref (caps);
+  gst_buffer_unref (out);
+}
+
+/* letterbox decides the output's pixel aspect ratio where downstream
+ * fixes both sizes (the picture's shape kept by the ratio, or by bars):
+ * changed while playing, the output renegotiates, as stock elements do */
+GST_START_TEST (test_letterbox_while_playing_renegotiates)
+{
+  GstHarness *h = gst_harness_new ("cudacacheconvert");
+
+  gst_harness_set_caps_str (h, "video/x-raw,format=RGBA,width=64,height=48,"
+      "pixel-aspect-ratio=1/1,framerate=30/1",
+      "video/x-raw,format=RGBA,width=32,height=32");
+  assert_output_par (h, 4, 3);
+  g_object_set (h->element, "letterbox", TRUE, NULL);
+  assert_output_par (h, 1, 1);
+  g_object_set (h->element, "letterbox", FALSE, NULL);
+  assert_output_par (h, 4, 3);
   gst_harness_teardown (h);
 }
 
@@ -1197,6 +1572,57 @@ GST_END_TEST;
  * into every kind of output, letterboxed and not: each the region's own
  * conversion, exactly (cudacache-crops.h). Runs under the sanitizer setup
  * too, where a read or write past the region's rows shows. */
+/* A buffer passed through with a crop meta is the picture the crop
+ * shows: its picture meta is the identity over the crop's size, the
+ * source frame a conversion of the same buffer names */
+GST_START_TEST (test_passed_through_picture_follows_crop_meta)
+{
+  GstHarness *converted = harness_new ("video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1", "video/x-raw,format=RGBA,width=32,"
+      "height=24,framerate=30/1");
+  GstHarness *passed = harness_new ("video/x-raw,format=RGBA,width=64,"
+      "height=48,framerate=30/1,pixel-aspect-ratio=1/1",
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1,"
+      "pixel-aspect-ratio=1/1");
+  GstHarness *hs[2] = { converted, passed };
+  const GstCudaCachePictureGeometry *g;
+  GstCudaCachePictureMeta *meta;
+  GstVideoCropMeta *crop;
+  GstBuffer *in, *out;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    in = make_rgba (64, 48);
+    crop = gst_buffer_add_video_crop_meta (in);
+    crop->x = 8;
+    crop->y = 4;
+    crop->width = 32;
+    crop->height = 24;
+    out = gst_harness_push_and_pull (hs[i], in);
+    fail_unless (out != NULL);
+    meta = gst_buffer_get_cuda_cache_picture_meta (out);
+    fail_unless (meta != NULL);
+    g = &meta->geometry;
+    fail_unless (g->source_width == 32 && g->source_height == 24,
+        "%s: a source frame of %dx%d", i ? "passed" : "converted",
+        g->source_width, g->source_height);
+    fail_unless (g->source.x == 0 && g->source.y == 0 && g->source.w == 32 &&
+        g->source.h == 24);
+    fail_unless (g->picture.x == 0 && g->picture.y == 0 &&
+        g->picture.w == 32 && g->picture.h == 24, "%s: a picture of %dx%d "
+        "at %d,%d", i ? "passed" : "converted", g->picture.w, g->picture.h,
+        g->picture.x, g->picture.y);
+    fail_unless (g->scale_x == 1.0 && g->scale_y == 1.0);
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM
+          (passed->element)));
+  gst_harness_teardown (converted);
+  gst_harness_teardown (passed);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_crop_matrix)
 {
   crop_matrix_run ("cudacacheconvert", "", NULL, 0.0);
@@ -1229,6 +1655,9 @@ cudacacheconvert_suite (void)
   TCase *tc = tcase_create ("general");
 
   cudacache_check_init ();
+  /* gst_video_frame_map ()'s preconditions are criticals of this domain */
+  g_log_set_handler ("GStreamer-Video", G_LOG_LEVEL_CRITICAL |
+      G_LOG_LEVEL_WARNING, cudacache_check_log_func, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_video_format_conversion);
   tcase_add_test (tc, test_webcam_and_gray_formats);
@@ -1246,14 +1675,20 @@ cudacacheconvert_suite (void)
   tcase_add_test (tc, test_tensor_nhwc_open_dimensions);
   tcase_add_test (tc, test_template_and_description_say_tensor_shape);
   tcase_add_test (tc, test_refused_shape_one_accurate_error);
+  tcase_add_test (tc, test_caps_queries_answer_and_post_nothing);
+  tcase_add_test (tc, test_refused_tensor_field_named_in_negotiation);
+  tcase_add_test (tc, test_video_meta_smaller_than_caps_refused);
   tcase_add_test (tc, test_cpu_path_frame_past_2_gib_one_error);
   tcase_add_test (tc, test_buffers_past_4_gib_say_why);
   tcase_add_test (tc, test_properties_apply_while_playing);
+  tcase_add_test (tc, test_letterbox_while_playing_renegotiates);
+  tcase_add_test (tc, test_concurrent_properties_all_stick);
   tcase_add_test (tc, test_caps_churn_keeps_layouts);
   tcase_add_test (tc, test_picture_meta_maps_boxes_back);
   tcase_add_test (tc, test_letterbox_aspect_position_and_fill);
   tcase_add_test (tc, test_fixation_keeps_display_aspect);
   tcase_add_test (tc, test_crop_meta_from_upstream);
+  tcase_add_test (tc, test_passed_through_picture_follows_crop_meta);
   tcase_add_test (tc, test_crop_matrix);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
 

@@ -134,6 +134,55 @@ GST_START_TEST (test_refusals_say_why)
 
 GST_END_TEST;
 
+/* Sizes of 0 or below, which GstVideoInfo takes from caps as given: a
+ * clear refusal that names the size, never a crash (the CPU back end
+ * read a NULL format info for a negative width) */
+GST_START_TEST (test_sizes_below_one_refused)
+{
+  static const gchar *sizes[] = {
+    "video/x-raw,format=NV12,width=-90,height=96",
+    "video/x-raw,format=NV12,width=96,height=-90",
+    "video/x-raw,format=RGBA,width=-64,height=-48",
+    "video/x-raw,format=I420,width=0,height=48",
+    "video/x-raw,format=RGBA,width=64,height=0",
+    "video/x-raw,format=NV12,width=-2147483648,height=48",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    assert_error_mentions (sizes[i], RGBA_64x48, "input caps", NULL);
+    assert_error_mentions (RGBA_64x48, sizes[i], "output caps", NULL);
+  }
+  assert_error_mentions ("video/x-raw,format=NV12,width=-90,height=96",
+      RGBA_64x48, "-90x96", NULL);
+}
+
+GST_END_TEST;
+
+/* A pixel aspect ratio of 0 or below has no picture shape: refused,
+ * naming it, on either side */
+GST_START_TEST (test_pixel_aspect_ratio_below_one_refused)
+{
+  static const gchar *pars[] = { "0/1", "-1/1", "1/-2" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pars); i++) {
+    gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=64,"
+        "height=48,pixel-aspect-ratio=%s", pars[i]);
+
+    assert_error_mentions (caps, RGBA_64x48, "input caps give a "
+        "pixel-aspect-ratio of", NULL);
+    assert_error_mentions (RGBA_64x48, caps, "output caps give a "
+        "pixel-aspect-ratio of", NULL);
+    g_free (caps);
+  }
+  assert_error_mentions ("video/x-raw,format=RGBA,width=64,height=48,"
+      "pixel-aspect-ratio=0/1", RGBA_64x48, "pixel-aspect-ratio of 0/1; it "
+      "must be above 0", NULL);
+}
+
+GST_END_TEST;
+
 static GstCudaCacheConverter *converter_new (const gchar * in,
     const gchar * out, GstStructure * config);
 
@@ -1919,6 +1968,22 @@ GST_START_TEST (test_crops_convert_as_the_cropped_frame)
             "lie inside the 64x48 input frame"), "%s",
         error ? error->message : "");
     g_clear_error (&error);
+
+    /* a start past the frame, the size left open: the start is the
+     * problem, not a size below 0 */
+    fail_if (gst_cuda_cache_converter_new (in, out, NULL,
+            gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_SRC_X,
+                G_TYPE_INT, 100, NULL), &error));
+    fail_unless (error && strstr (error->message, "starts at 100,0, outside "
+            "the 64x48 input frame (src-x from 0 to 63, src-y from 0 to 47)"),
+        "%s", error ? error->message : "");
+    g_clear_error (&error);
+    fail_if (gst_cuda_cache_converter_new (in, out, NULL,
+            gst_structure_new ("c", GST_CUDA_CACHE_CONVERTER_OPT_SRC_Y,
+                G_TYPE_INT, 48, NULL), &error));
+    fail_unless (error && strstr (error->message, "starts at 0,48, outside"),
+        "%s", error ? error->message : "");
+    g_clear_error (&error);
   }
 }
 
@@ -1999,6 +2064,8 @@ converter_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refusals_say_why);
+  tcase_add_test (tc, test_sizes_below_one_refused);
+  tcase_add_test (tc, test_pixel_aspect_ratio_below_one_refused);
   tcase_add_test (tc, test_batch_of_system_memory);
   tcase_add_test (tc, test_batch_launch_keeps_what_it_reads);
   tcase_add_test (tc, test_geometry_is_the_frames_own);

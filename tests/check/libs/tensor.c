@@ -491,6 +491,37 @@ GST_START_TEST (test_dlpack_streams_system_memory)
 
 GST_END_TEST;
 
+/* 10 and 12-bit samples in 16-bit words (P010_10LE, a 10-bit decoder's
+ * frames) export plane by plane as the uint16 words they are stored in */
+GST_START_TEST (test_dlpack_16bit_words_of_10bit_samples)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=P010_10LE,"
+      "width=4,height=2,framerate=30/1");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 4 * 2 * 2 + 4 * 2, NULL);
+  DLManagedTensor *t;
+  GError *error = NULL;
+  guint p;
+
+  for (p = 0; p < 2; p++) {
+    t = gst_cuda_cache_dlpack_export (buf, caps, p,
+        GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
+    fail_unless (t != NULL, "plane %u: %s", p, error ? error->message : "");
+    fail_unless_equals_int (t->dl_tensor.dtype.code, kDLUInt);
+    fail_unless_equals_int (t->dl_tensor.dtype.bits, 16);
+    fail_unless_equals_int (t->dl_tensor.ndim, 3);
+    /* Y: 2 rows of 4 samples; UV: 1 row of 2 pairs */
+    fail_unless_equals_int (t->dl_tensor.shape[0], p == 0 ? 2 : 1);
+    fail_unless_equals_int (t->dl_tensor.shape[1], p == 0 ? 4 : 2);
+    fail_unless_equals_int (t->dl_tensor.shape[2], p == 0 ? 1 : 2);
+    fail_unless_equals_int (t->dl_tensor.strides[0], 4);
+    gst_cuda_cache_dlpack_release (t);
+  }
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+}
+
+GST_END_TEST;
+
 /* A batch's slots: absent until filled, the map back of each present one
  * the same as its frame's picture meta gives, the strings deep-copied
  * with the buffer and freed with it, a region of the batch not the batch */
@@ -609,6 +640,7 @@ tensor_suite (void)
   tcase_add_test (tc, test_dlpack_streams_system_memory);
   tcase_add_test (tc, test_meta_dropped_by_converting_transforms);
   tcase_add_test (tc, test_dlpack_refuses_meta_the_caps_contradict);
+  tcase_add_test (tc, test_dlpack_16bit_words_of_10bit_samples);
 
   return s;
 }
