@@ -203,7 +203,10 @@ def main():
             "appsink name=sink sync=false")
 
     def regions(i):
-        buf = roi_base.copy()
+        # a buffer of the frame's memory and metas, writable from Python
+        buf = Gst.Buffer.new()
+        buf.copy_into(roi_base, Gst.BufferCopyFlags.MEMORY |
+                      Gst.BufferCopyFlags.META, 0, -1)
         for r in range(8):
             w = 64 + (i * 7 + r * 13) % 200
             h = 64 + (i * 11 + r * 5) % 150

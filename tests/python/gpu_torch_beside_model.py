@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Copyright (C) 2026 the gst-cuda-cache authors
 """A pipeline beside a model in one process: while a PyTorch stream runs
-50 ms kernels, caps changes, a moving source rectangle and a preset's
-reconfigure cost the pipeline no wait for those kernels, and the elements
-left to themselves work in PyTorch's context. (The figures of this
+50 ms kernels, caps changes (a preset's reconfigure too) and regions that
+move and resize cost the pipeline no wait for those kernels, and the
+elements left to themselves work in PyTorch's context. (The figures of this
 scenario are the benchmark's: tests/bench/beside-model.py.)"""
 
 import os
@@ -27,12 +27,11 @@ torch.cuda.init()
 busy = Busy(torch, KERNEL_MS)
 
 
-def frames(pipeline, n, each=None, sizes=SIZES):
+def frames(pipeline, n, sizes=SIZES):
     """Median milliseconds from push to pull of @n NV12 frames, the size
-    of frame i sizes[i % len (sizes)]; each (element, i) before frame i."""
+    of frame i sizes[i % len (sizes)]."""
     src = pipeline.get_by_name("src")
     sink = pipeline.get_by_name("sink")
-    el = pipeline.get_by_name("el")
     times = []
     caps = None
     for i in range(n):
@@ -42,8 +41,6 @@ def frames(pipeline, n, each=None, sizes=SIZES):
         if want != caps:
             src.set_property("caps", Gst.Caps.from_string(want))
             caps = want
-        if each:
-            each(el, i)
         buf = Gst.Buffer.new_wrapped(bytes([60]) * (w * h * 3 // 2))
         buf.pts = i * Gst.SECOND // 30
         start = time.monotonic()
@@ -54,7 +51,7 @@ def frames(pipeline, n, each=None, sizes=SIZES):
     return statistics.median(times)
 
 
-def idle_and_busy(description, n, each=None, sizes=SIZES):
+def idle_and_busy(description, n, sizes=SIZES):
     """The median frame's milliseconds idle, then busy, each in a pipeline
     of its own after a frame of each size as warm-up."""
     result = []
@@ -62,12 +59,12 @@ def idle_and_busy(description, n, each=None, sizes=SIZES):
         pipeline = Gst.parse_launch(description)
         pipeline.set_state(Gst.State.PLAYING)
         try:
-            frames(pipeline, len(sizes), sizes=sizes)
+            frames(pipeline, len(sizes), sizes)
             if state == "busy":
                 with busy:
-                    result.append(frames(pipeline, n, each, sizes))
+                    result.append(frames(pipeline, n, sizes))
             else:
-                result.append(frames(pipeline, n, each, sizes))
+                result.append(frames(pipeline, n, sizes))
         finally:
             pipeline.set_state(Gst.State.NULL)
     return result
@@ -96,15 +93,58 @@ def test_preset_caps_change_no_wait():
     check("caps change every frame, method=bilinear", idle_ms, busy_ms)
 
 
-def test_moving_region_no_wait():
-    # one size, the region moved and resized every frame
-    def move(el, i):
-        el.set_property("src-x", 16 * (i % 7))
-        el.set_property("src-width", 640 - 32 * (i % 3))
+def test_moving_regions_no_wait():
+    # cudacachebatch mode=rois: 8 regions a frame, each moved and resized
+    # from frame to frame, a new source rectangle for the converters
+    import gstcudacache
+    from gi.repository import GstVideo
+    primary = GstCudaCache.CudaCache.device_get_primary_context(0)
+    base, caps = gstcudacache.to_buffer(
+        torch.full((720, 1280, 4), 90, dtype=torch.uint8, device="cuda"),
+        context=primary)
+    desc = ("appsrc name=src format=time ! "
+            "cudacachebatch mode=rois batch-size=8 ! "
+            "other/tensors(memory:CUDAMemory),format=static,num_tensors=1,"
+            "types=float32,dimensions=(string)112:112:3:8,layout=NCHW ! "
+            "appsink name=sink sync=false")
 
-    desc = CONVERT.format("method=area src-y=8 src-height=400")
-    idle_ms, busy_ms = idle_and_busy(desc, 12, move, SIZES[1:2])
-    check("a moving region", idle_ms, busy_ms)
+    def run_frames(pipeline, n, first):
+        src = pipeline.get_by_name("src")
+        sink = pipeline.get_by_name("sink")
+        src.set_property("caps", caps)
+        times = []
+        for i in range(first, first + n):
+            # a buffer of the frame's memory and metas, writable from Python
+            buf = Gst.Buffer.new()
+            buf.copy_into(base, Gst.BufferCopyFlags.MEMORY |
+                          Gst.BufferCopyFlags.META, 0, -1)
+            for r in range(8):
+                w = 48 + (i * 7 + r * 13) % 200
+                h = 48 + (i * 11 + r * 5) % 150
+                GstVideo.buffer_add_video_region_of_interest_meta(
+                    buf, "face", (i * 17 + r * 211) % (1280 - w),
+                    (i * 23 + r * 113) % (720 - h), w, h)
+            buf.pts = i * Gst.SECOND // 30
+            start = time.monotonic()
+            assert src.emit("push-buffer", buf) == Gst.FlowReturn.OK
+            assert sink.emit("try-pull-sample", 10 * Gst.SECOND) is not None
+            times.append((time.monotonic() - start) * 1000)
+        return statistics.median(times)
+
+    result = []
+    for state in ("idle", "busy"):
+        pipeline = Gst.parse_launch(desc)
+        pipeline.set_state(Gst.State.PLAYING)
+        try:
+            run_frames(pipeline, 4, 0)
+            if state == "busy":
+                with busy:
+                    result.append(run_frames(pipeline, 12, 100))
+            else:
+                result.append(run_frames(pipeline, 12, 100))
+        finally:
+            pipeline.set_state(Gst.State.NULL)
+    check("8 moving regions a frame", *result)
 
 
 def test_default_context_is_torch_s():
@@ -126,4 +166,4 @@ def test_default_context_is_torch_s():
 
 
 run([test_default_context_is_torch_s, test_caps_change_every_frame_no_wait,
-     test_preset_caps_change_no_wait, test_moving_region_no_wait], __file__)
+     test_preset_caps_change_no_wait, test_moving_regions_no_wait], __file__)
