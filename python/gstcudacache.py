@@ -468,11 +468,11 @@ def to_buffer(obj, context=None):
     pipelines without a context of their own take it): wrapped without a
     copy where it belongs to @context and GStreamer is 1.24 or later, else
     copied once on the device into the device's cache. PyTorch's and
-    CuPy's memory belongs to the device's primary context,
-    GstCudaCache.CudaCache.device_get_primary_context(); give it here and
-    to the pipeline (pipeline.set_context(
-    GstCuda.context_new_cuda_context(context))). Raises ValueError with
-    the library's reason for what it cannot describe."""
+    CuPy's memory belongs to the device's primary context, which is the
+    default one (GstCudaCache.CudaCache.device_get_primary_context());
+    a pipeline given another context (pipeline.set_context(...)) needs
+    the buffer on that one. Raises ValueError with the library's reason
+    for what it cannot describe."""
     import gi
     gi.require_version("GstCudaCache", "1.0")
     from gi.repository import GLib, GstCudaCache

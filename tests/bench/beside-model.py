@@ -206,7 +206,7 @@ def main():
         # a buffer of the frame's memory and metas, writable from Python
         buf = Gst.Buffer.new()
         buf.copy_into(roi_base, Gst.BufferCopyFlags.MEMORY |
-                      Gst.BufferCopyFlags.META, 0, -1)
+                      Gst.BufferCopyFlags.META, 0, roi_base.get_size())
         for r in range(8):
             w = 64 + (i * 7 + r * 13) % 200
             h = 64 + (i * 11 + r * 5) % 150
@@ -266,8 +266,7 @@ def main():
 
     lines = [f"Busy: a PyTorch stream running {args.busy_ms:g} ms kernels; "
              f"{args.frames} request-responses a case after 12 of warm-up; "
-             f"{torch.cuda.get_device_name(0)}, GStreamer "
-             f"{Gst.version_string()}.", "",
+             f"{torch.cuda.get_device_name(0)}, {Gst.version_string()}.", "",
              "| scenario | element idle | element busy | element busy - idle "
              "| frame idle | frame busy | frame busy - idle | frame p99 busy "
              "|", "|---|---|---|---|---|---|---|---|"]

@@ -117,7 +117,7 @@ def test_moving_regions_no_wait():
             # a buffer of the frame's memory and metas, writable from Python
             buf = Gst.Buffer.new()
             buf.copy_into(base, Gst.BufferCopyFlags.MEMORY |
-                          Gst.BufferCopyFlags.META, 0, -1)
+                          Gst.BufferCopyFlags.META, 0, base.get_size())
             for r in range(8):
                 w = 48 + (i * 7 + r * 13) % 200
                 h = 48 + (i * 11 + r * 5) % 150
