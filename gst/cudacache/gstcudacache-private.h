@@ -158,7 +158,8 @@ gboolean gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
     gchar ** group, gchar ** key);
 
 /* The CUDA allocator of the project's blocks: gst-cuda's, but a copy of
- * a cache's block (gst_memory_copy (), as a sink's last sample is copied
+ * a cache's block (gst_memory_copy (), whole as gst-cuda's is, as a sink's
+ * last sample is copied
  * when upstream renegotiates) comes from that cache, copied on a stream of
  * its own, instead of from the driver and freed with a cuMemFree () that
  * waits for the whole device. Transfer none; NULL without gst-cuda's

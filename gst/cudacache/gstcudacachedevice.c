@@ -596,8 +596,9 @@ copy_on_device (GstCudaContext * context, GstMemory * src, GstMemory * dst)
   return ok;
 }
 
-/* A whole copy of a cache's block is another block of its key, from the
- * cache; anything else is gst-cuda's copy */
+/* A copy of a cache's block is another block of its key, from the cache;
+ * of other memory, gst-cuda's copy. Both copy the whole memory: gst-cuda's
+ * copy ignores @offset and @size too. */
 static GstMemory *
 cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
 {
@@ -607,8 +608,7 @@ cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
   gchar *group, *key;
   CopyShape shape;
 
-  if (offset != 0 || (size != -1 && (gsize) size != mem->size) ||
-      !gst_cuda_cache_block_origin (mem, &cache, &group, &key))
+  if (!gst_cuda_cache_block_origin (mem, &cache, &group, &key))
     return cuda_mem_copy (mem, offset, size);
 
   shape.context = cmem->context;

@@ -1320,6 +1320,62 @@ GST_START_TEST (test_reconfigure_while_last_buffer_returns)
 
 GST_END_TEST;
 
+/* A whole copy of a block (as a sink that keeps its last sample makes one
+ * when upstream renegotiates) is another block of the cache, with the
+ * same bytes, back in the cache when released: never a cuMemAlloc, and
+ * never a cuMemFree, which waits for the whole device, on the streaming
+ * thread. */
+GST_START_TEST (test_copies_come_from_the_cache)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 30,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstBuffer *buf, *copy;
+  GstCudaCacheStats before, after;
+  guint8 *host, *back;
+  gsize size;
+
+  /* two blocks made and released: the copy's is there to be taken */
+  cycle (pool, CAPS_720, 2, cache);
+  fail_unless (configure (pool, CAPS_720, 1, cache));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  size = gst_buffer_get_size (buf);
+  host = g_malloc (size);
+  back = g_malloc (size);
+  for (gsize i = 0; i < size; i++)
+    host[i] = (guint8) (i * 7 + 3);
+  fail_unless_equals_int (gst_buffer_fill (buf, 0, host, size), size);
+
+  before = stats_of (cache);
+  copy = gst_buffer_copy_deep (buf);
+  after = stats_of (cache);
+  fail_unless (gst_cuda_cache_owns_memory (cache,
+          gst_buffer_peek_memory (copy, 0)), "the copy is not the cache's");
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (copy, 0)));
+  fail_unless_equals_uint64 (after.hits, before.hits + 1);
+  fail_unless_equals_uint64 (after.misses, before.misses);
+  fail_unless_equals_int (gst_buffer_extract (copy, 0, back, size), size);
+  fail_unless (memcmp (host, back, size) == 0, "the copy's bytes differ");
+
+  /* released: idle in the cache again, not freed */
+  gst_buffer_unref (copy);
+  fail_unless_equals_uint64 (stats_of (cache).idle_blocks, after.idle_blocks +
+      1);
+
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_cuda_cache_drain (cache);
+  gst_object_unref (cache);
+  g_free (host);
+  g_free (back);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudapool_suite (void)
 {
@@ -1346,6 +1402,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_conversion_done_before_its_input_goes);
   tcase_add_test (tc, test_import_wraps_memory_of_its_context);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
+  tcase_add_test (tc, test_copies_come_from_the_cache);
 
   return s;
 }
