@@ -354,7 +354,7 @@ void gst_cuda_cache_preset_free (GstCudaCachePreset * preset);
  * NULL */
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_done_next (GstCudaCacheKernelDone * done,
-    unsigned long long *counter, unsigned long long *flag,
+    CUstream stream, unsigned long long *counter, unsigned long long *flag,
     unsigned int *seq);
 
 /* For the kernels' host files: copies @bytes at @src to device memory

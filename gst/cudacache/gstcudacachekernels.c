@@ -94,6 +94,9 @@ struct _GstCudaCacheKernelDone
   CUdeviceptr counter;          /* the grid's finished blocks */
   guint32 *flag;                /* pinned host memory, the device's too */
   guint32 seq;                  /* the last launch's */
+  /* the stream of the launches so far: a signal's launches go on one
+   * stream, in order, or a later number could pass before an earlier */
+  CUstream stream;
 };
 
 /* Waiting for a signal: this many reads of the host's word, then a yield of
@@ -661,8 +664,8 @@ gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
 
   kernels = plan->kernels;
   plan_prepare (plan, in_data, in_stride, out_data, out_stride, &p, &launch);
-  gst_cuda_cache_kernel_done_next (done, &p.done_counter, &p.done_flag,
-      &p.done_seq);
+  gst_cuda_cache_kernel_done_next (done, stream, &p.done_counter,
+      &p.done_flag, &p.done_seq);
 
   if (!gst_cuda_context_push (kernels->context)) {
     GST_ERROR_OBJECT (kernels->context, "could not push the CUDA context");
@@ -889,7 +892,7 @@ gst_cuda_cache_kernel_batch_launch (GstCudaCacheKernelBatch * batch,
     }
     b.slots = batch->table + batch->offsets[i];
     /* the last launch signals: the stream orders the others before it */
-    gst_cuda_cache_kernel_done_next (placed == n ? done : NULL,
+    gst_cuda_cache_kernel_done_next (placed == n ? done : NULL, stream,
         &b.done_counter, &b.done_flag, &b.done_seq);
     GST_LOG ("launching %s for %u slots, %ux%u blocks of %ux%u",
         gst_cuda_cache_kernel_info[first->kernel].name, placed - i, grid_w,
@@ -1005,15 +1008,29 @@ gst_cuda_cache_kernel_done_get_seq (GstCudaCacheKernelDone * done)
   return done->seq;
 }
 
+static gboolean done_wait (GstCudaContext * context, CUstream stream,
+    GstCudaCacheKernelDone * done, guint32 seq);
+
 void
 gst_cuda_cache_kernel_done_next (GstCudaCacheKernelDone * done,
-    unsigned long long *counter, unsigned long long *flag, unsigned int *seq)
+    CUstream stream, unsigned long long *counter, unsigned long long *flag,
+    unsigned int *seq)
 {
   if (!done) {
     *counter = *flag = 0;
     *seq = 0;
     return;
   }
+  /* one stream per signal: a launch on another waits for the last one of
+   * the stream before (its own work) */
+  if (done->seq != 0 && done->stream != stream) {
+    GST_DEBUG_OBJECT (done->context, "signal moves from stream %p to %p: "
+        "waiting for launch %u first", done->stream, stream, done->seq);
+    if (!done_wait (done->context, done->stream, done, done->seq))
+      GST_WARNING_OBJECT (done->context, "could not wait for stream %p",
+          done->stream);
+  }
+  done->stream = stream;
   *counter = done->counter;
   *flag = (guintptr) done->flag;
   *seq = ++done->seq;
@@ -1023,13 +1040,19 @@ gboolean
 gst_cuda_cache_kernels_wait_for (GstCudaCacheKernels * kernels,
     CUstream stream, GstCudaCacheKernelDone * done, guint32 seq)
 {
-  gint64 deadline = 0;
-  guint spins = 0;
-
   g_return_val_if_fail (kernels != NULL, FALSE);
 
   if (!done)
     return sync_stream (kernels->context, stream);
+  return done_wait (kernels->context, stream, done, seq);
+}
+
+static gboolean
+done_wait (GstCudaContext * context, CUstream stream,
+    GstCudaCacheKernelDone * done, guint32 seq)
+{
+  gint64 deadline = 0;
+  guint spins = 0;
 
   /* an atomic read: whatever follows is ordered after it. Launches of
    * one signal are on one stream, in order: the word passing @seq means
@@ -1040,9 +1063,9 @@ gst_cuda_cache_kernels_wait_for (GstCudaCacheKernels * kernels,
     if (deadline == 0) {
       deadline = g_get_monotonic_time () + DONE_WAIT_US;
     } else if (g_get_monotonic_time () >= deadline) {
-      GST_LOG_OBJECT (kernels->context, "no signal after %d us: waiting for "
+      GST_LOG_OBJECT (context, "no signal after %d us: waiting for "
           "the stream", DONE_WAIT_US);
-      return sync_stream (kernels->context, stream);
+      return sync_stream (context, stream);
     }
     g_thread_yield ();
   }

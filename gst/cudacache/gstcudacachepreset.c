@@ -248,8 +248,8 @@ gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
 
   gst_cuda_cache_preset_prepare (preset, in_data, in_stride, out_data,
       out_stride, &a, &launch);
-  gst_cuda_cache_kernel_done_next (done, &a.c.done_counter, &a.c.done_flag,
-      &a.c.done_seq);
+  gst_cuda_cache_kernel_done_next (done, stream, &a.c.done_counter,
+      &a.c.done_flag, &a.c.done_seq);
   GST_LOG ("%s", gst_cuda_cache_kernel_info[launch.kernel].name);
 
   if (!gst_cuda_context_push (gst_cuda_cache_kernels_get_context
