@@ -7,10 +7,13 @@
  *
  *   gstcudacacheconverter.c        the public API: caps, which back end
  *                                  converts, the picture's geometry
- *   gstcudacacheconverterconfig.c  the options: their one definition,
- *                                  checked and made canonical
  *   gstcudacacheconverterbatch.c   batches: many converters into one
  *                                  tensor, and launches waited for later
+ *   gstcudacacheconvertersetup.c   the conversion set up for the caps, the
+ *                                  options and the input's crop: the
+ *                                  parameters, the back ends made for them
+ *   gstcudacacheconverterconfig.c  the options: their one definition,
+ *                                  checked and made canonical
  *   gstcudacacheconvertercpu.c     the CPU back end: system memory, LINEAR
  *                                  through gstcudacachelinear.c, the presets
  *                                  through gstcudacacheresample.c
@@ -60,6 +63,8 @@ struct _GstCudaCacheConverter
   GstCudaCacheConverterCpu *cpu;
 };
 
+/* The options (gstcudacacheconverterconfig.c) */
+
 /* The defaults, as GST_CUDA_CACHE_CONVERTER_OPT_* document them. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_converter_options_init (GstCudaCacheConverterOptions *
@@ -80,6 +85,36 @@ GstStructure *gst_cuda_cache_converter_options_to_config (const
 G_GNUC_INTERNAL
 void gst_cuda_cache_converter_config_update (GstStructure * config,
     const GstStructure * from);
+
+/* The conversion set up (gstcudacacheconvertersetup.c) */
+
+/* The parameters of converting @info's frames with the canonical @config,
+ * with the crop @crop (NULL: none) */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_conversion_params (const
+    GstCudaCacheConverterInfo * info, const GstStructure * config,
+    const GstCudaCacheInputCrop * crop, GstCudaCacheConvertParams * params,
+    GError ** error);
+
+/* Sets the conversion up for @info and the canonical @config (with the
+ * crop @self follows); on failure nothing changes. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_configure (GstCudaCacheConverter * self,
+    const GstCudaCacheConverterInfo * info, const GstStructure * config,
+    GError ** error);
+
+/* @inbuf's GstVideoCropMeta, as the crop the conversion follows: the frame
+ * downstream of the crop sees (the caps' size, as videocrop and decoders
+ * give it), in the buffer's whole frame (its GstVideoMeta's size, or the
+ * caps' without one). FALSE where @inbuf (or NULL) has none. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_input_crop (GstCudaCacheConverter * self,
+    GstBuffer * inbuf, GstCudaCacheInputCrop * crop);
+
+/* Whether @self's conversion is set up for the crop @crop (@has_crop) */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_converter_crop_is_set_up (GstCudaCacheConverter *
+    self, gboolean has_crop, const GstCudaCacheInputCrop * crop);
 
 /* Sets @self's conversion up for the crop meta of @inbuf (or its absence)
  * where it was set up for another; @self is unchanged on failure. */
