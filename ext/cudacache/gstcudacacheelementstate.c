@@ -174,8 +174,9 @@ gst_cuda_cache_element_state_stats (GstCudaCacheElementState * state)
   return stats;
 }
 
-/* Offers @cache the cache-limit last written, where it was not offered to
- * it already (@again: a new write, offered to the cache in use even so) */
+/* Offers the cache in use the cache-limit last written, where it was not
+ * offered to it already (@again: a new write, offered to the cache in use
+ * even so, or left for the next one negotiated) */
 static void
 gst_cuda_cache_element_state_offer_limit (GstCudaCacheElementState * state,
     gboolean again)
