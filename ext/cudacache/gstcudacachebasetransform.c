@@ -5,25 +5,21 @@
  * share: the CUDA context, the pools they keep across renegotiations, the
  * cache properties and the stats message.
  *
- * Contexts: the pipeline's (an nvcodec element's, through GstContext) or
- * the application's (a GstContext set on the pipeline or given on
- * NEED_CONTEXT) when there is one; otherwise the device's primary context,
- * shared by every element of this plugin in the process and by the CUDA
- * runtime's users (gst_cuda_cache_device_get_default_context()), so that
- * pipelines share cached blocks and a model's context. It is posted as a non-persistent HAVE_CONTEXT: nvcodec
- * elements of the pipeline take it too, and everyone drops it in NULL, so
- * it goes away with its last user.
+ * Contexts: found at start as every element finds one
+ * (gstcudacacheelementstate.c: the pipeline's, the application's, or the
+ * device's primary context, shared by every element of this plugin in the
+ * process and by the CUDA runtime's users, so that pipelines share cached
+ * blocks and a model's context); then the context of the CUDA memory that
+ * arrives, where cuda-device-id lets the element follow it.
  *
  * Pools: the base class answers upstream's allocation query with a pool
  * over the cache and decides its output's pool; which pool, and when to
  * make another, is gstcudacachekeptpools.c's. Subclasses implement
  * set_info (gstcudacachebasetransform.h) and override none of this.
  *
- * Its length is its properties': the cache's limit, size and figures, the
- * device and the stats interval, each with its locking, and the context
- * search, which gst_cuda_ensure_element_context () cannot do here (it makes
- * a new context per element where none is found; this takes the device's
- * shared one, so that pipelines share blocks). */
+ * The properties, the cache and its limit, the stats and the context
+ * search are GstCudaCacheElementState's (gstcudacacheelementstate.c),
+ * which cudacachebatch shares. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -48,24 +44,13 @@ GST_DEBUG_CATEGORY (gst_cuda_cache_base_transform_debug);
 enum
 {
   PROP_0,
-  PROP_DEVICE_ID,
-  PROP_CACHE_LIMIT,
-  PROP_CURRENT_SIZE,
-  PROP_STATS_INTERVAL,
-  PROP_CACHE,
+  PROP_FIRST_STATE,
 };
-
-#define DEFAULT_DEVICE_ID -1
-#define DEFAULT_STATS_INTERVAL 0
 
 struct _GstCudaCacheBaseTransformPrivate
 {
   /* the pools proposed and taken, across renegotiations; locks itself */
   GstCudaCacheKeptPools *kept;
-
-  /* under the object lock: looking for a context now (a neighbour's
-   * context query must not start a second search) */
-  gboolean finding_context;
 
   /* under the object lock, from start to stop: the element's stream, that
    * it writes its output on; 1.24+: the CUDA memory of the pools it
@@ -115,10 +100,6 @@ gst_cuda_cache_base_transform_propose_allocation (GstBaseTransform * trans,
 static gboolean
 gst_cuda_cache_base_transform_decide_allocation (GstBaseTransform * trans,
     GstQuery * query);
-static GstCudaCache *gst_cuda_cache_base_transform_get_cache
-    (GstCudaCacheBaseTransform * self);
-static void gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform
-    * self);
 
 static void
 gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
@@ -127,32 +108,14 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   gobject_class->set_property = gst_cuda_cache_base_transform_set_property;
   gobject_class->get_property = gst_cuda_cache_base_transform_get_property;
   gobject_class->dispose = gst_cuda_cache_base_transform_dispose;
   gobject_class->finalize = gst_cuda_cache_base_transform_finalize;
 
-  /* the name nvcodec's elements use */
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      gst_cuda_cache_param_spec_device_id ());
-  g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
-      gst_cuda_cache_param_spec_cache_limit ());
-  g_object_class_install_property (gobject_class, PROP_CACHE,
-      g_param_spec_object ("cache", "Cache",
-          "The cache this element's memory comes from, for clearing it and "
-          "reading its statistics (per thread too); NULL until caps are "
-          "negotiated", GST_TYPE_CUDA_CACHE, ro));
-  g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
-      g_param_spec_uint64 ("current-size", "Current size",
-          "Bytes the cache this element's memory comes from owns, in use "
-          "and idle (the cache property's; before negotiation, that of the "
-          "cache the element would use); its other statistics are in the "
-          "cudacache-stats message (stats-interval) and the cache's "
-          "gst_cuda_cache_get_stats ()", 0, G_MAXUINT64, 0, ro));
-  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      gst_cuda_cache_param_spec_stats_interval ());
+  gst_cuda_cache_element_state_install (gobject_class, PROP_FIRST_STATE,
+      GST_CUDA_CACHE_ELEMENT_N_PROPS);
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_context);
@@ -183,22 +146,8 @@ static void
 gst_cuda_cache_base_transform_init (GstCudaCacheBaseTransform * self)
 {
   self->priv = gst_cuda_cache_base_transform_get_instance_private (self);
-  self->device_id = DEFAULT_DEVICE_ID;
-  self->stats_interval_ms = DEFAULT_STATS_INTERVAL;
-  self->last_stats = GST_CLOCK_TIME_NONE;
+  gst_cuda_cache_element_state_init (&self->state, GST_ELEMENT (self));
   self->priv->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (self));
-}
-
-static GstCudaCacheStats
-gst_cuda_cache_base_transform_stats (GstCudaCacheBaseTransform * self)
-{
-  GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
-  GstCudaCacheStats stats;
-
-  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
-  gst_object_unref (cache);
-
-  return stats;
 }
 
 static void
@@ -207,45 +156,12 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (self);
-      self->device_id = g_value_get_int (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_CACHE_LIMIT:{
-      guint64 limit_bytes = g_value_get_uint64 (value);
-      gint64 asked_at = g_get_monotonic_time ();
-      GstCudaCache *cache;
-
-      /* remembered for the cache negotiation picks; applied now only to
-       * the cache in use, never to one the element may not use */
-      GST_OBJECT_LOCK (self);
-      self->limit_bytes = limit_bytes;
-      self->limit_asked_at = asked_at;
-      cache = self->cache ? gst_object_ref (self->cache) : NULL;
-      gst_object_replace ((GstObject **) & self->limit_cache,
-          (GstObject *) cache);
-      GST_OBJECT_UNLOCK (self);
-
-      if (cache) {
-        gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at);
-        gst_object_unref (cache);
-      } else {
-        GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " waits "
-            "for negotiation to know its cache", limit_bytes);
-      }
-      break;
-    }
-    case PROP_STATS_INTERVAL:
-      GST_OBJECT_LOCK (self);
-      self->stats_interval_ms = g_value_get_uint (value);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id >= PROP_FIRST_STATE &&
+      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS)
+    gst_cuda_cache_element_state_set_property (&self->state,
+        prop_id - PROP_FIRST_STATE, value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -254,48 +170,12 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
-  switch (prop_id) {
-    case PROP_DEVICE_ID:
-      GST_OBJECT_LOCK (self);
-      g_value_set_int (value, self->device_id);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_CACHE_LIMIT:{
-      gboolean negotiated;
-      guint64 limit_bytes;
-
-      GST_OBJECT_LOCK (self);
-      negotiated = self->cache != NULL;
-      /* before negotiation: the value written, or 0 (nothing written: the
-       * cache's default applies), never the machine-specific default of a
-       * cache the element may not use, which gst-inspect would show as the
-       * property's default */
-      limit_bytes = self->limit_asked_at != 0 ? self->limit_bytes : 0;
-      GST_OBJECT_UNLOCK (self);
-
-      if (negotiated)
-        limit_bytes = gst_cuda_cache_base_transform_stats (self).cache_limit;
-      g_value_set_uint64 (value, limit_bytes);
-      break;
-    }
-    case PROP_CACHE:
-      GST_OBJECT_LOCK (self);
-      g_value_set_object (value, self->cache);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    case PROP_CURRENT_SIZE:
-      g_value_set_uint64 (value,
-          gst_cuda_cache_base_transform_stats (self).current_size);
-      break;
-    case PROP_STATS_INTERVAL:
-      GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->stats_interval_ms);
-      GST_OBJECT_UNLOCK (self);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id >= PROP_FIRST_STATE &&
+      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS)
+    gst_cuda_cache_element_state_get_property (&self->state,
+        prop_id - PROP_FIRST_STATE, value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -303,145 +183,10 @@ gst_cuda_cache_base_transform_set_context (GstElement * element,
     GstContext * context)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (element);
-  GstCudaContext *cuda = NULL;
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->device_id;
-  GST_OBJECT_UNLOCK (self);
-
-  /* a CUDA context can only come from an element that already loaded the
-   * driver, so this never touches gst-cuda on a machine without one. Not
-   * under the object lock (gst-cuda logs with the element's path): the
-   * context found is kept under it, unless the element has one by then */
-  if (gst_cuda_cache_device_get_count () > 0 &&
-      gst_cuda_handle_set_context (element, context, device_id, &cuda) &&
-      cuda) {
-    GST_OBJECT_LOCK (self);
-    if (!self->context)
-      self->context = g_steal_pointer (&cuda);
-    GST_OBJECT_UNLOCK (self);
-  }
-  gst_clear_object (&cuda);
+  gst_cuda_cache_element_state_set_context (&self->state, context);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
-/* The element's CUDA context (transfer full), or NULL. self->context is
- * written and read under the object lock only: set_context () may set it
- * from any thread, stop () clears it from the state change's. */
-static GstCudaContext *
-gst_cuda_cache_base_transform_ref_context (GstCudaCacheBaseTransform * self)
-{
-  GstCudaContext *context = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->context)
-    context = gst_object_ref (self->context);
-  GST_OBJECT_UNLOCK (self);
-
-  return context;
-}
-
-static gboolean
-gst_cuda_cache_base_transform_has_context (GstCudaCacheBaseTransform * self)
-{
-  gboolean found;
-
-  GST_OBJECT_LOCK (self);
-  found = self->context != NULL;
-  GST_OBJECT_UNLOCK (self);
-
-  return found;
-}
-
-/* Asks @pad's peer for a CUDA context; set_context() takes it. */
-static void
-gst_cuda_cache_base_transform_query_context (GstCudaCacheBaseTransform * self,
-    GstPad * pad)
-{
-  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-  GstContext *context = NULL;
-
-  if (gst_pad_peer_query (pad, query)) {
-    gst_query_parse_context (query, &context);
-    if (context) {
-      GST_DEBUG_OBJECT (self, "context from %" GST_PTR_FORMAT, pad);
-      gst_element_set_context (GST_ELEMENT (self), context);
-    }
-  }
-  gst_query_unref (query);
-}
-
-/* Like gst_cuda_ensure_element_context(), but where neither the pipeline
- * nor the application has a context, takes the device's shared default
- * one instead of making a new one, and shares it as a non-persistent
- * context: elements and bins drop it in NULL, so it lives only as long as
- * someone uses it. */
-static gboolean
-gst_cuda_cache_base_transform_ensure_context (GstCudaCacheBaseTransform * self)
-{
-  static GRecMutex lock;
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstCudaContext *context;
-  GstContext *gst_context;
-  gint device_id;
-  gboolean found;
-
-  /* one search at a time in the process, as gst-cuda does */
-  g_rec_mutex_lock (&lock);
-  GST_OBJECT_LOCK (self);
-  if (self->context || self->priv->finding_context) {
-    found = self->context != NULL;
-    GST_OBJECT_UNLOCK (self);
-    g_rec_mutex_unlock (&lock);
-    return found;
-  }
-  self->priv->finding_context = TRUE;
-  device_id = self->device_id;
-  GST_OBJECT_UNLOCK (self);
-
-  /* downstream, upstream, then the application and the bins */
-  gst_cuda_cache_base_transform_query_context (self, trans->srcpad);
-  if (!gst_cuda_cache_base_transform_has_context (self))
-    gst_cuda_cache_base_transform_query_context (self, trans->sinkpad);
-  if (!gst_cuda_cache_base_transform_has_context (self)) {
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_need_context (GST_OBJECT (self),
-            GST_CUDA_CONTEXT_TYPE));
-  }
-
-  if (!gst_cuda_cache_base_transform_has_context (self)) {
-    context = gst_cuda_cache_device_get_default_context (MAX (device_id, 0));
-    if (context) {
-      GST_INFO_OBJECT (self, "shared default context %" GST_PTR_FORMAT,
-          context);
-      gst_context = gst_context_new (GST_CUDA_CONTEXT_TYPE, FALSE);
-      gst_structure_set (gst_context_writable_structure (gst_context),
-          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, context,
-          "cuda-device-id", G_TYPE_UINT, (guint) MAX (device_id, 0), NULL);
-      GST_OBJECT_LOCK (self);
-      /* one set_context () gave meanwhile, from another thread, wins */
-      if (!self->context)
-        self->context = g_steal_pointer (&context);
-      GST_OBJECT_UNLOCK (self);
-      if (!context) {
-        gst_element_post_message (GST_ELEMENT (self),
-            gst_message_new_have_context (GST_OBJECT (self), gst_context));
-      } else {
-        gst_context_unref (gst_context);
-        gst_object_unref (context);
-      }
-    }
-  }
-
-  GST_OBJECT_LOCK (self);
-  self->priv->finding_context = FALSE;
-  found = self->context != NULL;
-  GST_OBJECT_UNLOCK (self);
-  g_rec_mutex_unlock (&lock);
-
-  return found;
 }
 
 static gboolean
@@ -453,10 +198,7 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
   GstCudaContext *context;
   gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->device_id;
-  self->last_stats = GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (self);
+  device_id = gst_cuda_cache_element_state_get_device_id (&self->state);
 
   if (n_devices == 0) {
     if (device_id >= 0) {
@@ -476,14 +218,14 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  if (!gst_cuda_cache_base_transform_ensure_context (self)) {
+  if (!gst_cuda_cache_element_state_ensure_context (&self->state)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not create a CUDA context on device %d", MAX (device_id, 0)),
         (NULL));
     return FALSE;
   }
 
-  context = gst_cuda_cache_base_transform_ref_context (self);
+  context = gst_cuda_cache_element_state_ref_context (&self->state);
   if (context)
     stream = gst_cuda_cache_element_stream_new (context);
   gst_clear_object (&context);
@@ -502,21 +244,16 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 {
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
   GstCudaCacheElementStream *stream;
-  GstCudaContext *context;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
 
   GST_OBJECT_LOCK (self);
   gst_clear_caps (&priv->refused_caps);
-  gst_clear_object (&self->cache);
-  self->cuda_memory = FALSE;
-  context = self->context;
-  self->context = NULL;
   stream = priv->stream;
   priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_cache_element_stream_clear (&stream);
-  gst_clear_object (&context);
+  gst_cuda_cache_element_state_release (&self->state);
 }
 
 static gboolean
@@ -550,24 +287,8 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    const gchar *context_type = NULL;
-    GstCudaContext *context = NULL;
-    gboolean answered;
-
-    gst_query_parse_context_type (query, &context_type);
-    /* an nvcodec neighbour asking before this element started: answer
-     * with what this element would use, so the pipeline agrees on one */
-    if (g_strcmp0 (context_type, GST_CUDA_CONTEXT_TYPE) == 0 &&
-        gst_cuda_cache_device_get_count () > 0 &&
-        gst_cuda_cache_base_transform_ensure_context (self))
-      context = gst_cuda_cache_base_transform_ref_context (self);
-    answered = context && gst_cuda_handle_context_query (GST_ELEMENT (self),
-        query, context);
-    gst_clear_object (&context);
-    if (answered)
-      return TRUE;
-  }
+  if (gst_cuda_cache_element_state_answer_context (&self->state, query))
+    return TRUE;
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
@@ -597,13 +318,11 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (outcaps);
   GstCudaCacheTensorInfo tensor;
   GstCudaContext *context = NULL;
-  GstCudaCache *cache, *old;
-  guint64 limit_bytes;
-  gint64 asked_at;
-  gboolean offer_limit, ret = TRUE;
+  GstCudaCache *cache;
+  gboolean ret = TRUE;
 
   if (cuda_memory) {
-    context = gst_cuda_cache_base_transform_ref_context (self);
+    context = gst_cuda_cache_element_state_ref_context (&self->state);
     if (!context) {
       GST_ERROR_OBJECT (self, "CUDA memory caps without a CUDA context");
       return FALSE;
@@ -611,27 +330,7 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
   }
 
   cache = gst_cuda_cache_base_transform_select_cache (context);
-  GST_OBJECT_LOCK (self);
-  old = self->cache;
-  self->cache = gst_object_ref (cache);
-  self->cuda_memory = cuda_memory;
-  limit_bytes = self->limit_bytes;
-  asked_at = self->limit_asked_at;
-  offer_limit = asked_at != 0 && self->limit_cache != cache;
-  if (offer_limit)
-    gst_object_replace ((GstObject **) & self->limit_cache,
-        (GstObject *) cache);
-  GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&old);
-
-  if (offer_limit) {
-    if (gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at))
-      GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " applied to "
-          "%" GST_PTR_FORMAT, limit_bytes, cache);
-    else
-      GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " not applied:"
-          " %" GST_PTR_FORMAT "'s limit was set later", limit_bytes, cache);
-  }
+  gst_cuda_cache_element_state_set_cache (&self->state, cache, cuda_memory);
   GST_DEBUG_OBJECT (self, "output in %s memory, cache %" GST_PTR_FORMAT,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
@@ -671,9 +370,10 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
   if (!mem || !gst_is_cuda_memory (mem))
     return;
   context = GST_CUDA_MEMORY_CAST (mem)->context;
+  device_id = gst_cuda_cache_element_state_get_device_id (&self->state);
+  /* compared, never used: no reference needed */
   GST_OBJECT_LOCK (self);
-  device_id = self->device_id;
-  same = self->context == context;
+  same = self->state.context == context;
   GST_OBJECT_UNLOCK (self);
   if (same)
     return;
@@ -688,9 +388,8 @@ gst_cuda_cache_base_transform_follow_context (GstCudaCacheBaseTransform *
     goto done;
 
   stream = gst_cuda_cache_element_stream_new (context);
+  old = gst_cuda_cache_element_state_replace_context (&self->state, context);
   GST_OBJECT_LOCK (self);
-  old = self->context;
-  self->context = gst_object_ref (context);
   old_stream = priv->stream;
   priv->stream = stream;
   GST_OBJECT_UNLOCK (self);
@@ -714,26 +413,9 @@ gst_cuda_cache_base_transform_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
-  GstClockTime now, interval;
-  gboolean post = FALSE;
 
   gst_cuda_cache_base_transform_follow_context (self, buffer);
-
-  GST_OBJECT_LOCK (self);
-  interval = self->stats_interval_ms * GST_MSECOND;
-  if (interval > 0) {
-    now = gst_util_get_timestamp ();
-    if (!GST_CLOCK_TIME_IS_VALID (self->last_stats))
-      self->last_stats = now;
-    else if (now - self->last_stats >= interval) {
-      self->last_stats = now;
-      post = TRUE;
-    }
-  }
-  GST_OBJECT_UNLOCK (self);
-
-  if (post)
-    gst_cuda_cache_base_transform_post_stats (self);
+  gst_cuda_cache_element_state_tick_stats (&self->state, FALSE);
 
   /* passed on as it is, but not silently: a reader of the tensor would
    * read past the buffer */
@@ -754,16 +436,9 @@ gst_cuda_cache_base_transform_sink_event (GstBaseTransform * trans,
 {
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (trans);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    gboolean post;
-
-    GST_OBJECT_LOCK (self);
-    post = self->stats_interval_ms > 0;
-    GST_OBJECT_UNLOCK (self);
-    /* before the EOS goes on, so applications see it before EOS */
-    if (post)
-      gst_cuda_cache_base_transform_post_stats (self);
-  }
+  /* before the EOS goes on, so applications see it before EOS */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    gst_cuda_cache_element_state_tick_stats (&self->state, TRUE);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
@@ -774,7 +449,7 @@ gst_cuda_cache_base_transform_dispose (GObject * object)
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   gst_cuda_cache_base_transform_release (self);
-  gst_clear_object (&self->limit_cache);
+  gst_cuda_cache_element_state_clear (&self->state);
 
   G_OBJECT_CLASS (parent_class)->dispose (object);
 }
@@ -787,29 +462,6 @@ gst_cuda_cache_base_transform_finalize (GObject * object)
   gst_cuda_cache_kept_pools_free (self->priv->kept);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
-}
-
-
-/* Returns: (transfer full): the cache of the negotiated memory; before
- * negotiation, the device's where the element has a context */
-static GstCudaCache *
-gst_cuda_cache_base_transform_get_cache (GstCudaCacheBaseTransform * self)
-{
-  GstCudaCache *cache = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cache)
-    cache = gst_object_ref (self->cache);
-  GST_OBJECT_UNLOCK (self);
-
-  if (!cache) {
-    GstCudaContext *context = gst_cuda_cache_base_transform_ref_context (self);
-
-    cache = gst_cuda_cache_base_transform_select_cache (context);
-    gst_clear_object (&context);
-  }
-
-  return cache;
 }
 
 /* For subclasses too: remembers @caps as the last refused ones; TRUE where
@@ -858,8 +510,8 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
 
     /* the context is compared, never used: no reference needed */
     GST_OBJECT_LOCK (self);
-    own = GST_IS_CUDA_CACHE_POOL (pool) && self->context &&
-        GST_CUDA_BUFFER_POOL (pool)->context == self->context;
+    own = GST_IS_CUDA_CACHE_POOL (pool) && self->state.context &&
+        GST_CUDA_BUFFER_POOL (pool)->context == self->state.context;
     GST_OBJECT_UNLOCK (self);
     return own;
   }
@@ -903,8 +555,8 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
    * while upstream queries): one reference throughout. The stream is only
    * used for the output, on the streaming thread, which stop () waits for */
   GST_OBJECT_LOCK (self);
-  if (self->context)
-    context = gst_object_ref (self->context);
+  if (self->state.context)
+    context = gst_object_ref (self->state.context);
   stream = self->priv->stream;
   GST_OBJECT_UNLOCK (self);
   pool = gst_cuda_cache_kept_pools_get (self->priv->kept, side, caps, context,
@@ -929,20 +581,6 @@ gst_cuda_cache_base_transform_query_pool (GstCudaCacheBaseTransform * self,
   return gst_cuda_cache_base_transform_find_pool (self,
       GST_CUDA_CACHE_POOL_OUTPUT, query, size, min_buffers, max_buffers,
       from_downstream, reason);
-}
-
-/* Posts the 'cudacache-stats' element message with the cache's figures. */
-static void
-gst_cuda_cache_base_transform_post_stats (GstCudaCacheBaseTransform * self)
-{
-  GstCudaCache *cache = gst_cuda_cache_base_transform_get_cache (self);
-  gboolean cuda_memory;
-
-  GST_OBJECT_LOCK (self);
-  cuda_memory = self->cuda_memory;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_cache_post_stats (GST_ELEMENT (self), cache, cuda_memory);
-  gst_object_unref (cache);
 }
 
 /* Puts @pool first in @query, keeping what downstream offered after it. */

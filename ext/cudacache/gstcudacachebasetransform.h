@@ -7,6 +7,8 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/cudacache/cudacache.h>
 
+#include "gstcudacacheelementstate.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_CUDA_CACHE_BASE_TRANSFORM (gst_cuda_cache_base_transform_get_type ())
@@ -39,17 +41,11 @@ struct _GstCudaCacheBaseTransform
 {
   GstBaseTransform parent;
 
-  /* < private >, under the object lock */
-  GstCudaContext *context;      /* NULL where there is no device; subclasses
-                                 * get it in set_info */
-  gboolean cuda_memory;         /* negotiated output is CUDA memory */
-  gint device_id;
-  GstCudaCache *cache;          /* the cache of the negotiated memory */
-  guint64 limit_bytes;          /* the last cache-limit set on the element */
-  gint64 limit_asked_at;        /* when, in monotonic time; 0: never */
-  GstCudaCache *limit_cache;    /* the cache that write was offered to */
-  guint stats_interval_ms;
-  GstClockTime last_stats;
+  /* < private >: the context (NULL where there is no device; subclasses
+   * get it in set_info), the device, the cache of the negotiated memory,
+   * its limit and the stats, as every element keeps them, under the
+   * object lock (gstcudacacheelementstate.h) */
+  GstCudaCacheElementState state;
 
   GstCudaCacheBaseTransformPrivate *priv;
 };

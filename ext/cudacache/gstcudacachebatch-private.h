@@ -15,6 +15,7 @@
 
 #include "gstcudacachebatch.h"
 #include "gstcudacacheconvertoptions.h"
+#include "gstcudacacheelementstate.h"
 #include "gstcudacachekeptpools.h"
 
 G_BEGIN_DECLS
@@ -74,7 +75,6 @@ struct _GstCudaCacheBatch
   GstCudaCacheTensorInfo out_info;      /* the batch */
   GstCaps *slot_caps;           /* one slot: the batch's, of 1 */
   gboolean cuda;                /* batches of CUDA memory */
-  GstCudaContext *context;      /* the inputs' (CUDA memory) */
   GstBufferPool *batch_pool;
   /* rois: a converter per slot, its source rectangle set to the region
    * the slot shows, and the conversion options they are made from */
@@ -92,17 +92,14 @@ struct _GstCudaCacheBatch
    * first: one stream orders each launch after the one before */
   CUstream stream;
 
-  /* under the object lock: the properties every element has
-   * (gstcudacacheelementprops.h); the cache the batches come from, known
-   * once their pool is made; the cache-limit last written, when (0:
-   * never), and the cache it was offered to */
-  gint device_id;
-  GstCudaCache *cache;
-  guint64 limit_bytes;
-  gint64 limit_asked_at;
-  GstCudaCache *limit_cache;
-  guint stats_interval_ms;
-  GstClockTime last_stats;
+  /* under the object lock: the properties every element has, the
+   * context (the inputs', CUDA memory), the cache the batches come from
+   * (known once their pool is made), its limit and the stats, as every
+   * element keeps them (gstcudacacheelementstate.h). The aggregator's
+   * thread reads state.context without the lock once a frame has set it
+   * (gst_cuda_cache_batch_check_memory ()): it is only written while
+   * NULL, and cleared at stop, which waits for that thread */
+  GstCudaCacheElementState state;
   gint tensor_meta;             /* atomic, not under the lock */
 
   /* under the object lock: live, the running time a batch covers (the
@@ -118,14 +115,6 @@ struct _GstCudaCacheBatch
    * pad it admits are one step (two requests at once get one pad) */
   GMutex request_lock;
 };
-
-/* the element (gstcudacachebatch.c) */
-G_GNUC_INTERNAL
-void gst_cuda_cache_batch_offer_limit (GstCudaCacheBatch * self,
-    gboolean again);
-
-G_GNUC_INTERNAL
-void gst_cuda_cache_batch_post_stats (GstCudaCacheBatch * self, gboolean now);
 
 /* frames mode, and every batch's buffer, slots and conversion
  * (gstcudacachebatchframes.c) */

@@ -119,11 +119,10 @@ enum
   PROP_MODE,
   PROP_ROI_TYPE,
   PROP_DROPPED,
-  PROP_DEVICE_ID,
-  PROP_CACHE_LIMIT,
-  PROP_STATS_INTERVAL,
   PROP_TENSOR_META,
-  PROP_FIRST_OPTION,
+  /* cuda-device-id, cache-limit, stats-interval */
+  PROP_FIRST_STATE,
+  PROP_FIRST_OPTION = PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_COMMON_PROPS,
 };
 
 #define DEFAULT_BATCH_SIZE 0
@@ -237,59 +236,6 @@ gst_cuda_cache_batch_reset (GstCudaCacheBatch * self)
   g_clear_pointer (&self->roi_config, gst_structure_free);
 }
 
-/* Offers the cache-limit last written to the batches' cache, once per
- * cache (@again: a new write), where both are known: a limit set later on
- * the cache, by anyone, wins (gst_cuda_cache_set_limit_if_newer ()) */
-void
-gst_cuda_cache_batch_offer_limit (GstCudaCacheBatch * self, gboolean again)
-{
-  GstCudaCache *cache = NULL;
-  guint64 limit_bytes;
-  gint64 asked_at;
-
-  GST_OBJECT_LOCK (self);
-  limit_bytes = self->limit_bytes;
-  asked_at = self->limit_asked_at;
-  if (self->cache && asked_at != 0 && (again || self->limit_cache !=
-          self->cache)) {
-    cache = gst_object_ref (self->cache);
-    gst_object_replace ((GstObject **) & self->limit_cache,
-        (GstObject *) cache);
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (!cache)
-    return;
-  if (gst_cuda_cache_set_limit_if_newer (cache, limit_bytes, asked_at))
-    GST_DEBUG_OBJECT (self, "cache-limit %" G_GUINT64_FORMAT " applied to %"
-        GST_PTR_FORMAT, limit_bytes, cache);
-  gst_object_unref (cache);
-}
-
-/* stats-interval: the batches' cache's statistics once the interval has
- * passed since the last (@now: at once, as at the end of the stream) */
-void
-gst_cuda_cache_batch_post_stats (GstCudaCacheBatch * self, gboolean now)
-{
-  GstCudaCache *cache = NULL;
-  GstClockTime interval, t = gst_util_get_timestamp ();
-
-  GST_OBJECT_LOCK (self);
-  interval = self->stats_interval_ms * GST_MSECOND;
-  if (interval > 0 && self->cache) {
-    if (!GST_CLOCK_TIME_IS_VALID (self->last_stats) && !now)
-      self->last_stats = t;
-    else if (now || t - self->last_stats >= interval) {
-      self->last_stats = t;
-      cache = gst_object_ref (self->cache);
-    }
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (cache) {
-    gst_cuda_cache_post_stats (GST_ELEMENT (self), cache, self->cuda);
-    gst_object_unref (cache);
-  }
-}
-
 static void
 gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -312,20 +258,9 @@ gst_cuda_cache_batch_set_property (GObject * object, guint prop_id,
     self->roi_type = g_strdup (type ? type : "");
     self->roi_type_quark = type && *type ? g_quark_from_string (type) : 0;
     GST_OBJECT_UNLOCK (self);
-  } else if (prop_id == PROP_DEVICE_ID) {
-    GST_OBJECT_LOCK (self);
-    self->device_id = g_value_get_int (value);
-    GST_OBJECT_UNLOCK (self);
-  } else if (prop_id == PROP_CACHE_LIMIT) {
-    GST_OBJECT_LOCK (self);
-    self->limit_bytes = g_value_get_uint64 (value);
-    self->limit_asked_at = g_get_monotonic_time ();
-    GST_OBJECT_UNLOCK (self);
-    gst_cuda_cache_batch_offer_limit (self, TRUE);
-  } else if (prop_id == PROP_STATS_INTERVAL) {
-    GST_OBJECT_LOCK (self);
-    self->stats_interval_ms = g_value_get_uint (value);
-    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id >= PROP_FIRST_STATE && prop_id < PROP_FIRST_OPTION) {
+    gst_cuda_cache_element_state_set_property (&self->state,
+        prop_id - PROP_FIRST_STATE, value);
   } else if (prop_id == PROP_TENSOR_META) {
     g_atomic_int_set (&self->tensor_meta, g_value_get_boolean (value));
   } else if (prop_id >= PROP_FIRST_OPTION &&
@@ -359,28 +294,9 @@ gst_cuda_cache_batch_get_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     g_value_set_uint64 (value, self->dropped);
     GST_OBJECT_UNLOCK (self);
-  } else if (prop_id == PROP_DEVICE_ID) {
-    GST_OBJECT_LOCK (self);
-    g_value_set_int (value, self->device_id);
-    GST_OBJECT_UNLOCK (self);
-  } else if (prop_id == PROP_CACHE_LIMIT) {
-    GstCudaCache *cache;
-    guint64 limit_bytes;
-
-    /* the negotiated cache's limit; before, the value written or 0 */
-    GST_OBJECT_LOCK (self);
-    cache = self->cache ? gst_object_ref (self->cache) : NULL;
-    limit_bytes = self->limit_asked_at != 0 ? self->limit_bytes : 0;
-    GST_OBJECT_UNLOCK (self);
-    if (cache) {
-      limit_bytes = gst_cuda_cache_get_limit (cache);
-      gst_object_unref (cache);
-    }
-    g_value_set_uint64 (value, limit_bytes);
-  } else if (prop_id == PROP_STATS_INTERVAL) {
-    GST_OBJECT_LOCK (self);
-    g_value_set_uint (value, self->stats_interval_ms);
-    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id >= PROP_FIRST_STATE && prop_id < PROP_FIRST_OPTION) {
+    gst_cuda_cache_element_state_get_property (&self->state,
+        prop_id - PROP_FIRST_STATE, value);
   } else if (prop_id == PROP_TENSOR_META) {
     g_value_set_boolean (value, g_atomic_int_get (&self->tensor_meta));
   } else if (prop_id >= PROP_FIRST_OPTION &&
@@ -400,12 +316,10 @@ gst_cuda_cache_batch_finalize (GObject * object)
   gst_cuda_cache_batch_flush_pending (self, FALSE);
   gst_cuda_cache_batch_reset (self);
   gst_cuda_cache_batch_stream_clear (self);
-  gst_clear_object (&self->context);
+  gst_cuda_cache_element_state_clear (&self->state);
   g_free (self->roi_type);
   gst_cuda_cache_convert_options_clear (&self->options);
   g_mutex_clear (&self->request_lock);
-  gst_clear_object (&self->cache);
-  gst_clear_object (&self->limit_cache);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -575,51 +489,26 @@ gst_cuda_cache_batch_sink_event (GstAggregator * agg,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, aggpad, event);
 }
 
-/* The pipeline's CUDA context, as nvcodec's elements share it: given by
- * the bin (set_context) or a neighbour (query), else the first CUDA
- * frame's. Frames of another context are refused. */
+/* The CUDA context as every element takes it
+ * (gstcudacacheelementstate.c): given (set_context), or found when a
+ * neighbour asks for one (a CONTEXT query on any pad), else the first CUDA
+ * frame's (gst_cuda_cache_batch_check_memory ()). Frames of another
+ * context are refused. */
 static void
 gst_cuda_cache_batch_set_context (GstElement * element, GstContext * context)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
-  GstCudaContext *cuda = NULL;
-  gint device_id;
 
-  GST_OBJECT_LOCK (self);
-  device_id = self->device_id;
-  GST_OBJECT_UNLOCK (self);
-  /* not under the object lock: gst-cuda logs with the element's path */
-  if (gst_cuda_handle_set_context (element, context, device_id, &cuda) && cuda) {
-    GST_OBJECT_LOCK (self);
-    if (!self->context)
-      self->context = g_steal_pointer (&cuda);
-    GST_OBJECT_UNLOCK (self);
-  }
-  gst_clear_object (&cuda);
+  gst_cuda_cache_element_state_set_context (&self->state, context);
 
   GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static gboolean
-gst_cuda_cache_batch_answer_context (GstCudaCacheBatch * self, GstQuery * query)
-{
-  GstCudaContext *context;
-  gboolean ret;
-
-  GST_OBJECT_LOCK (self);
-  context = self->context ? gst_object_ref (self->context) : NULL;
-  GST_OBJECT_UNLOCK (self);
-  ret = context && gst_cuda_handle_context_query (GST_ELEMENT (self), query,
-      context);
-  gst_clear_object (&context);
-  return ret;
-}
-
-static gboolean
 gst_cuda_cache_batch_src_query (GstAggregator * agg, GstQuery * query)
 {
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_cache_batch_answer_context (GST_CUDA_CACHE_BATCH (agg), query))
+  if (gst_cuda_cache_element_state_answer_context (&GST_CUDA_CACHE_BATCH
+          (agg)->state, query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
@@ -674,8 +563,8 @@ static gboolean
 gst_cuda_cache_batch_sink_query (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * query)
 {
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_cache_batch_answer_context (GST_CUDA_CACHE_BATCH (agg), query))
+  if (gst_cuda_cache_element_state_answer_context (&GST_CUDA_CACHE_BATCH
+          (agg)->state, query))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     GstCaps *filter, *caps;
@@ -713,10 +602,7 @@ gst_cuda_cache_batch_propose_allocation (GstAggregator * agg,
    * reads the region in place, as cudacacheconvert does */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
-  GST_OBJECT_LOCK (self);
-  if (self->context)
-    context = gst_object_ref (self->context);
-  GST_OBJECT_UNLOCK (self);
+  context = gst_cuda_cache_element_state_ref_context (&self->state);
   pool = gst_cuda_cache_kept_pools_get (pad->kept,
       GST_CUDA_CACHE_POOL_PROPOSED, caps, context, NULL, 0, 0, &size, &reason);
   gst_clear_object (&context);
@@ -791,8 +677,6 @@ static gboolean
 gst_cuda_cache_batch_stop (GstAggregator * agg)
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (agg);
-  GstCudaContext *context;
-  GstCudaCache *cache, *limit_cache;
   GList *pads, *converters = NULL, *l;
 
   gst_cuda_cache_batch_flush_pending (self, FALSE);
@@ -807,17 +691,9 @@ gst_cuda_cache_batch_stop (GstAggregator * agg)
   for (l = pads; l; l = l->next)
     gst_cuda_cache_kept_pools_clear (GST_CUDA_CACHE_BATCH_PAD (l->data)->kept);
   g_list_free_full (pads, gst_object_unref);
-  GST_OBJECT_LOCK (self);
-  /* the next start takes the context it is given, or its first frame's,
-   * and its cache */
-  context = g_steal_pointer (&self->context);
-  cache = g_steal_pointer (&self->cache);
-  limit_cache = g_steal_pointer (&self->limit_cache);
-  self->last_stats = GST_CLOCK_TIME_NONE;
-  GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&cache);
-  gst_clear_object (&limit_cache);
-  gst_clear_object (&context);
+  /* the next start takes the context it is given or finds, or its first
+   * frame's, and its cache */
+  gst_cuda_cache_element_state_release (&self->state);
   return TRUE;
 }
 
@@ -878,12 +754,8 @@ gst_cuda_cache_batch_class_init (GstCudaCacheBatchClass * klass)
           "one window, and the frames of batches late for downstream (QoS); "
           "0 in a pipeline that is not live", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      gst_cuda_cache_param_spec_device_id ());
-  g_object_class_install_property (gobject_class, PROP_CACHE_LIMIT,
-      gst_cuda_cache_param_spec_cache_limit ());
-  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
-      gst_cuda_cache_param_spec_stats_interval ());
+  gst_cuda_cache_element_state_install (gobject_class, PROP_FIRST_STATE,
+      GST_CUDA_CACHE_ELEMENT_N_COMMON_PROPS);
   g_object_class_install_property (gobject_class, PROP_TENSOR_META,
       gst_cuda_cache_param_spec_tensor_meta ());
   gst_cuda_cache_convert_options_install (gobject_class, PROP_FIRST_OPTION);
@@ -942,8 +814,7 @@ gst_cuda_cache_batch_init (GstCudaCacheBatch * self)
   g_mutex_init (&self->request_lock);
   self->window = GST_CLOCK_TIME_NONE;
   gst_cuda_cache_batch_reset_qos (self);
-  self->device_id = -1;
-  self->last_stats = GST_CLOCK_TIME_NONE;
+  gst_cuda_cache_element_state_init (&self->state, GST_ELEMENT (self));
   self->tensor_meta = TRUE;
   self->roi_type = g_strdup (DEFAULT_ROI_TYPE);
   gst_cuda_cache_convert_options_init (&self->options);

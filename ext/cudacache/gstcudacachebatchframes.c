@@ -54,7 +54,9 @@ gst_cuda_cache_batch_flush_pending (GstCudaCacheBatch * self, gboolean send)
 static CUstream
 gst_cuda_cache_batch_stream (GstCudaCacheBatch * self)
 {
-  if (!self->stream && self->context && gst_cuda_context_push (self->context)) {
+  GstCudaContext *context = self->state.context;
+
+  if (!self->stream && context && gst_cuda_context_push (context)) {
     if (!gst_cuda_result (CuStreamCreate (&self->stream,
                 CU_STREAM_NON_BLOCKING)))
       self->stream = NULL;
@@ -66,7 +68,7 @@ gst_cuda_cache_batch_stream (GstCudaCacheBatch * self)
 void
 gst_cuda_cache_batch_stream_clear (GstCudaCacheBatch * self)
 {
-  if (self->stream && gst_cuda_context_push (self->context)) {
+  if (self->stream && gst_cuda_context_push (self->state.context)) {
     gst_cuda_result (CuStreamDestroy (self->stream));
     gst_cuda_context_pop (NULL);
   }
@@ -79,28 +81,26 @@ static GstBufferPool *
 gst_cuda_cache_batch_pool_new (GstCudaCacheBatch * self, GstCaps * caps,
     gsize size, const gchar ** why)
 {
+  GstCudaContext *context = self->state.context;
   GstBufferPool *pool;
   GstStructure *config;
   GstCudaCache *cache;
 
   if (!self->cuda)
     pool = gst_cuda_cache_system_pool_new (NULL);
-  else if (self->context)
-    pool = gst_cuda_cache_pool_new (self->context);
+  else if (context)
+    pool = gst_cuda_cache_pool_new (context);
   else
     pool = NULL;
   if (!pool) {
-    *why = self->context || !self->cuda ? "gst-cuda's allocator is "
+    *why = context || !self->cuda ? "gst-cuda's allocator is "
         "unavailable" : "no CUDA context";
     return NULL;
   }
-  cache = self->cuda ? gst_cuda_cache_device_get_cache (self->context) :
+  cache = self->cuda ? gst_cuda_cache_device_get_cache (context) :
       gst_cuda_cache_get_system ();
-  GST_OBJECT_LOCK (self);
-  gst_object_replace ((GstObject **) & self->cache, (GstObject *) cache);
-  GST_OBJECT_UNLOCK (self);
+  gst_cuda_cache_element_state_set_cache (&self->state, cache, self->cuda);
   gst_object_unref (cache);
-  gst_cuda_cache_batch_offer_limit (self, FALSE);
 
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
@@ -120,7 +120,7 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
 {
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   gboolean cuda = gst_is_cuda_memory (mem);
-  GstCudaContext *context;
+  GstCudaContext *context, *own;
   gint device_id;
 
   if (cuda != self->cuda) {
@@ -135,9 +135,7 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
     return TRUE;
 
   context = GST_CUDA_MEMORY_CAST (mem)->context;
-  GST_OBJECT_LOCK (self);
-  device_id = self->device_id;
-  GST_OBJECT_UNLOCK (self);
+  device_id = gst_cuda_cache_element_state_get_device_id (&self->state);
   if (device_id >= 0) {
     gint frame_device = -1;
 
@@ -150,19 +148,19 @@ gst_cuda_cache_batch_check_memory (GstCudaCacheBatch * self, GstPad * pad,
       return FALSE;
     }
   }
-  GST_OBJECT_LOCK (self);
-  if (!self->context)
-    self->context = gst_object_ref (context);
-  GST_OBJECT_UNLOCK (self);
-  if (context != self->context) {
+  /* the element's context, or where it has none yet, the first frame's */
+  own = gst_cuda_cache_element_state_take_context (&self->state, context);
+  if (context != own) {
     gst_cuda_cache_batch_flush_pending (self, TRUE);
     GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("%s: the frame's CUDA "
             "memory belongs to another CUDA context (%" GST_PTR_FORMAT ") "
             "than the other pads' (%" GST_PTR_FORMAT "): let the pipeline's "
             "elements share one context (GstContext)", GST_PAD_NAME (pad),
-            context, self->context), (NULL));
+            context, own), (NULL));
+    gst_object_unref (own);
     return FALSE;
   }
+  gst_object_unref (own);
   return TRUE;
 }
 
@@ -193,7 +191,8 @@ gst_cuda_cache_batch_pad_converter (GstCudaCacheBatch * self,
         self->slot_caps, config, &error);
   } else {
     pad->converter = gst_cuda_cache_converter_new (pad->caps,
-        self->slot_caps, self->cuda ? self->context : NULL, config, &error);
+        self->slot_caps, self->cuda ? self->state.context : NULL, config,
+        &error);
     ok = pad->converter != NULL;
   }
   if (!ok) {
@@ -522,7 +521,7 @@ gst_cuda_cache_batch_aggregate (GstAggregator * agg, gboolean timeout)
 done:
   /* the statistics while batches flow, and once more at the end */
   if (ret == GST_FLOW_OK || ret == GST_FLOW_EOS)
-    gst_cuda_cache_batch_post_stats (self, ret == GST_FLOW_EOS);
+    gst_cuda_cache_element_state_tick_stats (&self->state, ret == GST_FLOW_EOS);
   g_clear_pointer (&launch, gst_cuda_cache_batch_launch_unref);
   gst_clear_buffer (&outbuf);
   for (i = 0; i < n_pads; i++) {

@@ -93,7 +93,8 @@ gst_cuda_cache_batch_roi_converter (GstCudaCacheBatch * self,
       GST_CUDA_CACHE_CONVERTER_OPT_SRC_HEIGHT, G_TYPE_INT, box->h, NULL);
   if (!self->roi_converters[index]) {
     self->roi_converters[index] = gst_cuda_cache_converter_new (pad->caps,
-        self->slot_caps, self->cuda ? self->context : NULL, config, &error);
+        self->slot_caps, self->cuda ? self->state.context : NULL, config,
+        &error);
     ok = self->roi_converters[index] != NULL;
   } else {
     ok = gst_cuda_cache_converter_reconfigure (self->roi_converters[index],

@@ -1338,6 +1338,125 @@ GST_START_TEST (test_shared_properties)
 
 GST_END_TEST;
 
+/* The cudacache-stats message of one element at the end of a stream
+ * without a buffer: its fields, or NULL where none was posted; fails on
+ * an error, or on a second message (the interval is far longer than the
+ * stream) */
+static GstStructure *
+stats_at_eos (const gchar * launch)
+{
+  GstElement *pipeline = gst_parse_launch (launch, NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstStructure *stats = NULL;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+
+    fail_unless (type != GST_MESSAGE_ERROR, "error from %s", launch);
+    if (type == GST_MESSAGE_ELEMENT && gst_message_has_name (msg,
+            "cudacache-stats")) {
+      fail_unless (stats == NULL, "two stats messages from %s", launch);
+      stats = gst_structure_copy (gst_message_get_structure (msg));
+    }
+    gst_message_unref (msg);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return stats;
+}
+
+static gboolean
+has_field_of (GQuark field, const GValue * value, gpointer other)
+{
+  return gst_structure_id_has_field (other, field);
+}
+
+/* stats-interval on both element bases: a stream that ends before any
+ * buffer still gets its message at the end, as the property says, with
+ * the same fields from cudacachebatch as from cudacacheidentity */
+GST_START_TEST (test_shared_stats_at_eos)
+{
+  GstStructure *identity = stats_at_eos ("videotestsrc num-buffers=0 ! "
+      "video/x-raw,width=64,height=48 ! cudacacheidentity "
+      "stats-interval=100000 ! fakesink");
+  GstStructure *batch = stats_at_eos ("cudacachebatch name=b "
+      "stats-interval=100000 ! " U8_NHWC ("", 1) " ! fakesink "
+      "videotestsrc num-buffers=0 ! video/x-raw,width=64,height=48 ! b.");
+
+  fail_unless (identity != NULL, "no stats message from cudacacheidentity");
+  fail_unless (batch != NULL, "no stats message from cudacachebatch");
+  fail_unless_equals_int (gst_structure_n_fields (batch),
+      gst_structure_n_fields (identity));
+  fail_unless (gst_structure_foreach (batch, has_field_of, identity));
+  fail_unless_equals_string (gst_structure_get_string (batch, "memory"),
+      "SystemMemory");
+  fail_unless_equals_string (gst_structure_get_string (batch, "cache"),
+      gst_structure_get_string (identity, "cache"));
+  gst_structure_free (identity);
+  gst_structure_free (batch);
+}
+
+GST_END_TEST;
+
+/* Runs @pipeline to its end */
+static void
+run_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+}
+
+/* cache-limit on both element bases: written before negotiation, it is
+ * applied to the cache once the element knows it, and only once: a limit
+ * the application sets on that cache afterwards stays when the element
+ * runs again */
+GST_START_TEST (test_shared_limit_applied_once)
+{
+  const gchar *launches[] = {
+    "videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! "
+        "cudacacheidentity cache-limit=123456789 ! fakesink",
+    "cudacachebatch name=b cache-limit=123456789 ! " U8_NHWC ("", 1)
+        " ! fakesink "
+        "videotestsrc num-buffers=2 ! video/x-raw,width=64,height=48 ! " "b.",
+  };
+  GstCudaCache *cache = gst_cuda_cache_get_system ();
+  guint64 before = gst_cuda_cache_get_limit (cache);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+    GstElement *pipeline = gst_parse_launch (launches[i], NULL);
+
+    fail_unless (pipeline != NULL);
+    run_to_eos (pipeline);
+    fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 123456789);
+    gst_cuda_cache_set_limit (cache, 98765432);
+    run_to_eos (pipeline);
+    fail_unless_equals_uint64 (gst_cuda_cache_get_limit (cache), 98765432);
+    gst_object_unref (pipeline);
+  }
+  gst_cuda_cache_set_limit (cache, before);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 /* Live sources at different rates into a syncing sink: with the latency
  * the element reports, no batch reaches the sink late (the sink would
  * drop it and post QoS), and batches keep coming */
@@ -1477,6 +1596,8 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_crop_meta_offered);
   tcase_add_test (tc, test_rois_one_pad_under_threads);
   tcase_add_test (tc, test_shared_properties);
+  tcase_add_test (tc, test_shared_stats_at_eos);
+  tcase_add_test (tc, test_shared_limit_applied_once);
   tcase_add_test (tc, test_live_syncing_sink_drops_nothing);
   tcase_add_test (tc, test_samples_selected);
   tcase_add_test (tc, test_buffers_held_past_null_come_back_idle);
