@@ -40,6 +40,7 @@ module itself needs nothing but ctypes.
 """
 
 import ctypes
+import operator
 
 __all__ = ["Tensor", "to_buffer", "WHOLE", "KDL_CPU", "KDL_CUDA",
            "FLAG_READ_ONLY"]
@@ -374,10 +375,27 @@ def _cai_deleter(managed):
     _cai_exports.pop(ctypes.cast(managed, ctypes.c_void_p).value, None)
 
 
+def _cai_ints(values, field, low, high):
+    """@values (a sequence of integers, each in [@low, @high)) as a tuple,
+    else ValueError naming the interface's @field"""
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        ints = tuple(operator.index(v) for v in values)
+    except TypeError:
+        raise ValueError(f"__cuda_array_interface__ {field} {values!r} is "
+                         "not a tuple of integers") from None
+    for v in ints:
+        if not low <= v < high:
+            raise ValueError(f"__cuda_array_interface__ {field} {values!r}: "
+                             f"{v} is out of range ({low} to {high - 1})")
+    return ints
+
+
 def _cai_synchronize(stream):
     """Waits on the host for the producer's @stream, as the CUDA Array
     Interface asks of a consumer that reads on another stream."""
-    cuda = ctypes.CDLL("libcuda.so.1")
+    cuda = _cuda_driver()
     cuda.cuStreamSynchronize.argtypes = [ctypes.c_void_p]
     cuda.cuStreamSynchronize.restype = ctypes.c_int
     err = cuda.cuStreamSynchronize(ctypes.c_void_p(stream))
@@ -392,13 +410,26 @@ def _from_cuda_array_interface(obj):
     until its deleter runs; the producer's stream, if it names one, waited
     for. Raises ValueError for what it cannot describe."""
     cai = obj.__cuda_array_interface__
-    shape = tuple(int(n) for n in cai["shape"])
+    if not isinstance(cai, dict):
+        raise ValueError("__cuda_array_interface__ is a "
+                         f"{type(cai).__name__}, not a dict")
+    missing = [key for key in ("shape", "typestr", "data") if key not in cai]
+    if missing:
+        raise ValueError("__cuda_array_interface__ has no "
+                         f"{', '.join(missing)}")
+    # ctypes would wrap what does not fit in 64 bits without a word
+    shape = _cai_ints(cai["shape"], "shape", 0, 2 ** 63)
     typestr = cai["typestr"]
-    data, _read_only = cai["data"]
+    data = cai["data"]
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise ValueError(f"__cuda_array_interface__ data {data!r} is not "
+                         "(pointer, read-only)")
+    data = _cai_ints(data[:1], "data", 0, 2 ** 64)[0]
     if cai.get("mask") is not None:
         raise ValueError("__cuda_array_interface__ with a mask: masked "
                          "arrays are not taken")
-    if typestr[0] not in "<|" or typestr[1:] not in _CAI_TYPES:
+    if not isinstance(typestr, str) or len(typestr) < 2 or \
+            typestr[0] not in "<|" or typestr[1:] not in _CAI_TYPES:
         raise ValueError(f"__cuda_array_interface__ typestr {typestr!r}: "
                          "uint8 (|u1), float16 (<f2) or float32 (<f4), "
                          "little-endian, are taken")
@@ -406,11 +437,17 @@ def _from_cuda_array_interface(obj):
     itemsize = bits // 8
     strides = cai.get("strides")
     if strides is not None:
+        strides = _cai_ints(strides, "strides", -2 ** 63, 2 ** 63)
+        if len(strides) != len(shape):
+            raise ValueError(f"__cuda_array_interface__ strides {strides} "
+                             f"are not one a dimension of shape {shape}")
         if any(s % itemsize for s in strides):
             raise ValueError(f"__cuda_array_interface__ strides {strides} "
                              f"are not whole {itemsize}-byte elements")
-        strides = tuple(int(s) // itemsize for s in strides)
+        strides = tuple(s // itemsize for s in strides)
     stream = cai.get("stream")
+    if stream is not None:
+        stream = _cai_ints((stream,), "stream", 0, 2 ** 64)[0]
     if stream not in (None, 1, 2):
         _cai_synchronize(stream)
     if not data and all(shape):
@@ -436,13 +473,17 @@ def _from_cuda_array_interface(obj):
     return address
 
 
-def _cai_device(pointer):
-    """The CUDA device ordinal of device memory at @pointer"""
+def _cuda_driver():
     try:
-        cuda = ctypes.CDLL("libcuda.so.1")
+        return ctypes.CDLL("libcuda.so.1")
     except OSError:
         raise ValueError("__cuda_array_interface__ data, but no CUDA driver "
                          "on this machine") from None
+
+
+def _cai_device(pointer):
+    """The CUDA device ordinal of device memory at @pointer"""
+    cuda = _cuda_driver()
     f = cuda.cuPointerGetAttribute
     f.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64]
     f.restype = ctypes.c_int
@@ -488,9 +529,21 @@ def to_buffer(obj, context=None):
             raise ValueError(e.message) from None
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") \
         else (KDL_CPU, 0)
+    try:
+        device_type = operator.index(device[0])
+    except (TypeError, IndexError, KeyError):
+        raise ValueError(f"__dlpack_device__ gave {device!r}, not "
+                         "(device type, device id)") from None
     # CUDA: the producer orders its work before the legacy default stream
     # (1), which the library's copy runs on and waits for
-    capsule = obj.__dlpack__(stream=1 if device[0] == KDL_CUDA else None)
+    try:
+        capsule = obj.__dlpack__(
+            stream=1 if device_type == KDL_CUDA else None)
+    except BufferError as e:
+        # the producer's reason (NumPy: a data type, byte order or
+        # strides DLPack cannot describe, a read-only array)
+        raise ValueError(f"the object cannot be exported through DLPack: "
+                         f"{e}") from e
     address = _PyCapsule_GetPointerObj(capsule, _CAPSULE_NAME)
     if not address:
         raise ValueError("the object's __dlpack__ gave no DLPack 0.x tensor")

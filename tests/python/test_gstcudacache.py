@@ -449,6 +449,67 @@ class DLPack(unittest.TestCase):
                 gstcudacache.to_buffer(Interface(**fields))
             self.assertIn(says, str(cm.exception))
 
+    def test_to_buffer_fuzz_regressions(self):
+        # what tests/fuzz/python/fuzz_to_buffer.py found (its corpus.txt):
+        # NumPy's own refusals, as ValueError with NumPy's reason
+        readonly = numpy.zeros((4, 5, 3), numpy.uint8)
+        readonly.setflags(write=False)
+        for array, says in [
+                (readonly, "readonly"),
+                (numpy.zeros((1, 2), ">i4"), "native byte order"),
+                (numpy.zeros((4, 1, 3, 7), "S2"), "dtypes"),
+                (numpy.zeros((4, 4), numpy.object_), "dtypes"),
+                (numpy.zeros((1, 3, 2, 2), numpy.longdouble), "IEEE"),
+                (as_strided(numpy.zeros(64, numpy.uint8).view(numpy.float16),
+                            (2, 3, 3, 1), (9, 6, 2, 2)), "multiple")]:
+            with self.assertRaises(ValueError) as cm:
+                gstcudacache.to_buffer(array)
+            self.assertIn(says, str(cm.exception))
+
+        # Array Interface fields missing or of no sense: ValueError, before
+        # any CUDA driver is asked (none here)
+        class Interface:
+            def __init__(self, cai):
+                self.__cuda_array_interface__ = cai
+
+        good = {"version": 3, "shape": (4, 5, 3), "typestr": "|u1",
+                "data": (0x1000, True), "strides": None}
+        for change, says in [
+                ({"typestr": ""}, "typestr ''"),
+                ({"shape": None}, "no shape"),
+                ({"typestr": None}, "no typestr"),
+                ({"data": None}, "no data"),
+                ({"shape": (2 ** 64 + 4, 5, 3)}, "out of range"),
+                ({"shape": (-4, 5, 3)}, "out of range"),
+                ({"shape": ("4", 5, 3)}, "not a tuple of integers"),
+                ({"data": (0x1000,)}, "(pointer, read-only)"),
+                ({"data": (-1, True)}, "out of range"),
+                ({"strides": (3, 1)}, "one a dimension"),
+                ({"stream": "s"}, "stream"),
+                ({"stream": 5}, "no CUDA driver" if not os.path.exists(
+                    "/dev/nvidiactl") else "stream")]:
+            cai = dict(good, **change)
+            cai = {k: v for k, v in cai.items() if v is not None or
+                   k not in change or k == "strides"}
+            with self.assertRaises(ValueError) as cm:
+                gstcudacache.to_buffer(Interface(cai))
+            self.assertIn(says, str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            gstcudacache.to_buffer(Interface(5))
+        self.assertIn("not a dict", str(cm.exception))
+
+        # a producer's __dlpack_device__ of no sense
+        class Device:
+            def __dlpack_device__(self):
+                return None
+
+            def __dlpack__(self, stream=None):
+                raise AssertionError("asked for its tensor")
+
+        with self.assertRaises(ValueError) as cm:
+            gstcudacache.to_buffer(Device())
+        self.assertIn("__dlpack_device__ gave None", str(cm.exception))
+
     def test_video_frames(self):
         p = Pipeline(
             f"videotestsrc num-buffers=1 pattern=ball ! "
