@@ -43,7 +43,7 @@ fuzz_tensor_deleter (DLManagedTensor * managed)
 }
 
 static gint32
-read_i32 (const uint8_t ** data, size_t * size)
+read_i32 (const uint8_t ** data, size_t *size)
 {
   guint32 v = 0;
   guint i;
@@ -121,8 +121,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   /* exactly the bytes the tensor claims, from the allocation's start */
   elem = ((gsize) dl->dtype.bits * dl->dtype.lanes + 7) / 8;
   overflow = dl->ndim >= 0 && (!tensor_extent (dl, &lowest, &highest) ||
-      __builtin_mul_overflow ((guint64) (highest - lowest + 1), elem,
-          &bytes));
+      __builtin_mul_overflow ((guint64) (highest - lowest + 1), elem, &bytes));
   fits = dl->ndim >= 0 && !overflow && bytes + dl->byte_offset <= MAX_BYTES;
   if (!fits)
     bytes = 64;
