@@ -5,7 +5,8 @@
 # the library (scripts/check-plugin-on-install.sh), runs every test suite
 # (suite `docs` runs the docs' recipes, scripts/run-doc-recipes.py) and
 # runs them again under valgrind, runs the CPU suites under AddressSanitizer and
-# UBSan (ASAN=0 leaves that out), then builds against
+# UBSan (ASAN=0 leaves that out), runs each fuzz target (tests/fuzz) for a
+# minute under libFuzzer, ASan and UBSan (FUZZ=0 leaves that out), then builds against
 # Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
 # (scripts/debian13.sh; DEBIAN13=0 leaves that out), then the same against
 # Debian unstable's GStreamer (1.28) in a Debian unstable root
@@ -96,6 +97,52 @@ debian_root() {
   fi
   logs="$logs build-$2/meson-logs/testlog.json"
 }
+# libFuzzer (docs/fuzzing.md): each fuzz target built with clang, ASan and
+# UBSan, run 60 s from its seed corpus with its dictionary (the inputs it
+# finds go to build-fuzz/corpus, the tree's corpus is left as it is); a
+# crash, a sanitizer report, a GLib critical or warning, or an input
+# running past 10 s fails, and build/fuzz-NAME.log names the reproducer
+# libFuzzer wrote (build-fuzz/fuzz-NAME-crash-*, -leak-*, -timeout-*)
+if [ "${FUZZ:-1}" != 0 ]; then
+  fuzz=ok
+  if [ ! -f build-fuzz/build.ninja ]; then
+    CC=clang meson setup build-fuzz -Db_sanitize=address,undefined \
+      -Db_lundef=false -Dcuda-kernels=disabled -Dintrospection=disabled \
+      -Dbenchmarks=disabled -Dfuzzing=enabled \
+      > build/fuzz-setup.log 2>&1 || tail -20 build/fuzz-setup.log
+  fi
+  # the targets and the plugin they load, not the suites (build-asan runs
+  # those)
+  fuzz_targets=$(for d in tests/fuzz/*.dict; do
+    echo "tests/fuzz/fuzz-$(basename "$d" .dict)"; done)
+  # shellcheck disable=SC2086
+  if ninja -C build-fuzz $fuzz_targets ext/cudacache/libgstcudacache.so \
+    > build/fuzz-build.log 2>&1; then
+    cat tests/check/lsan.supp tests/fuzz/lsan.supp > build-fuzz/lsan.supp
+    for dict in tests/fuzz/*.dict; do
+      t=$(basename "$dict" .dict)
+      rm -rf "build-fuzz/corpus/$t" build-fuzz/fuzz-"$t"-*
+      mkdir -p "build-fuzz/corpus/$t"
+      GST_PLUGIN_PATH_1_0="$PWD/build-fuzz/ext/cudacache" GST_REGISTRY_FORK=no \
+        GST_REGISTRY="$PWD/build-fuzz/fuzz.registry" GST_DEBUG=0 \
+        ASAN_OPTIONS=detect_leaks=1 \
+        LSAN_OPTIONS="fast_unwind_on_malloc=0:print_suppressions=0:suppressions=$PWD/build-fuzz/lsan.supp" \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "./build-fuzz/tests/fuzz/fuzz-$t" -max_total_time=60 -timeout=10 \
+        -dict="$dict" -artifact_prefix="build-fuzz/fuzz-$t-" \
+        "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" \
+        > "build/fuzz-$t.log" 2>&1 ||
+        { fuzz=fail; status=1; tail -60 "build/fuzz-$t.log"; }
+      grep '^Done [0-9]* runs' "build/fuzz-$t.log" | sed "s/^/fuzz $t: /"
+    done
+  else
+    fuzz=fail
+    status=1
+    tail -20 build/fuzz-build.log
+  fi
+  checks="$checks --check=fuzz=$fuzz"
+fi
+
 # GStreamer 1.26, then 1.28
 [ "${DEBIAN13:-1}" != 0 ] && debian_root trixie debian13
 [ "${DEBIAN_SID:-1}" != 0 ] && debian_root sid debian-sid

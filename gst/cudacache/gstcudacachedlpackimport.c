@@ -203,8 +203,14 @@ import_layout (const DLTensor * t, ImportLayout * l, GError ** error)
       int64_t packed = 1;
       gint k;
 
-      for (k = 3; k > i; k--)
+      for (k = 3; k > i; k--) {
+        /* dimensions up to G_MAXINT each: three can overflow 64 bits */
+        if (packed > G_MAXINT64 / s[k]) {
+          import_fail (error, "the tensor is too large for other/tensors");
+          return FALSE;
+        }
         packed *= s[k];
+      }
       if (s[i] > 1 && stride_of (t, i) != packed) {
         import_fail (error, "the tensor is not packed (dimension %d's "
             "stride is %" G_GINT64_FORMAT " elements, not %" G_GINT64_FORMAT

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * Copyright (C) 2026 the gst-cuda-cache authors */
+
+/* Shared by the fuzz targets (docs/fuzzing.md): GStreamer's one-time
+ * setup, GLib criticals and warnings made crashes, and the split of an input
+ * into text fields. */
+
+#ifndef __CUDACACHE_FUZZ_COMMON_H__
+#define __CUDACACHE_FUZZ_COMMON_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/cudacache/gstcudacachetensor.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+
+/* Frames and tensors above this many pixels (or values) are not made:
+ * their conversion would take the fuzzer's time, not find more */
+#define MAX_PIXELS (1 << 18)
+
+/* At most this many fields are taken from an input */
+#define FUZZ_MAX_FIELDS 24
+
+/* Set while GStreamer parses a fuzzed string: its 1.22 parsers raise
+ * criticals and warnings of their own for names they refuse (a structure
+ * name, a caps feature) and for 0.10-style raw caps; those are
+ * GStreamer's, not this project's, and the parse still returns NULL or
+ * what it made */
+static gboolean fuzz_in_gst_parser = FALSE;
+
+/* Prints a GLib message as GLib would; a critical, a warning or an error
+ * (a programming error a bad input must never reach) then aborts, which
+ * the fuzzer reports as a crash with its input (GLib's own fatal path
+ * stops on SIGTRAP, which the fuzzer does not catch) */
+static inline void
+fuzz_log_handler (const gchar * log_domain, GLogLevelFlags log_level,
+    const gchar * message, gpointer user_data)
+{
+  if (fuzz_in_gst_parser && g_strcmp0 (log_domain, "GStreamer") == 0)
+    return;
+  g_log_default_handler (log_domain, log_level, message, user_data);
+  if (log_level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL |
+          G_LOG_LEVEL_WARNING))
+    abort ();
+}
+
+/* GStreamer 1.22's parsers leak part of a value they fail to parse (a
+ * list cut short); tests/fuzz/lsan.supp leaves out what is allocated
+ * under these two, which only parse, and what they made is copied before
+ * any of it reaches the project's code, so a leak of it there still
+ * shows */
+static G_GNUC_NO_INLINE void
+fuzz_gst_parse_caps (const gchar * text, GstCaps ** caps)
+{
+  /* a store after the call: no tail call, which would leave this frame
+   * out of the allocation's stack */
+  *caps = gst_caps_from_string (text);
+}
+
+static G_GNUC_NO_INLINE void
+fuzz_gst_parse_structure (const gchar * text, GstStructure ** s)
+{
+  *s = gst_structure_from_string (text, NULL);
+}
+
+/* gst_caps_from_string, tolerating GStreamer's own criticals above */
+static inline GstCaps *
+fuzz_caps_from_string (const gchar * text)
+{
+  GstCaps *parsed, *caps = NULL;
+
+  fuzz_in_gst_parser = TRUE;
+  fuzz_gst_parse_caps (text, &parsed);
+  fuzz_in_gst_parser = FALSE;
+  if (parsed != NULL) {
+    caps = gst_caps_copy (parsed);
+    gst_caps_unref (parsed);
+  }
+  return caps;
+}
+
+/* gst_structure_from_string, likewise */
+static inline GstStructure *
+fuzz_structure_from_string (const gchar * text)
+{
+  GstStructure *parsed, *s = NULL;
+
+  fuzz_in_gst_parser = TRUE;
+  fuzz_gst_parse_structure (text, &parsed);
+  fuzz_in_gst_parser = FALSE;
+  if (parsed != NULL) {
+    s = gst_structure_copy (parsed);
+    gst_structure_free (parsed);
+  }
+  return s;
+}
+
+/* gst_init once, and fuzz_log_handler for every message from then on */
+static inline void
+fuzz_init (void)
+{
+  static gboolean done = FALSE;
+
+  if (done)
+    return;
+  done = TRUE;
+  g_log_set_default_handler (fuzz_log_handler, NULL);
+  gst_init (NULL, NULL);
+}
+
+/* @data split on newlines into at most FUZZ_MAX_FIELDS strings (the last
+ * one takes the rest), a NUL read as a space (a C string holds none).
+ * Free with g_strfreev. */
+static inline gchar **
+fuzz_split_fields (const uint8_t * data, size_t size)
+{
+  gchar *text = g_strndup ((const gchar *) data, size);
+  gchar **fields;
+
+  if (strlen (text) < size) {
+    GString *joined = g_string_sized_new (size);
+    size_t i;
+
+    for (i = 0; i < size; i++)
+      g_string_append_c (joined, data[i] == '\0' ? ' ' : (gchar) data[i]);
+    g_free (text);
+    text = g_string_free (joined, FALSE);
+  }
+  fields = g_strsplit (text, "\n", FUZZ_MAX_FIELDS);
+  g_free (text);
+  return fields;
+}
+
+/* The @i-th field of @fields, or "" where there are fewer */
+static inline const gchar *
+fuzz_field (gchar ** fields, guint i)
+{
+  return i < g_strv_length (fields) ? fields[i] : "";
+}
+
+/* A refusal must say why */
+static inline void
+fuzz_expect_error (GError ** error, const gchar * what)
+{
+  if (*error == NULL || (*error)->message == NULL || !*(*error)->message)
+    g_error ("%s failed without a GError", what);
+  g_clear_error (error);
+}
+
+/* Whether every size @caps gives (width x height, or a tensor's
+ * dimensions) stays within MAX_PIXELS */
+static inline gboolean
+fuzz_caps_small_enough (const GstCaps * caps)
+{
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+    const gchar *dims = gst_structure_get_string (s, "dimensions");
+    gint width = 1, height = 1;
+
+    if (gst_structure_get_int (s, "width", &width) &&
+        gst_structure_get_int (s, "height", &height) &&
+        ABS ((gint64) width) * ABS ((gint64) height) > MAX_PIXELS)
+      return FALSE;
+    if (dims != NULL) {
+      gchar **parts = g_strsplit_set (dims, ":,.", -1);
+      gdouble product = 1;
+      guint j;
+
+      for (j = 0; parts[j] != NULL; j++)
+        product *= ABS (g_ascii_strtod (parts[j], NULL)) + 1;
+      g_strfreev (parts);
+      if (product > 4.0 * MAX_PIXELS)
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The size of a buffer of @caps, video or tensor; 0 where it is
+ * neither or not fixed */
+static inline gsize
+fuzz_caps_buffer_size (const GstCaps * caps)
+{
+  GstVideoInfo vinfo;
+  GstCudaCacheTensorInfo tinfo;
+
+  if (!gst_caps_is_fixed (caps))
+    return 0;
+  if (gst_video_info_from_caps (&vinfo, caps))
+    return vinfo.size;
+  if (gst_cuda_cache_tensor_info_from_caps (&tinfo, caps))
+    return tinfo.size;
+  return 0;
+}
+
+#endif /* __CUDACACHE_FUZZ_COMMON_H__ */
