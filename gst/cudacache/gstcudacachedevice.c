@@ -615,6 +615,11 @@ cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
   shape.info = &cmem->info;
   copy = gst_cuda_cache_acquire_in_group (cache, group, key, copy_alloc,
       &shape);
+  /* a tensor's block is its bytes, not the pitched image behind them */
+  if (copy && copy->maxsize == mem->maxsize &&
+      (copy->offset != mem->offset || copy->size != mem->size))
+    gst_memory_resize (copy, (gssize) mem->offset - (gssize) copy->offset,
+        mem->size);
   if (copy && (copy->maxsize != mem->maxsize ||
           !copy_on_device (cmem->context, mem, copy))) {
     GST_WARNING_OBJECT (cache, "could not copy a block of \"%s\" on the "

@@ -1392,6 +1392,27 @@ GST_START_TEST (test_copies_come_from_the_cache)
 
   gst_buffer_unref (buf);
   fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
+  /* a tensor's copy is as many bytes as the tensor, a miss of the cache
+   * (no idle block of its key) as much as a hit */
+  fail_unless (configure (pool, "other/tensors(memory:CUDAMemory),"
+          "format=static,num_tensors=1,types=float32,layout=NCHW,"
+          "dimensions=3:33:17:1", 1, cache));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 3 * 33 * 17 * 4);
+  copy = gst_buffer_copy_deep (buf);
+  fail_unless_equals_int (gst_buffer_get_size (copy), 3 * 33 * 17 * 4);
+  fail_unless (gst_cuda_cache_owns_memory (cache,
+          gst_buffer_peek_memory (copy, 0)));
+  gst_buffer_unref (copy);
+  copy = gst_buffer_copy_deep (buf);
+  fail_unless_equals_int (gst_buffer_get_size (copy), 3 * 33 * 17 * 4);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+
   gst_object_unref (pool);
   gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
   gst_cuda_cache_drain (cache);
