@@ -307,10 +307,11 @@ GST_START_TEST (test_shutdown_with_frames_in_flight)
 
 GST_END_TEST;
 
-/* After NULL a pipeline ending in appsink keeps one block in use, the
- * sample appsink keeps; the idle buffers of the pool upstream stopped with
- * that buffer still out are back in the cache, idle, not held by the pool
- * until the pipeline is freed. */
+/* After NULL a pipeline ending in appsink keeps at most one block in use,
+ * the sample appsink keeps (GStreamer 1.22's does; 1.26's drops it); the
+ * idle buffers of the pool upstream stopped with that buffer still out are
+ * back in the cache, idle, not held by the pool until the pipeline is
+ * freed. */
 GST_START_TEST (test_null_keeps_only_appsinks_sample)
 {
   GstElement *pipeline, *sink;
@@ -334,7 +335,8 @@ GST_START_TEST (test_null_keeps_only_appsinks_sample)
 
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
-  fail_unless_equals_int (stats.used_blocks, 1);
+  fail_unless (stats.used_blocks <= 1, "%u blocks in use after NULL",
+      stats.used_blocks);
   fail_unless (stats.idle_blocks > 0);
 
   gst_object_unref (sink);
