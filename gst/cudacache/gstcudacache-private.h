@@ -222,6 +222,10 @@ gchar *gst_cuda_cache_layout_to_key (const GstCudaCacheLayout * layout,
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info);
 
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_tensor_info_is_packed (const GstCudaCacheTensorInfo *
+    info);
+
 /* gstcudacacheanalytics.c: the tensor of a GstTensorMeta on @buffer */
 G_GNUC_INTERNAL
 GstBuffer *gst_cuda_cache_analytics_tensor (GstBuffer * buffer,

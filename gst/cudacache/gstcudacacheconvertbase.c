@@ -69,6 +69,78 @@ frame_meta_fits (const GstVideoInfo * info, GstBuffer * buf,
   return FALSE;
 }
 
+/* The bytes a row of plane @p holds at least: its components' widths by
+ * their pixel strides, or the caps' stride where a format packs its pixels
+ * otherwise (a pixel stride of 0) */
+static guint64
+plane_row_bytes (const GstVideoInfo * info, guint p)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint64 bytes = 0;
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p)
+      continue;
+    if (pstride <= 0)
+      return (guint64) ABS (GST_VIDEO_INFO_PLANE_STRIDE (info, p));
+    bytes = MAX (bytes, (guint64) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+        pstride);
+  }
+  return bytes;
+}
+
+static guint
+plane_rows (const GstVideoInfo * info, guint p)
+{
+  guint rows = 0, c;
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, c) == p)
+      rows = MAX (rows, (guint) GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+  }
+  return rows;
+}
+
+/* A video meta says where each plane is and its stride, not that the
+ * buffer holds it (gst_video_frame_map () checks only that a plane's first
+ * byte is in the buffer): every row of every plane of @frame must lie in
+ * what was mapped for it, or a conversion would read or write past it */
+static gboolean
+frame_planes_fit (const GstVideoFrame * frame, const gchar * side,
+    GError ** error)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    const GstMapInfo *map = &frame->map[frame->meta ? p : 0];
+    guint64 start = (guintptr) frame->data[p], lo = (guintptr) map->data;
+    guint64 hi = lo + map->size;
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    guint rows = plane_rows (&frame->info, p);
+    guint64 span, row = plane_row_bytes (&frame->info, p);
+
+    if (rows == 0 || row == 0)
+      continue;
+    span = (guint64) (rows - 1) * (guint64) ABS ((gint64) stride);
+    if (start >= lo && start <= hi &&
+        (stride >= 0 ? span + row <= hi - start :
+            span <= start - lo && row <= hi - start))
+      continue;
+
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the %s buffer's video meta puts plane %u (%u rows of %"
+        G_GUINT64_FORMAT " bytes, stride %d) at offset %" G_GSIZE_FORMAT
+        ", past the %" G_GSIZE_FORMAT " bytes of its memory", side, p, rows,
+        row, stride, frame->meta ? ((GstVideoMeta *) frame->meta)->offset[p] :
+        GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, p), map->size);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf, GstMapFlags flags,
@@ -76,8 +148,12 @@ gst_cuda_cache_converter_frame_map (GstVideoFrame * frame,
 {
   if (!frame_meta_fits (info, buf, side, error))
     return FALSE;
-  if (gst_video_frame_map (frame, (GstVideoInfo *) info, buf, flags))
-    return TRUE;
+  if (gst_video_frame_map (frame, (GstVideoInfo *) info, buf, flags)) {
+    if (frame_planes_fit (frame, side, error))
+      return TRUE;
+    gst_video_frame_unmap (frame);
+    return FALSE;
+  }
 
   g_set_error (error, GST_RESOURCE_ERROR, (flags & GST_MAP_WRITE) ?
       GST_RESOURCE_ERROR_WRITE : GST_RESOURCE_ERROR_READ,

@@ -425,6 +425,16 @@ dlpack_export (GstBuffer * buffer, const GstCaps * caps, gint plane,
       gst_structure_has_name (gst_caps_get_structure (caps, 0),
       GST_CUDA_CACHE_TENSOR_CAPS_NAME);
   meta = gst_buffer_get_cuda_cache_tensor_meta (buffer);
+  if (meta && !gst_cuda_cache_tensor_info_is_packed (&meta->info)) {
+    dlpack_fail (error, "the buffer's tensor meta describes no packed "
+        "tensor (type %u, layout %u, dimensions %" G_GSIZE_FORMAT "x%"
+        G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT ", %"
+        G_GSIZE_FORMAT " bytes): its fields were written by hand, not by "
+        "gst_cuda_cache_tensor_info_init ()", (guint) meta->info.dtype,
+        (guint) meta->info.layout, meta->info.dims[0], meta->info.dims[1],
+        meta->info.dims[2], meta->info.dims[3], meta->info.size);
+    return NULL;
+  }
   if (meta && caps && !meta_agrees_with_caps (meta, caps, error))
     return NULL;
   if (meta) {

@@ -56,46 +56,76 @@ gst_cuda_cache_picture_meta_init (GstMeta * meta, gpointer params,
   return TRUE;
 }
 
+/* Whether @g describes a picture: what gst_buffer_add_cuda_cache_picture_meta
+ * asks of its caller */
+static gboolean
+geometry_is_valid (const GstCudaCachePictureGeometry * g)
+{
+  return g->picture.w > 0 && g->picture.h > 0 && g->source.w > 0 &&
+      g->source.h > 0 && g->source.x >= 0 && g->source.y >= 0 &&
+      (gint64) g->source.x + g->source.w <= g->source_width &&
+      (gint64) g->source.y + g->source.h <= g->source_height &&
+      g->scale_x > 0 && g->scale_y > 0 && isfinite (g->scale_x) &&
+      isfinite (g->scale_y);
+}
+
+/* @v rounded into a gint, or FALSE where it does not fit */
+static gboolean
+round_to_int (gdouble v, gint * out)
+{
+  v = rint (v);
+  if (!(v >= G_MININT && v <= G_MAXINT))
+    return FALSE;
+  *out = (gint) v;
+  return TRUE;
+}
+
 /* A whole copy keeps the meta; a region of the buffer is another picture.
  * A frame scaled as a whole (videoscale) keeps its source: the picture's
- * rectangle and scale follow the new size. */
+ * rectangle and scale follow the new size. The fields are public, so a
+ * meta may hold what the API would refuse: such a meta, or one whose
+ * scaled picture no longer fits a gint, is not carried over. */
 static gboolean
 gst_cuda_cache_picture_meta_transform (GstBuffer * dest, GstMeta * meta,
     GstBuffer * buffer, GQuark type, gpointer data)
 {
   GstCudaCachePictureMeta *pmeta = (GstCudaCachePictureMeta *) meta;
+  const GstCudaCachePictureGeometry *g = &pmeta->geometry;
 
   if (GST_META_TRANSFORM_IS_COPY (type)) {
     GstMetaTransformCopy *c = data;
 
-    if (c->region)
+    if (c->region || !geometry_is_valid (g))
       return TRUE;
-    return gst_buffer_add_cuda_cache_picture_meta (dest,
-        &pmeta->geometry) != NULL;
+    return gst_buffer_add_cuda_cache_picture_meta (dest, g) != NULL;
   }
 
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     GstVideoMetaTransform *t = data;
-    const GstCudaCachePictureGeometry *g = &pmeta->geometry;
     GstCudaCachePictureGeometry scaled = *g;
     gdouble sx, sy;
+    gint x1, y1;
 
     if (GST_VIDEO_INFO_WIDTH (t->in_info) <= 0 ||
-        GST_VIDEO_INFO_HEIGHT (t->in_info) <= 0)
+        GST_VIDEO_INFO_HEIGHT (t->in_info) <= 0 || !geometry_is_valid (g))
       return TRUE;
     sx = (gdouble) GST_VIDEO_INFO_WIDTH (t->out_info) /
         GST_VIDEO_INFO_WIDTH (t->in_info);
     sy = (gdouble) GST_VIDEO_INFO_HEIGHT (t->out_info) /
         GST_VIDEO_INFO_HEIGHT (t->in_info);
-    scaled.picture.x = (gint) rint (g->picture.x * sx);
-    scaled.picture.y = (gint) rint (g->picture.y * sy);
-    scaled.picture.w = (gint) rint ((g->picture.x + g->picture.w) * sx) -
-        scaled.picture.x;
-    scaled.picture.h = (gint) rint ((g->picture.y + g->picture.h) * sy) -
-        scaled.picture.y;
+    if (!round_to_int (g->picture.x * sx, &scaled.picture.x) ||
+        !round_to_int (g->picture.y * sy, &scaled.picture.y) ||
+        !round_to_int (((gdouble) g->picture.x + g->picture.w) * sx, &x1) ||
+        !round_to_int (((gdouble) g->picture.y + g->picture.h) * sy, &y1))
+      return TRUE;
+    if ((gint64) x1 - scaled.picture.x > G_MAXINT ||
+        (gint64) y1 - scaled.picture.y > G_MAXINT)
+      return TRUE;
+    scaled.picture.w = x1 - scaled.picture.x;
+    scaled.picture.h = y1 - scaled.picture.y;
     scaled.scale_x = g->scale_x * sx;
     scaled.scale_y = g->scale_y * sy;
-    if (scaled.picture.w <= 0 || scaled.picture.h <= 0)
+    if (!geometry_is_valid (&scaled))
       return TRUE;
     return gst_buffer_add_cuda_cache_picture_meta (dest, &scaled) != NULL;
   }
@@ -130,7 +160,7 @@ gst_cuda_cache_picture_meta_get_info (void)
  *
  * Returns: (transfer none) (nullable): the new meta on @buffer, or %NULL
  *   where a rectangle of @geometry is empty, its source region lies outside
- *   the source frame or a scale is not above 0
+ *   the source frame or a scale is not a finite number above 0
  *
  * Since: 0.1
  */
@@ -142,14 +172,7 @@ gst_buffer_add_cuda_cache_picture_meta (GstBuffer * buffer,
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (geometry != NULL, NULL);
-  g_return_val_if_fail (geometry->picture.w > 0 && geometry->picture.h > 0,
-      NULL);
-  g_return_val_if_fail (geometry->source.w > 0 && geometry->source.h > 0, NULL);
-  g_return_val_if_fail (geometry->source.x >= 0 && geometry->source.y >= 0 &&
-      (gint64) geometry->source.x + geometry->source.w <=
-      geometry->source_width && (gint64) geometry->source.y +
-      geometry->source.h <= geometry->source_height, NULL);
-  g_return_val_if_fail (geometry->scale_x > 0 && geometry->scale_y > 0, NULL);
+  g_return_val_if_fail (geometry_is_valid (geometry), NULL);
 
   meta = (GstCudaCachePictureMeta *) gst_buffer_add_meta (buffer,
       GST_CUDA_CACHE_PICTURE_META_INFO, NULL);
@@ -274,10 +297,11 @@ gst_cuda_cache_picture_geometry_box_to_source (const
       MIN (y0, y1), &left, &top);
   gst_cuda_cache_picture_geometry_to_source (geometry, MAX (x0, x1),
       MAX (y0, y1), &right, &bottom);
-  *source_x0 = CLAMP (left, src->x, src->x + src->w);
-  *source_y0 = CLAMP (top, src->y, src->y + src->h);
-  *source_x1 = CLAMP (right, src->x, src->x + src->w);
-  *source_y1 = CLAMP (bottom, src->y, src->y + src->h);
+  /* in doubles: a region's fields are public, their sum may be no gint */
+  *source_x0 = CLAMP (left, src->x, (gdouble) src->x + src->w);
+  *source_y0 = CLAMP (top, src->y, (gdouble) src->y + src->h);
+  *source_x1 = CLAMP (right, src->x, (gdouble) src->x + src->w);
+  *source_y1 = CLAMP (bottom, src->y, (gdouble) src->y + src->h);
 
   return *source_x1 > *source_x0 && *source_y1 > *source_y0;
 }

@@ -176,6 +176,29 @@ gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info)
   return TRUE;
 }
 
+/* Whether @info describes a packed tensor as gst_cuda_cache_tensor_info_init
+ * makes one: its type and layout are the library's, every dimension is a
+ * guint above 0, and its strides and size are those of its dims. A tensor
+ * meta's info is public and may hold anything; readers check it first. */
+gboolean
+gst_cuda_cache_tensor_info_is_packed (const GstCudaCacheTensorInfo * info)
+{
+  GstCudaCacheTensorInfo packed;
+  guint i;
+
+  if ((guint) info->dtype > GST_CUDA_CACHE_TENSOR_DTYPE_F32 ||
+      (guint) info->layout > GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC)
+    return FALSE;
+  for (i = 0; i < GST_CUDA_CACHE_TENSOR_N_DIMS; i++) {
+    if (info->dims[i] > G_MAXUINT)
+      return FALSE;
+  }
+  packed = *info;
+  return gst_cuda_cache_tensor_info_pack (&packed) &&
+      memcmp (packed.strides, info->strides, sizeof (info->strides)) == 0 &&
+      packed.size == info->size;
+}
+
 /**
  * gst_cuda_cache_tensor_info_init:
  * @info: (out caller-allocates): the info to fill
@@ -421,6 +444,14 @@ gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info)
 {
   g_return_val_if_fail (info != NULL, NULL);
 
+  /* a type or layout past the library's (fields written by hand) is
+   * named by its number */
+  if ((guint) info->dtype > GST_CUDA_CACHE_TENSOR_DTYPE_F32 ||
+      (guint) info->layout > GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC)
+    return g_strdup_printf ("type %u layout %u %" G_GSIZE_FORMAT "x%"
+        G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT,
+        (guint) info->dtype, (guint) info->layout, info->dims[0],
+        info->dims[1], info->dims[2], info->dims[3]);
   return g_strdup_printf ("%s %s %" G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT "x%"
       G_GSIZE_FORMAT "x%" G_GSIZE_FORMAT, dtypes[info->dtype].name,
       layouts[info->layout], info->dims[0], info->dims[1], info->dims[2],

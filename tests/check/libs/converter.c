@@ -549,6 +549,72 @@ GST_START_TEST (test_small_buffers_refused)
 
 GST_END_TEST;
 
+/* A video meta says where planes are, not that the buffer holds them: a
+ * meta whose rows reach past the memory (a stride too large for the
+ * buffer, or a negative one running before it) is refused with the plane
+ * named, on either side, before anything is read or written */
+GST_START_TEST (test_video_meta_past_the_buffer_refused)
+{
+  static const struct
+  {
+    gboolean output;
+    gint stride;
+    gsize offset;
+    const gchar *says;
+  } cases[] = {
+    /* NV12 64x48 in 4608 bytes: a chroma plane of stride 128 ends past it */
+    {FALSE, 128, 3072, "the input buffer's video meta puts plane 1 (24 rows "
+          "of 64 bytes, stride 128)"},
+    /* rows running upwards from the chroma plane's offset past the start */
+    {FALSE, -64, 1000, "the input buffer's video meta puts plane 1 (24 rows "
+          "of 64 bytes, stride -64) at offset 1000"},
+    /* RGBA 32x32 output in 4096 bytes, rows of 256 */
+    {TRUE, 256, 0, "the output buffer's video meta puts plane 0 (32 rows "
+          "of 128 bytes, stride 256)"},
+  };
+  GstCudaCacheConverter *conv =
+      converter_new ("video/x-raw,format=NV12,width=64,height=48",
+      "video/x-raw,format=RGBA,width=32,height=32", NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *in = gst_buffer_new_allocate (NULL, 64 * 48 * 3 / 2, NULL);
+    GstBuffer *out = gst_buffer_new_allocate (NULL, 32 * 32 * 4, NULL);
+    GError *error = NULL;
+
+    gst_buffer_memset (in, 0, 128, 64 * 48 * 3 / 2);
+    gst_buffer_memset (out, 0, 7, 32 * 32 * 4);
+    if (cases[i].output) {
+      gsize offset[GST_VIDEO_MAX_PLANES] = { cases[i].offset, };
+      gint stride[GST_VIDEO_MAX_PLANES] = { cases[i].stride, };
+
+      gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_FORMAT_RGBA, 32, 32, 1, offset, stride);
+    } else {
+      gsize offset[GST_VIDEO_MAX_PLANES] = { 0, cases[i].offset };
+      gint stride[GST_VIDEO_MAX_PLANES] = { 64, cases[i].stride };
+
+      gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_FORMAT_NV12, 64, 48, 2, offset, stride);
+    }
+    fail_if (gst_cuda_cache_converter_convert_buffer (conv, in, out, NULL,
+            &error));
+    fail_unless (error != NULL);
+    fail_unless (strstr (error->message, cases[i].says) != NULL,
+        "\"%s\" does not say \"%s\"", error->message, cases[i].says);
+    g_error_free (error);
+    /* nothing was written */
+    fail_unless (gst_buffer_memcmp (out, 0, (guint8[]) {
+            7}
+            , 1) == 0);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_object_unref (conv);
+}
+
+GST_END_TEST;
+
 /* GstCudaCacheConverter's config on system memory: a refused config
  * changes nothing, the config is one canonical record of every option
  * (as get_config () and check_config () give it), and a refused option is
@@ -2086,6 +2152,7 @@ converter_suite (void)
   tcase_add_test (tc, test_cpu_path_420_chroma_rows);
   tcase_add_test (tc, test_cpu_path_420_threads_and_layouts);
   tcase_add_test (tc, test_batch_lists_empty_or_of_different_lengths);
+  tcase_add_test (tc, test_video_meta_past_the_buffer_refused);
 
   return s;
 }

@@ -392,6 +392,49 @@ GST_START_TEST (test_dlpack_refuses_meta_the_caps_contradict)
 
 GST_END_TEST;
 
+/* A tensor meta's info is public: one whose fields are not a packed tensor
+ * of the library's (a type or layout past its enums, strides or a size
+ * that are not its dims') is refused with the fields named, with or
+ * without caps, before any of it is used */
+GST_START_TEST (test_dlpack_refuses_meta_written_by_hand)
+{
+  GstCudaCacheTensorInfo info, broken[4];
+  GstBuffer *buf;
+  GError *error = NULL;
+  guint i, with_caps;
+
+  fail_unless (gst_cuda_cache_tensor_info_init (&info,
+          GST_CUDA_CACHE_TENSOR_DTYPE_U8, GST_CUDA_CACHE_TENSOR_LAYOUT_NCHW, 1,
+          3, 2, 4));
+  for (i = 0; i < G_N_ELEMENTS (broken); i++)
+    broken[i] = info;
+  broken[0].dtype = (GstCudaCacheTensorDType) 64;
+  broken[1].layout = (GstCudaCacheTensorLayout) 7;
+  broken[2].strides[0] = 4096;  /* rows far past the buffer */
+  broken[3].size = info.size * 1000;
+
+  for (i = 0; i < G_N_ELEMENTS (broken); i++) {
+    for (with_caps = 0; with_caps < 2; with_caps++) {
+      g_autoptr (GstCaps) caps = with_caps ?
+          gst_cuda_cache_tensor_info_to_caps (&info) : NULL;
+      DLManagedTensor *t;
+
+      buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+      gst_buffer_add_cuda_cache_tensor_meta (buf, &broken[i]);
+      t = gst_cuda_cache_dlpack_export (buf, caps, GST_CUDA_CACHE_DLPACK_WHOLE,
+          GST_CUDA_CACHE_DLPACK_FLAG_NONE, &error);
+      fail_unless (t == NULL, "broken meta %u exported", i);
+      fail_unless (error && strstr (error->message, "the buffer's tensor meta "
+              "describes no packed tensor"), "%u: %s", i,
+          error ? error->message : "no error");
+      g_clear_error (&error);
+      gst_buffer_unref (buf);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* System memory comes in without a copy and stays the producer's until
  * the buffer is freed; what cannot be described is refused, the deleter
  * called all the same. */
@@ -550,6 +593,74 @@ GST_START_TEST (test_dlpack_16bit_words_of_10bit_samples)
 
 GST_END_TEST;
 
+/* A picture meta's fields are public, so a producer may write what the
+ * API refuses: a copy or a scale of such a buffer leaves the meta out,
+ * without a critical; a scale whose picture no longer fits a gint is left
+ * out too (its copy is kept); a valid one is scaled as the frame is */
+GST_START_TEST (test_picture_meta_transforms_refuse_what_the_api_refuses)
+{
+  const GstCudaCachePictureGeometry valid = { {0, 140, 640, 360},
+  {0, 0, 1280, 720}, 1280, 720, 0.5, 0.5
+  };
+  GstCudaCachePictureGeometry broken[4];
+  GstVideoInfo in_info, out_info, huge_info;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (broken); i++)
+    broken[i] = valid;
+  broken[0].source.w = 0;
+  broken[1].source.x = 1000;    /* past the 1280-wide frame */
+  broken[2].scale_x = g_strtod ("inf", NULL);
+  broken[3].picture.x = G_MAXINT - 1000;        /* twice that is no gint */
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBA, 640, 640);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_RGBA, 320, 320);
+  gst_video_info_set_format (&huge_info, GST_VIDEO_FORMAT_RGBA, 1280, 1280);
+
+  for (i = 0; i < G_N_ELEMENTS (broken) + 1; i++) {
+    GstBuffer *buf = gst_buffer_new (), *copy = gst_buffer_new (), *whole;
+    GstCudaCachePictureMeta *meta =
+        gst_buffer_add_cuda_cache_picture_meta (buf, &valid);
+    GstVideoMetaTransform down = { &in_info, &out_info };
+    GstVideoMetaTransform up = { &in_info, &huge_info };
+    GstCudaCachePictureMeta *scaled;
+
+    fail_unless (meta != NULL);
+    if (i < G_N_ELEMENTS (broken))
+      meta->geometry = broken[i];
+    /* what the API refuses with a critical, a transform drops quietly */
+    fail_unless (meta->meta.info->transform_func (copy, &meta->meta, buf,
+            gst_video_meta_transform_scale_get_quark (), i == 3 ? &up : &down));
+    whole = gst_buffer_copy (buf);
+    /* a region whose end is no gint still maps boxes back, in doubles */
+    if (i == 1) {
+      gdouble x0, y0, x1, y1;
+
+      meta->geometry.source.x = G_MAXINT - 10;
+      gst_cuda_cache_picture_geometry_box_to_source (&meta->geometry, 0, 0,
+          640, 640, &x0, &y0, &x1, &y1);
+      fail_unless (x0 == G_MAXINT - 10 && x1 == (gdouble) G_MAXINT + 1270);
+    }
+    scaled = gst_buffer_get_cuda_cache_picture_meta (copy);
+    if (i < G_N_ELEMENTS (broken)) {
+      fail_unless (scaled == NULL, "broken geometry %u scaled", i);
+      /* the last is one the API takes, its scale alone does not fit */
+      fail_unless ((gst_buffer_get_cuda_cache_picture_meta (whole) != NULL) ==
+          (i == 3), "broken geometry %u copied", i);
+    } else {
+      fail_unless (scaled != NULL);
+      fail_unless_equals_int (scaled->geometry.picture.y, 70);
+      fail_unless_equals_int (scaled->geometry.picture.h, 180);
+      fail_unless (scaled->geometry.scale_x == 0.25);
+      fail_unless (gst_buffer_get_cuda_cache_picture_meta (whole) != NULL);
+    }
+    gst_buffer_unref (whole);
+    gst_buffer_unref (copy);
+    gst_buffer_unref (buf);
+  }
+}
+
+GST_END_TEST;
+
 /* A batch's slots: absent until filled, the map back of each present one
  * the same as its frame's picture meta gives, the strings deep-copied
  * with the buffer and freed with it, a region of the batch not the batch */
@@ -666,9 +777,11 @@ tensor_suite (void)
   tcase_add_test (tc, test_dlpack_import_system_memory);
   tcase_add_test (tc, test_dlpack_import_overflowing_shape_refused);
   tcase_add_test (tc, test_batch_meta_slots);
+  tcase_add_test (tc, test_picture_meta_transforms_refuse_what_the_api_refuses);
   tcase_add_test (tc, test_dlpack_streams_system_memory);
   tcase_add_test (tc, test_meta_dropped_by_converting_transforms);
   tcase_add_test (tc, test_dlpack_refuses_meta_the_caps_contradict);
+  tcase_add_test (tc, test_dlpack_refuses_meta_written_by_hand);
   tcase_add_test (tc, test_dlpack_16bit_words_of_10bit_samples);
 
   return s;
