@@ -117,7 +117,8 @@ gst_cuda_cache_batch_frame_time (GstAggregatorPad * pad, GstBuffer * buf)
  * newer is taken, the older dropped and counted. Returns
  * GST_AGGREGATOR_FLOW_NEED_DATA while a pad may still send a frame of the
  * window (it has none queued and the deadline, @timeout, has not come),
- * or where the window holds no frame (then passed). */
+ * or where the window holds no frame (then passed). The last window,
+ * within a window of the end of time, ends with it: @end NONE. */
 GstFlowReturn
 gst_cuda_cache_batch_live_take (GstCudaCacheBatch * self,
     GstCudaCacheBatchPad ** pads, guint n_pads, gboolean timeout,
@@ -164,11 +165,14 @@ gst_cuda_cache_batch_live_take (GstCudaCacheBatch * self,
   if (!complete && !timeout)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   /* every pad's next frame is later: the windows until the earliest
-   * frame's hold nothing */
-  if (complete && earliest >= s + window)
+   * frame's hold nothing (no frame left is before s) */
+  if (complete && earliest - s >= window)
     s += (earliest - s) / window * window;
   *start = s;
-  *end = s + window;
+  /* the last window ends with time itself: a running time within a window
+   * of it would otherwise make an end before the start, a window nothing
+   * falls in, tried again and again */
+  *end = window < GST_CLOCK_TIME_NONE - s ? s + window : GST_CLOCK_TIME_NONE;
 
   for (i = 0; i < n_pads; i++) {
     GstAggregatorPad *aggpad = GST_AGGREGATOR_PAD (pads[i]);
@@ -282,7 +286,8 @@ gst_cuda_cache_batch_do_qos (GstCudaCacheBatch * self, GstClockTime start,
       GST_TIME_ARGS (start), GST_STIME_ARGS (jitter));
   msg = gst_message_new_qos (GST_OBJECT (self), TRUE, start,
       gst_segment_to_stream_time (segment, GST_FORMAT_TIME, position),
-      position, end - start);
+      position, GST_CLOCK_TIME_IS_VALID (end) ? end - start :
+      GST_CLOCK_TIME_NONE);
   gst_message_set_qos_values (msg, jitter, proportion, 1000000);
   gst_message_set_qos_stats (msg, GST_FORMAT_BUFFERS, processed, dropped);
   gst_element_post_message (GST_ELEMENT (self), msg);

@@ -41,6 +41,13 @@ fuzz_log_handler (const gchar * log_domain, GLogLevelFlags log_level,
 {
   if (fuzz_in_gst_parser && g_strcmp0 (log_domain, "GStreamer") == 0)
     return;
+  /* GLib's default handler takes that fatal path itself for an error
+   * (g_error ()) */
+  if (log_level & G_LOG_LEVEL_ERROR) {
+    g_printerr ("%s%sERROR **: %s\n", log_domain ? log_domain : "",
+        log_domain ? "-" : "", message);
+    abort ();
+  }
   g_log_default_handler (log_domain, log_level, message, user_data);
   if (log_level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL |
           G_LOG_LEVEL_WARNING))
@@ -111,11 +118,11 @@ fuzz_init (void)
   gst_init (NULL, NULL);
 }
 
-/* @data split on newlines into at most FUZZ_MAX_FIELDS strings (the last
- * one takes the rest), a NUL read as a space (a C string holds none).
- * Free with g_strfreev. */
+/* @data split on newlines into at most @max_lines strings (the last one
+ * takes the rest), a NUL read as a space (a C string holds none). Free
+ * with g_strfreev. */
 static inline gchar **
-fuzz_split_fields (const uint8_t * data, size_t size)
+fuzz_split_lines (const uint8_t * data, size_t size, guint max_lines)
 {
   gchar *text = g_strndup ((const gchar *) data, size);
   gchar **fields;
@@ -129,9 +136,16 @@ fuzz_split_fields (const uint8_t * data, size_t size)
     g_free (text);
     text = g_string_free (joined, FALSE);
   }
-  fields = g_strsplit (text, "\n", FUZZ_MAX_FIELDS);
+  fields = g_strsplit (text, "\n", max_lines);
   g_free (text);
   return fields;
+}
+
+/* @data split into at most FUZZ_MAX_FIELDS lines (fuzz_split_lines ()) */
+static inline gchar **
+fuzz_split_fields (const uint8_t * data, size_t size)
+{
+  return fuzz_split_lines (data, size, FUZZ_MAX_FIELDS);
 }
 
 /* The @i-th field of @fields, or "" where there are fewer */

@@ -624,6 +624,37 @@ GST_START_TEST (test_live_latency_is_the_window)
 
 GST_END_TEST;
 
+/* Live, a frame within a window of the end of time: its window ends with
+ * time itself, and the frame is batched. Its end once wrapped past 0, a
+ * window nothing fell in, which the element tried again without end
+ * (tests/fuzz/corpus/batch/live-end-of-time) */
+GST_START_TEST (test_live_frame_at_the_end_of_time)
+{
+  const GstClockTime pts = G_MAXUINT64 - 2 * GST_MSECOND;
+  GstHarness *fast, *slow;
+  GstElement *batch = live_pair (0, &fast, &slow);
+  GstCudaCacheBatchMeta *meta;
+  GstBuffer *out;
+
+  fail_unless (gst_harness_push_event (slow, gst_event_new_eos ()));
+  push_frame (fast, FAST_CAPS, pts, GST_MSECOND);
+  out = gst_harness_pull (fast);
+  fail_unless (out != NULL, "no batch");
+  meta = gst_buffer_get_cuda_cache_batch_meta (out);
+  fail_unless (meta != NULL && meta->n_slots == 2);
+  fail_unless (gst_cuda_cache_batch_meta_get_slot (meta, 0)->present);
+  fail_unless_equals_uint64 (gst_cuda_cache_batch_meta_get_slot (meta,
+          0)->pts, pts);
+  fail_if (gst_cuda_cache_batch_meta_get_slot (meta, 1)->present);
+  gst_buffer_unref (out);
+
+  gst_harness_teardown (slow);
+  gst_harness_teardown (fast);
+  gst_object_unref (batch);
+}
+
+GST_END_TEST;
+
 /* Live, a QoS event from downstream saying batches before a running time
  * are late: the windows before it make no batch, their frames dropped and
  * counted, and a QoS message for each, as GstVideoAggregator drops its
@@ -1581,6 +1612,7 @@ cudacachebatch_suite (void)
   tcase_add_test (tc, test_live_frames_in_their_window);
   tcase_add_test (tc, test_live_latency_is_the_window);
   tcase_add_test (tc, test_live_qos);
+  tcase_add_test (tc, test_live_frame_at_the_end_of_time);
   tcase_add_test (tc, test_live_cameras_lose_nothing);
   tcase_add_test (tc, test_file_and_camera_lose_no_frame);
   tcase_add_test (tc, test_not_live_batches_every_frame);
