@@ -26,17 +26,12 @@ make_frame (const GstCaps * caps, const uint8_t * data, size_t size,
 {
   GstVideoInfo info;
   GstBuffer *buf;
-  GstMapInfo map;
   gsize i;
 
   if (!gst_video_info_from_caps (&info, caps) || info.size == 0 ||
       info.size > 16 * MAX_PIXELS)
     return NULL;
-  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < map.size; i++)
-    map.data[i] = size ? data[i % size] : (guint8) i;
-  gst_buffer_unmap (buf, &map);
+  buf = fuzz_buffer_new (info.size, data, size);
 
   if (*crop_text) {
     guint64 crop[4] = { 0, 0, 0, 0 };

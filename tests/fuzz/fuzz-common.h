@@ -195,6 +195,22 @@ fuzz_caps_small_enough (const GstCaps * caps)
   return TRUE;
 }
 
+/* A system-memory buffer of @n bytes, the input's @data over and over (its
+ * bytes' index where the input is empty) */
+static inline GstBuffer *
+fuzz_buffer_new (gsize n, const uint8_t * data, size_t size)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = size ? data[i % size] : (guint8) i;
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
 /* The size of a buffer of @caps, video or tensor; 0 where it is
  * neither or not fixed */
 static inline gsize

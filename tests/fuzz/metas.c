@@ -132,7 +132,8 @@ add_tensor_meta (GstBuffer * buf, const gchar * text)
       !gst_cuda_cache_tensor_layout_from_string (words[1], &info.layout))
     info.layout = (GstCudaCacheTensorLayout) clamp_int (g_ascii_strtod (words[0]
             && words[1] ? words[1] : "", NULL), 0, 255);
-  parse_numbers (g_strv_length (words) > 2 ? words[2] : "", v, G_N_ELEMENTS (v));
+  parse_numbers (g_strv_length (words) > 2 ? words[2] : "", v,
+      G_N_ELEMENTS (v));
   for (i = 0; i < GST_CUDA_CACHE_TENSOR_N_DIMS; i++) {
     info.dims[i] = (gsize) clamp_int (v[i], 0, G_MAXINT64);
     info.strides[i] = (gsize) clamp_int (v[GST_CUDA_CACHE_TENSOR_N_DIMS + i],
@@ -431,10 +432,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   gchar **fields;
   GstCaps *caps, *out_caps = NULL;
   GstBuffer *buf;
-  GstMapInfo map;
   GstCudaCachePictureGeometry geometry;
   gdouble v[12];
-  gsize n, i;
+  gsize n;
   guint line;
 
   fuzz_init ();
@@ -454,11 +454,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       16 * MAX_PIXELS) : fuzz_caps_buffer_size (caps);
   if (n == 0 || n > 16 * MAX_PIXELS)
     goto done;
-  buf = gst_buffer_new_allocate (NULL, n, NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < map.size; i++)
-    map.data[i] = size ? data[i % size] : (guint8) i;
-  gst_buffer_unmap (buf, &map);
+  buf = fuzz_buffer_new (n, data, size);
 
   if (*fuzz_field (fields, 2))
     add_video_meta (buf, fuzz_field (fields, 2));
@@ -487,7 +483,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (out_caps) {
     convert (buf, caps, out_caps);
     push_through ("cudacacheconvert", NULL, buf, caps, out_caps);
-    push_through ("cudacachebatch", "mode=rois batch-size=4", buf, caps, out_caps);
+    push_through ("cudacachebatch", "mode=rois batch-size=4", buf, caps,
+        out_caps);
   }
   gst_buffer_unref (buf);
 

@@ -54,16 +54,10 @@ make_buffer (const GstCaps * caps, const uint8_t * data, size_t size)
 {
   gsize n = fuzz_caps_buffer_size (caps);
   GstBuffer *buf;
-  GstMapInfo map;
-  gsize i;
 
   if (n == 0 || n > 16 * MAX_PIXELS)
     return NULL;
-  buf = gst_buffer_new_allocate (NULL, n, NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < map.size; i++)
-    map.data[i] = size ? data[i % size] : (guint8) i;
-  gst_buffer_unmap (buf, &map);
+  buf = fuzz_buffer_new (n, data, size);
   GST_BUFFER_PTS (buf) = 0;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
   return buf;
