@@ -26,6 +26,9 @@ scripts/gpu-bundle-python.sh), PyTorch on CUDA and nvcodec's cudaupload.
 Writes results.csv and report.md into --out.
 
   python3 tests/bench/beside-model.py --out build/beside-model
+
+tests/bench/cudacache-beside-model.c is the same method in C, for
+GStreamer bundles without Python (1.26's): keep the two in step.
 """
 
 import argparse
