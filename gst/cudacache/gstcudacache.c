@@ -67,6 +67,10 @@ enum
   PROP_PEAK_USED_BYTES,
   PROP_ALLOC_RETRIES,
   PROP_ALLOC_FAILURES,
+  PROP_ALLOC_TIME,
+  PROP_ALLOC_TIME_MAX,
+  PROP_FREE_TIME,
+  PROP_FREE_TIME_MAX,
 };
 
 #define DEFAULT_DEVICE_MEMORY 0
@@ -128,6 +132,8 @@ struct _GstCudaCache
   GQueue idle_lru;              /* all idle blocks, most recent first */
   GstCudaCacheCounters totals;
   GstCudaCacheThreadCounters threads;
+  /* frees made on the calling thread (no reaper) */
+  GstCudaCacheTime free_time;
   /* when the limit set by gst_cuda_cache_set_limit_if_newer() was asked for
    * (G_MININT64: never) */
   gint64 limit_asked_at;
@@ -222,6 +228,22 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
       g_param_spec_uint64 ("alloc-failures", "Allocation failures",
           "Acquisitions that failed even after the retry: out of memory "
           "errors", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_TIME,
+      g_param_spec_uint64 ("alloc-time", "Allocation time",
+          "Nanoseconds spent allocating blocks on misses (the driver's "
+          "allocator), in all", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_TIME_MAX,
+      g_param_spec_uint64 ("alloc-time-max", "Longest allocation",
+          "Nanoseconds of the longest of those allocations", 0, G_MAXUINT64,
+          0, ro));
+  g_object_class_install_property (gobject_class, PROP_FREE_TIME,
+      g_param_spec_uint64 ("free-time", "Free time",
+          "Nanoseconds spent freeing the blocks the cache let go of (on its "
+          "own thread with the async-free flag), in all", 0, G_MAXUINT64, 0,
+          ro));
+  g_object_class_install_property (gobject_class, PROP_FREE_TIME_MAX,
+      g_param_spec_uint64 ("free-time-max", "Longest free",
+          "Nanoseconds of the longest of those frees", 0, G_MAXUINT64, 0, ro));
 
   block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
 }
@@ -330,6 +352,18 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ALLOC_FAILURES:
       g_value_set_uint64 (value, stats.alloc_failures);
+      break;
+    case PROP_ALLOC_TIME:
+      g_value_set_uint64 (value, stats.alloc_time);
+      break;
+    case PROP_ALLOC_TIME_MAX:
+      g_value_set_uint64 (value, stats.alloc_time_max);
+      break;
+    case PROP_FREE_TIME:
+      g_value_set_uint64 (value, stats.free_time);
+      break;
+    case PROP_FREE_TIME_MAX:
+      g_value_set_uint64 (value, stats.free_time_max);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -506,10 +540,22 @@ gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
   if (!mems)
     return;
 
-  if (self->reaper)
+  if (self->reaper) {
     gst_cuda_cache_reaper_free (self->reaper, mems);
-  else
-    g_list_free_full (mems, (GDestroyNotify) gst_memory_unref);
+  } else {
+    GList *l;
+
+    for (l = mems; l; l = l->next) {
+      gint64 start = g_get_monotonic_time ();
+
+      gst_memory_unref (l->data);
+      g_mutex_lock (&self->lock);
+      gst_cuda_cache_time_add (&self->free_time,
+          (guint64) (g_get_monotonic_time () - start) * 1000);
+      g_mutex_unlock (&self->lock);
+    }
+    g_list_free (mems);
+  }
 }
 
 static void
@@ -745,6 +791,22 @@ gst_cuda_cache_lookup_entry_locked (GstCudaCache * self, const gchar * group,
   return entry;
 }
 
+/* @alloc_func, its time counted in the cache's totals and @caller's */
+static GstMemory *
+gst_cuda_cache_timed_alloc (GstCudaCache * self, GstCudaCacheCounters * caller,
+    GstCudaCacheAllocFunc alloc_func, gpointer user_data)
+{
+  gint64 start = g_get_monotonic_time ();
+  GstMemory *mem = alloc_func (user_data);
+  guint64 took = (guint64) (g_get_monotonic_time () - start) * 1000;
+
+  g_mutex_lock (&self->lock);
+  gst_cuda_cache_time_add (&self->totals.alloc_time, took);
+  gst_cuda_cache_time_add (&caller->alloc_time, took);
+  g_mutex_unlock (&self->lock);
+  return mem;
+}
+
 /**
  * gst_cuda_cache_acquire_in_group:
  * @cache: a #GstCudaCache
@@ -801,7 +863,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
   caller->misses++;
   g_mutex_unlock (&cache->lock);
 
-  mem = alloc_func (user_data);
+  mem = gst_cuda_cache_timed_alloc (cache, caller, alloc_func, user_data);
   if (!mem) {
     guint64 freed = gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
 
@@ -812,7 +874,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
     caller->alloc_retries++;
     g_mutex_unlock (&cache->lock);
     gst_cuda_cache_drain (cache);
-    mem = alloc_func (user_data);
+    mem = gst_cuda_cache_timed_alloc (cache, caller, alloc_func, user_data);
     if (!mem) {
       GST_WARNING_OBJECT (cache, "allocation for \"%s\" failed again", key);
       g_mutex_lock (&cache->lock);
@@ -1074,6 +1136,7 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
 {
   const GstCudaCacheCounters *counters;
   static const GstCudaCacheCounters none;
+  GstCudaCacheTime free_time;
 
   g_return_if_fail (GST_IS_CUDA_CACHE (cache));
   g_return_if_fail (stats != NULL);
@@ -1101,7 +1164,15 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
   stats->peak_used_bytes = counters->peak_used_bytes;
   stats->alloc_retries = counters->alloc_retries;
   stats->alloc_failures = counters->alloc_failures;
+  stats->alloc_time = counters->alloc_time.total;
+  stats->alloc_time_max = counters->alloc_time.max;
+  free_time = cache->free_time;
   g_mutex_unlock (&cache->lock);
+
+  if (cache->reaper)
+    gst_cuda_cache_reaper_add_free_time (cache->reaper, &free_time);
+  stats->free_time = free_time.total;
+  stats->free_time_max = free_time.max;
 }
 
 /**
@@ -1113,7 +1184,8 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
  *     `current-size`, `used-bytes`, `idle-bytes`, `cache-limit`,
  *     `peak-size`, `peak-used-bytes` (all #guint64), `used-blocks`,
  *     `idle-blocks` (#guint), `hits`, `misses`, `evictions`,
- *     `alloc-retries`, `alloc-failures` (#guint64)
+ *     `alloc-retries`, `alloc-failures`, `alloc-time`, `alloc-time-max`,
+ *     `free-time`, `free-time-max` (#guint64, the times in nanoseconds)
  *
  * Since: 0.1
  */
@@ -1137,7 +1209,11 @@ gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
       "peak-size", G_TYPE_UINT64, stats->peak_size,
       "peak-used-bytes", G_TYPE_UINT64, stats->peak_used_bytes,
       "alloc-retries", G_TYPE_UINT64, stats->alloc_retries,
-      "alloc-failures", G_TYPE_UINT64, stats->alloc_failures, NULL);
+      "alloc-failures", G_TYPE_UINT64, stats->alloc_failures,
+      "alloc-time", G_TYPE_UINT64, stats->alloc_time,
+      "alloc-time-max", G_TYPE_UINT64, stats->alloc_time_max,
+      "free-time", G_TYPE_UINT64, stats->free_time,
+      "free-time-max", G_TYPE_UINT64, stats->free_time_max, NULL);
 }
 
 /**

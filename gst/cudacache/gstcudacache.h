@@ -80,6 +80,13 @@ typedef enum
  *     block and try once more
  * @alloc_failures: acquisitions that failed even after that retry (out of
  *     memory errors)
+ * @alloc_time: nanoseconds spent in the allocation function of misses (the
+ *     driver's allocator for the pools' blocks), retries included
+ * @alloc_time_max: the longest of those calls, in nanoseconds
+ * @free_time: nanoseconds spent freeing the blocks the cache let go of, on
+ *     its own thread with %GST_CUDA_CACHE_FLAG_ASYNC_FREE; the whole
+ *     cache's in either scope, as frees are no one thread's
+ * @free_time_max: the longest of those frees, in nanoseconds
  *
  * A snapshot of a cache's figures, for one #GstCudaCacheScope.
  *
@@ -107,6 +114,10 @@ typedef struct
   guint64 peak_used_bytes;
   guint64 alloc_retries;
   guint64 alloc_failures;
+  guint64 alloc_time;
+  guint64 alloc_time_max;
+  guint64 free_time;
+  guint64 free_time_max;
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];

@@ -6,6 +6,8 @@
 
 #include <gst/gst.h>
 
+#include "gstcudacachethreadcounters-private.h"
+
 G_BEGIN_DECLS
 
 /* A thread that frees the memory a cache drops
@@ -19,6 +21,11 @@ GstCudaCacheReaper *gst_cuda_cache_reaper_new (void);
 /* Queues @mems (transfer full: the list and the memories) to be freed. */
 G_GNUC_INTERNAL
 void gst_cuda_cache_reaper_free (GstCudaCacheReaper * reaper, GList * mems);
+
+/* The time the thread spent freeing, added to @time */
+G_GNUC_INTERNAL
+void gst_cuda_cache_reaper_add_free_time (GstCudaCacheReaper * reaper,
+    GstCudaCacheTime * time);
 
 /* Waits until everything queued so far is freed. */
 G_GNUC_INTERNAL

@@ -24,6 +24,7 @@ struct _GstCudaCacheReaper
   GMutex lock;                  /* guards pending */
   GCond drained;
   guint pending;                /* memories queued and not freed yet */
+  GstCudaCacheTime free_time;
 };
 
 static void
@@ -41,15 +42,20 @@ gst_cuda_cache_reaper_thread (gpointer data)
 
   for (;;) {
     gpointer item = g_async_queue_pop (reaper->queue);
+    gint64 start;
+    guint64 took;
 
     if (item == reaper)
       break;
 
     GST_LOG ("reaper freeing %" G_GSIZE_FORMAT " bytes",
         GST_MEMORY_CAST (item)->maxsize);
+    start = g_get_monotonic_time ();
     gst_memory_unref (item);
+    took = (guint64) (g_get_monotonic_time () - start) * 1000;
 
     g_mutex_lock (&reaper->lock);
+    gst_cuda_cache_time_add (&reaper->free_time, took);
     if (--reaper->pending == 0)
       g_cond_broadcast (&reaper->drained);
     g_mutex_unlock (&reaper->lock);
@@ -86,6 +92,16 @@ gst_cuda_cache_reaper_free (GstCudaCacheReaper * reaper, GList * mems)
   for (l = mems; l; l = l->next)
     g_async_queue_push (reaper->queue, l->data);
   g_list_free (mems);
+}
+
+void
+gst_cuda_cache_reaper_add_free_time (GstCudaCacheReaper * reaper,
+    GstCudaCacheTime * time)
+{
+  g_mutex_lock (&reaper->lock);
+  time->total += reaper->free_time.total;
+  time->max = MAX (time->max, reaper->free_time.max);
+  g_mutex_unlock (&reaper->lock);
 }
 
 void

@@ -8,6 +8,21 @@
 
 G_BEGIN_DECLS
 
+/* Time spent in one kind of driver call, in nanoseconds: the sum and the
+ * longest call */
+typedef struct
+{
+  guint64 total;
+  guint64 max;
+} GstCudaCacheTime;
+
+static inline void
+gst_cuda_cache_time_add (GstCudaCacheTime * time, guint64 ns)
+{
+  time->total += ns;
+  time->max = MAX (time->max, ns);
+}
+
 /* A cache's figures: its totals, or one thread's share of them. */
 typedef struct
 {
@@ -22,6 +37,8 @@ typedef struct
   guint64 peak_used_bytes;
   guint64 alloc_retries;
   guint64 alloc_failures;
+  /* in the allocation function of misses (and of their retries) */
+  GstCudaCacheTime alloc_time;
   /* its thread ended: the counters live on only for the blocks they count
    * (used_blocks + idle_blocks), and go with the last of them */
   gboolean orphaned;

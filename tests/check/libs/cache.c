@@ -13,7 +13,8 @@
 #include <gst/cudacache/gstcudacachethreadcounters-private.h>
 
 /* A fake device: counts allocations and frees, and refuses allocations
- * beyond its capacity, as a device out of memory would. */
+ * beyond its capacity, as a device out of memory would; each allocation
+ * and free takes the time asked of it, as a driver's does. */
 typedef struct
 {
   gsize size;
@@ -21,6 +22,7 @@ typedef struct
   gint frees;
   gint64 outstanding;
   gint64 capacity;              /* 0: unlimited */
+  gulong alloc_us, free_us;     /* how long an allocation, a free takes */
   GThread *last_free_thread;
   GMutex lock;
 } Device;
@@ -44,6 +46,7 @@ device_on_free (gpointer data, GstMiniObject * obj)
 {
   Device *dev = data;
 
+  g_usleep (dev->free_us);
   g_mutex_lock (&dev->lock);
   dev->frees++;
   dev->outstanding -= GST_MEMORY_CAST (obj)->maxsize;
@@ -65,6 +68,7 @@ device_alloc (gpointer data)
   dev->allocs++;
   dev->outstanding += dev->size;
   g_mutex_unlock (&dev->lock);
+  g_usleep (dev->alloc_us);
 
   /* wrapped, so that maxsize is exactly what the device handed out */
   data = g_malloc (dev->size);
@@ -750,6 +754,71 @@ GST_START_TEST (test_stats_structure)
 
   gst_object_unref (cache);
   device_clear (&dev);
+}
+
+GST_END_TEST;
+
+/* The time the cache spends in the driver: each miss's allocation counted
+ * (a hit's not), in the whole cache and in the thread's share; each free
+ * of what the cache drops counted, inline or on its own thread; the
+ * longest of each beside the sum, in the stats, their structure and the
+ * properties */
+GST_START_TEST (test_driver_time_in_stats)
+{
+  const GstCudaCacheFlags flags[] = { 0, GST_CUDA_CACHE_FLAG_ASYNC_FREE };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (flags); f++) {
+    GstCudaCache *cache = gst_cuda_cache_new (1 << 30, flags[f]);
+    GstCudaCacheStats stats, thread;
+    GstStructure *s;
+    guint64 v = 0;
+    Device dev;
+
+    device_init (&dev, 100);
+    dev.alloc_us = 3000;
+    dev.free_us = 2000;
+    gst_memory_unref (gst_cuda_cache_acquire (cache, "A", device_alloc, &dev));
+    gst_memory_unref (gst_cuda_cache_acquire (cache, "A", device_alloc, &dev));
+    gst_memory_unref (gst_cuda_cache_acquire (cache, "B", device_alloc, &dev));
+    fail_unless_equals_int (dev.allocs, 2);
+    stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+    thread = stats_of (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+    fail_unless (stats.alloc_time >= 6 * GST_MSECOND);
+    fail_unless (stats.alloc_time_max >= 3 * GST_MSECOND);
+    fail_unless (stats.alloc_time_max <= stats.alloc_time);
+    /* two misses of about 3 ms, not three acquisitions */
+    fail_unless (stats.alloc_time < 3 * stats.alloc_time_max);
+    fail_unless_equals_uint64 (thread.alloc_time, stats.alloc_time);
+    fail_unless_equals_uint64 (stats.free_time, 0);
+
+    fail_unless_equals_uint64 (gst_cuda_cache_clear (cache,
+            GST_CUDA_CACHE_SCOPE_GLOBAL), 200);
+    gst_cuda_cache_drain (cache);
+    fail_unless_equals_int (dev.frees, 2);
+    stats = stats_of (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+    fail_unless (stats.free_time >= 4 * GST_MSECOND, "flags %u", flags[f]);
+    fail_unless (stats.free_time_max >= 2 * GST_MSECOND);
+    fail_unless (stats.free_time_max <= stats.free_time);
+
+    s = gst_cuda_cache_stats_to_structure (&stats, "cudacache-stats");
+    fail_unless (gst_structure_get_uint64 (s, "alloc-time", &v));
+    fail_unless_equals_uint64 (v, stats.alloc_time);
+    fail_unless (gst_structure_get_uint64 (s, "alloc-time-max", &v));
+    fail_unless_equals_uint64 (v, stats.alloc_time_max);
+    fail_unless (gst_structure_get_uint64 (s, "free-time", &v));
+    fail_unless_equals_uint64 (v, stats.free_time);
+    fail_unless (gst_structure_get_uint64 (s, "free-time-max", &v));
+    fail_unless_equals_uint64 (v, stats.free_time_max);
+    gst_structure_free (s);
+    g_object_get (cache, "free-time", &v, NULL);
+    fail_unless_equals_uint64 (v, stats.free_time);
+    g_object_get (cache, "alloc-time-max", &v, NULL);
+    fail_unless_equals_uint64 (v, stats.alloc_time_max);
+
+    gst_object_unref (cache);
+    device_clear (&dev);
+  }
 }
 
 GST_END_TEST;
@@ -1517,6 +1586,7 @@ cache_suite (void)
   tcase_add_test (tc, test_reaper_exists_before_first_eviction);
   tcase_add_test (tc, test_foreign_memory_not_counted);
   tcase_add_test (tc, test_stats_structure);
+  tcase_add_test (tc, test_driver_time_in_stats);
   tcase_add_test (tc, test_stats_peaks_retries_failures);
   tcase_add_test (tc, test_group_freed_with_last_user);
   tcase_add_test (tc, test_entries_go_with_their_last_block);
