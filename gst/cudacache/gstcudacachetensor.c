@@ -158,7 +158,8 @@ gst_cuda_cache_tensor_layout_from_string (const gchar * str,
 }
 
 /* Fills strides and size from dims; FALSE if a dimension is 0 or the size
- * does not fit in a gsize. */
+ * is above G_MAXSSIZE (what a GstMemory, and DLPack's int64 strides, can
+ * hold). */
 gboolean
 gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info)
 {
@@ -166,7 +167,7 @@ gst_cuda_cache_tensor_info_pack (GstCudaCacheTensorInfo * info)
   gint i;
 
   for (i = GST_CUDA_CACHE_TENSOR_N_DIMS - 1; i >= 0; i--) {
-    if (info->dims[i] == 0 || stride > G_MAXSIZE / info->dims[i])
+    if (info->dims[i] == 0 || stride > G_MAXSSIZE / info->dims[i])
       return FALSE;
     info->strides[i] = stride;
     stride *= info->dims[i];

@@ -25,28 +25,6 @@ static const gchar *elements[] = {
   "cudacacheconvert", "cudacacheidentity", "cudacachebatch",
 };
 
-/* Sets @name to @value on @element as gst-launch-1.0 would, where the
- * property exists, can be set now and GObject takes the value */
-static void
-set_property (GstElement * element, const gchar * name, const gchar * value)
-{
-  GParamSpec *pspec =
-      g_object_class_find_property (G_OBJECT_GET_CLASS (element), name);
-  GValue v = G_VALUE_INIT;
-  gboolean ok;
-
-  if (pspec == NULL || !(pspec->flags & G_PARAM_WRITABLE) ||
-      (pspec->flags & G_PARAM_CONSTRUCT_ONLY))
-    return;
-  g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (pspec));
-  fuzz_in_gst_parser = TRUE;
-  ok = gst_value_deserialize_with_pspec (&v, value, pspec);
-  fuzz_in_gst_parser = FALSE;
-  if (ok && !g_param_value_validate (pspec, &v))
-    gst_util_set_object_arg (G_OBJECT (element), name, value);
-  g_value_unset (&v);
-}
-
 /* A buffer of @caps (fixed), its bytes from @data over and over; NULL
  * where @caps give no size or too large a one */
 static GstBuffer *
@@ -92,7 +70,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     gchar **pair = g_strsplit (fields[i], "=", 2);
 
     if (pair[0] != NULL && pair[1] != NULL)
-      set_property (element, g_strstrip (pair[0]), pair[1]);
+      fuzz_set_property (element, g_strstrip (pair[0]), pair[1], FALSE, 0);
     g_strfreev (pair);
   }
 

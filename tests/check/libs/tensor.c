@@ -435,37 +435,46 @@ GST_START_TEST (test_dlpack_refuses_meta_written_by_hand)
 
 GST_END_TEST;
 
-/* System memory comes in without a copy and stays the producer's until
- * the buffer is freed; what cannot be described is refused, the deleter
- * called all the same. */
 /* A 4-dimension tensor whose shape's product overflows 64 bits (each
- * dimension at most G_MAXINT, as the import takes them): refused as too
- * large, the packed strides never computed past the overflow (UBSan's
- * signed overflow) */
+ * dimension at most G_MAXINT, as the import takes them), or whose bytes
+ * are above G_MAXSSIZE (no GstMemory holds them, no int64 stride reaches
+ * them): refused as too large, the packed strides never computed past the
+ * overflow (UBSan's signed overflow) */
 GST_START_TEST (test_dlpack_import_overflowing_shape_refused)
 {
-  static const int64_t shape[] = { G_MAXINT, G_MAXINT, G_MAXINT, 3 };
+  static const int64_t shapes[][4] = {
+    {G_MAXINT, G_MAXINT, G_MAXINT, 3},
+    /* 1.47e19 bytes: within a guint64, past a gint64 */
+    {16973824, 33554440, 8576, 3},
+  };
   static const int64_t strides[] = { 1, 1, 1, 1 };
   guint8 value = 0;
   GError *error = NULL;
   gint deleted = 0;
+  guint i;
 
-  fail_if (gst_cuda_cache_dlpack_import (test_tensor_new (&value, kDLUInt,
-              8, 4, shape, strides, &deleted), NULL, NULL, &error));
-  fail_unless (error != NULL && strstr (error->message, "too large"),
-      "%s", error ? error->message : "");
-  fail_unless_equals_int (deleted, 1);
-  g_clear_error (&error);
-  fail_if (gst_cuda_cache_dlpack_import (test_tensor_new (&value, kDLUInt,
-              8, 4, shape, NULL, &deleted), NULL, NULL, &error));
-  fail_unless (error != NULL && strstr (error->message, "too large"),
-      "%s", error ? error->message : "");
-  fail_unless_equals_int (deleted, 2);
-  g_clear_error (&error);
+  for (i = 0; i < G_N_ELEMENTS (shapes); i++) {
+    fail_if (gst_cuda_cache_dlpack_import (test_tensor_new (&value, kDLUInt,
+                8, 4, shapes[i], i ? NULL : strides, &deleted), NULL, NULL,
+            &error));
+    fail_unless (error != NULL && strstr (error->message, "too large"),
+        "%s", error ? error->message : "");
+    fail_unless_equals_int (deleted, 2 * i + 1);
+    g_clear_error (&error);
+    fail_if (gst_cuda_cache_dlpack_import (test_tensor_new (&value, kDLUInt,
+                8, 4, shapes[i], NULL, &deleted), NULL, NULL, &error));
+    fail_unless (error != NULL && strstr (error->message, "too large"),
+        "%s", error ? error->message : "");
+    fail_unless_equals_int (deleted, 2 * i + 2);
+    g_clear_error (&error);
+  }
 }
 
 GST_END_TEST;
 
+/* System memory comes in without a copy and stays the producer's until
+ * the buffer is freed; what cannot be described is refused, the deleter
+ * called all the same. */
 GST_START_TEST (test_dlpack_import_system_memory)
 {
   static const int64_t frame_shape[] = { 4, 5, 3 };

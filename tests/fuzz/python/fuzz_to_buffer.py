@@ -602,9 +602,12 @@ def one(seed, per_call, verbose):
     faulthandler.dump_traceback_later(per_call, exit=True)
     try:
         what, outcome = run_case(seed)
-    except Failure as e:
+    except Exception as e:
+        # a Failure, or an exception no case should raise (the library's,
+        # or a check's over what the library took): either way the seed
+        # is printed and the run goes on
         faulthandler.cancel_dump_traceback_later()
-        print(f"FAIL seed {seed}: {e}")
+        print(f"FAIL seed {seed}: {type(e).__name__}: {e}")
         traceback.print_exc()
         print(f"  reproduce: {sys.argv[0]} --replay {seed} -v")
         return False
