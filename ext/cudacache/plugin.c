@@ -6,7 +6,8 @@
  *
  * Elements that share one caching buffer pool per CUDA device (or one of
  * system memory where there is no device), so that frames survive caps
- * changes without a device allocation.
+ * changes without a device allocation; and the `cudacache` tracer, which
+ * logs every cache's statistics at an interval.
  *
  * The plugin loads on machines without a GPU or CUDA driver: the driver is
  * only loaded at run time, when an element first needs a device.
@@ -21,6 +22,7 @@
 #include "gstcudacachebatch.h"
 #include "gstcudacacheconvert.h"
 #include "gstcudacacheidentity.h"
+#include "gstcudacachetracer.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -30,6 +32,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (cudacacheidentity, plugin);
   ret |= GST_ELEMENT_REGISTER (cudacacheconvert, plugin);
   ret |= GST_ELEMENT_REGISTER (cudacachebatch, plugin);
+  /* GST_TRACERS=cudacache: every cache's statistics at an interval */
+  ret |= gst_tracer_register (plugin, "cudacache", GST_TYPE_CUDA_CACHE_TRACER);
 
   return ret;
 }

@@ -141,7 +141,14 @@ struct _GstCudaCache
   /* construct-only: GST_CUDA_CACHE_FLAG_ASYNC_FREE's thread, with a lock
    * of its own */
   GstCudaCacheReaper *reaper;
+  /* this cache in live_caches */
+  GWeakRef *live;
 };
+
+/* Every cache of the process, as weak references (gst_cuda_cache_list ()):
+ * a cache being finalized is never handed out again */
+static GMutex live_lock;
+static GList *live_caches;
 
 #define gst_cuda_cache_parent_class parent_class
 G_DEFINE_TYPE (GstCudaCache, gst_cuda_cache, GST_TYPE_OBJECT);
@@ -275,6 +282,12 @@ gst_cuda_cache_constructed (GObject * object)
   GST_DEBUG_OBJECT (self, "new cache: device memory %" G_GUINT64_FORMAT
       ", limit %" G_GUINT64_FORMAT ", flags 0x%x", self->device_memory,
       self->limit_bytes, self->flags);
+
+  self->live = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (self->live, self);
+  g_mutex_lock (&live_lock);
+  live_caches = g_list_prepend (live_caches, self->live);
+  g_mutex_unlock (&live_lock);
 
   G_OBJECT_CLASS (parent_class)->constructed (object);
 }
@@ -546,12 +559,12 @@ gst_cuda_cache_free_memories (GstCudaCache * self, GList * mems)
     GList *l;
 
     for (l = mems; l; l = l->next) {
-      gint64 start = g_get_monotonic_time ();
+      GstClockTime start = gst_util_get_timestamp ();
 
       gst_memory_unref (l->data);
       g_mutex_lock (&self->lock);
       gst_cuda_cache_time_add (&self->free_time,
-          (guint64) (g_get_monotonic_time () - start) * 1000);
+          gst_util_get_timestamp () - start);
       g_mutex_unlock (&self->lock);
     }
     g_list_free (mems);
@@ -594,6 +607,12 @@ gst_cuda_cache_finalize (GObject * object)
   g_hash_table_unref (self->groups);
   gst_cuda_cache_thread_counters_clear (&self->threads);
   g_mutex_clear (&self->lock);
+
+  g_mutex_lock (&live_lock);
+  live_caches = g_list_remove (live_caches, self->live);
+  g_mutex_unlock (&live_lock);
+  g_weak_ref_clear (self->live);
+  g_free (self->live);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -796,9 +815,9 @@ static GstMemory *
 gst_cuda_cache_timed_alloc (GstCudaCache * self, GstCudaCacheCounters * caller,
     GstCudaCacheAllocFunc alloc_func, gpointer user_data)
 {
-  gint64 start = g_get_monotonic_time ();
+  GstClockTime start = gst_util_get_timestamp ();
   GstMemory *mem = alloc_func (user_data);
-  guint64 took = (guint64) (g_get_monotonic_time () - start) * 1000;
+  guint64 took = gst_util_get_timestamp () - start;
 
   g_mutex_lock (&self->lock);
   gst_cuda_cache_time_add (&self->totals.alloc_time, took);
@@ -1116,6 +1135,36 @@ gst_cuda_cache_get_device_memory (GstCudaCache * cache)
   g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), 0);
 
   return cache->device_memory;
+}
+
+/**
+ * gst_cuda_cache_list:
+ *
+ * Every cache of the process alive now: the system-memory cache, each
+ * device's, and those an application made, most recently made first. A
+ * monitor reads their statistics (the `cudacache` tracer does).
+ *
+ * Returns: (transfer full) (element-type GstCudaCache): the caches, each
+ *     with a reference; free with `g_list_free_full (list,
+ *     gst_object_unref)`
+ *
+ * Since: 0.1
+ */
+GList *
+gst_cuda_cache_list (void)
+{
+  GList *caches = NULL, *l;
+
+  g_mutex_lock (&live_lock);
+  for (l = live_caches; l; l = l->next) {
+    GstCudaCache *cache = g_weak_ref_get (l->data);
+
+    if (cache)
+      caches = g_list_prepend (caches, cache);
+  }
+  g_mutex_unlock (&live_lock);
+
+  return g_list_reverse (caches);
 }
 
 /**

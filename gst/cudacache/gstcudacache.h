@@ -144,6 +144,9 @@ GST_CUDA_CACHE_API
 GstCudaCache *gst_cuda_cache_get_system (void);
 
 GST_CUDA_CACHE_API
+GList *gst_cuda_cache_list (void);
+
+GST_CUDA_CACHE_API
 GstMemory *gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
     GstCudaCacheAllocFunc alloc_func, gpointer user_data);
 

@@ -42,7 +42,7 @@ gst_cuda_cache_reaper_thread (gpointer data)
 
   for (;;) {
     gpointer item = g_async_queue_pop (reaper->queue);
-    gint64 start;
+    GstClockTime start;
     guint64 took;
 
     if (item == reaper)
@@ -50,9 +50,9 @@ gst_cuda_cache_reaper_thread (gpointer data)
 
     GST_LOG ("reaper freeing %" G_GSIZE_FORMAT " bytes",
         GST_MEMORY_CAST (item)->maxsize);
-    start = g_get_monotonic_time ();
+    start = gst_util_get_timestamp ();
     gst_memory_unref (item);
-    took = (guint64) (g_get_monotonic_time () - start) * 1000;
+    took = gst_util_get_timestamp () - start;
 
     g_mutex_lock (&reaper->lock);
     gst_cuda_cache_time_add (&reaper->free_time, took);
