@@ -101,7 +101,7 @@ debian_root() {
 # UBSan, run 60 s from its seed corpus with its dictionary (the inputs it
 # finds go to build-fuzz/corpus, the tree's corpus is left as it is); a
 # crash, a sanitizer report, a GLib critical or warning, or an input
-# running past 10 s fails, and build/fuzz-NAME.log names the reproducer
+# running past 30 s fails, and build/fuzz-NAME.log names the reproducer
 # libFuzzer wrote (build-fuzz/fuzz-NAME-crash-*, -leak-*, -timeout-*)
 if [ "${FUZZ:-1}" != 0 ]; then
   fuzz=ok
@@ -128,7 +128,7 @@ if [ "${FUZZ:-1}" != 0 ]; then
         ASAN_OPTIONS=detect_leaks=1 \
         LSAN_OPTIONS="fast_unwind_on_malloc=0:print_suppressions=0:suppressions=$PWD/build-fuzz/lsan.supp" \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        "./build-fuzz/tests/fuzz/fuzz-$t" -max_total_time=60 -timeout=10 \
+        "./build-fuzz/tests/fuzz/fuzz-$t" -max_total_time=60 -timeout=30 \
         -dict="$dict" -artifact_prefix="build-fuzz/fuzz-$t-" \
         "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" \
         > "build/fuzz-$t.log" 2>&1 ||

@@ -128,8 +128,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   else
     bytes += dl->byte_offset;
   t.memory = g_malloc (MAX (bytes, 1));
-  for (i = 0; (gsize) i < bytes; i++)
-    ((guint8 *) t.memory)[i] = (guint8) i;
+  memset (t.memory, 0x5a, bytes);
   dl->data = (guint8 *) t.memory - (fits ? lowest * (gint64) elem : 0);
 
   buf = gst_cuda_cache_dlpack_import (&t.managed, NULL, &caps, &error);
