@@ -196,6 +196,7 @@ GST_START_TEST (test_stats_messages)
               GST_MESSAGE_ELEMENT))) {
     const GstStructure *s = gst_message_get_structure (msg);
     guint64 current, used, idle, misses, limit, peak, peak_used, failures;
+    guint64 alloc_time, alloc_max;
 
     fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
@@ -214,6 +215,12 @@ GST_START_TEST (test_stats_messages)
       fail_unless (gst_structure_get_uint64 (s, "peak-used-bytes", &peak_used));
       fail_unless (gst_structure_get_uint64 (s, "alloc-failures", &failures));
       fail_unless (gst_structure_has_field (s, "alloc-retries"));
+      /* misses allocated, in some time; the longest no more than all */
+      fail_unless (gst_structure_get_uint64 (s, "alloc-time", &alloc_time));
+      fail_unless (gst_structure_get_uint64 (s, "alloc-time-max", &alloc_max));
+      fail_unless (alloc_time > 0 && alloc_max > 0 && alloc_max <= alloc_time);
+      fail_unless (gst_structure_has_field (s, "free-time"));
+      fail_unless (gst_structure_has_field (s, "free-time-max"));
       fail_unless_equals_uint64 (current, used + idle);
       fail_unless (peak >= current && peak_used >= used && peak_used > 0);
       fail_unless_equals_uint64 (failures, 0);
@@ -892,7 +899,8 @@ GST_START_TEST (test_statistics_properties)
   };
   const gchar *gone[] = { "device-id", "used-bytes", "idle-bytes", "hits",
     "misses", "evictions", "peak-size", "peak-used-bytes", "alloc-retries",
-    "alloc-failures"
+    "alloc-failures", "alloc-time", "alloc-time-max", "free-time",
+    "free-time-max"
   };
   const gchar *elements[] = { "cudacacheidentity", "cudacacheconvert",
     "cudacachebatch"
