@@ -125,6 +125,7 @@ if [ "${FUZZ:-1}" != 0 ]; then
       mkdir -p "build-fuzz/corpus/$t"
       GST_PLUGIN_PATH_1_0="$PWD/build-fuzz/ext/cudacache" GST_REGISTRY_FORK=no \
         GST_REGISTRY="$PWD/build-fuzz/fuzz.registry" GST_DEBUG=0 \
+        G_SLICE=always-malloc \
         ASAN_OPTIONS=detect_leaks=1 \
         LSAN_OPTIONS="fast_unwind_on_malloc=0:print_suppressions=0:suppressions=$PWD/build-fuzz/lsan.supp" \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

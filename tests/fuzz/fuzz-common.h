@@ -190,7 +190,9 @@ fuzz_expect_error (GError ** error, const gchar * what)
 }
 
 /* Whether every size @caps gives (width x height, or a tensor's
- * dimensions) stays within MAX_PIXELS */
+ * dimensions) stays within MAX_PIXELS; a width without a height (or the
+ * reverse) counts as square, as an element fixating the other keeps the
+ * aspect */
 static inline gboolean
 fuzz_caps_small_enough (const GstCaps * caps)
 {
@@ -199,11 +201,15 @@ fuzz_caps_small_enough (const GstCaps * caps)
   for (i = 0; i < gst_caps_get_size (caps); i++) {
     const GstStructure *s = gst_caps_get_structure (caps, i);
     const gchar *dims = gst_structure_get_string (s, "dimensions");
-    gint width = 1, height = 1;
+    gint width = 0, height = 0;
+    gboolean has_width = gst_structure_get_int (s, "width", &width);
+    gboolean has_height = gst_structure_get_int (s, "height", &height);
 
-    if (gst_structure_get_int (s, "width", &width) &&
-        gst_structure_get_int (s, "height", &height) &&
-        ABS ((gint64) width) * ABS ((gint64) height) > MAX_PIXELS)
+    if (!has_width)
+      width = height;
+    if (!has_height)
+      height = width;
+    if (ABS ((gint64) width) * ABS ((gint64) height) > MAX_PIXELS)
       return FALSE;
     if (dims != NULL) {
       gchar **parts = g_strsplit_set (dims, ":,.", -1);
