@@ -556,12 +556,16 @@ tick (void)
   clock = gst_harness_get_testclock (run.h);
   if (gst_test_clock_timed_wait_for_multiple_pending_ids (clock, 1, 100, &ids)) {
     GstClockTime t = gst_clock_id_get_time (ids->data);
+    GstClockID processed;
 
     if (GST_CLOCK_TIME_IS_VALID (t) && t > gst_clock_get_time (GST_CLOCK
             (clock)))
       gst_test_clock_set_time (clock, t);
-    /* not blocking: the wait may have ended meanwhile */
-    gst_test_clock_process_next_clock_id (clock);
+    /* not blocking: the wait may have ended meanwhile; what it processed
+     * is given back with a reference */
+    processed = gst_test_clock_process_next_clock_id (clock);
+    if (processed)
+      gst_clock_id_unref (processed);
   }
   g_list_free_full (ids, (GDestroyNotify) gst_clock_id_unref);
   gst_object_unref (clock);
