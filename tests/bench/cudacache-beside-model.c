@@ -815,6 +815,22 @@ append_summary_tuple (GString * s, const Summary * sum)
   g_string_append_c (s, ')');
 }
 
+/* @text into @dir/@name; FALSE, with the reason printed, where it cannot */
+static gboolean
+write_out (const gchar * dir, const gchar * name, const GString * text)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  GError *err = NULL;
+  gboolean ok = g_file_set_contents (path, text->str, text->len, &err);
+
+  if (!ok) {
+    g_printerr ("cudacache-beside-model: %s\n", err->message);
+    g_error_free (err);
+  }
+  g_free (path);
+  return ok;
+}
+
 static void
 append_ms (GString * s, gdouble v)
 {
@@ -873,7 +889,7 @@ main (int argc, char **argv)
   gdouble *frame_ms = NULL, *element_ms = NULL;
   gchar device_name[256] = "";
   GString *csv = NULL, *report = NULL;
-  gchar *path, *gst;
+  gchar *gst;
   gint ret = 1;
   guint i, j;
 
@@ -993,30 +1009,22 @@ main (int argc, char **argv)
     for (j = 0; j < 2; j++) {
       const Summary *f = &sums[i][j][0], *e = &sums[i][j][1];
 
+      const gdouble values[] = { f->median, f->p99, f->max, e->median,
+        e->p99, e->max
+      };
+      guint k;
+
       append_csv_field (csv, scenarios[i].name);
-      g_string_append (csv, j ? ",busy," : ",idle,");
-      append_float (csv, f->median, "");
-      g_string_append_c (csv, ',');
-      append_float (csv, f->p99, "");
-      g_string_append_c (csv, ',');
-      append_float (csv, f->max, "");
-      g_string_append_c (csv, ',');
-      append_float (csv, e->median, "");
-      g_string_append_c (csv, ',');
-      append_float (csv, e->p99, "");
-      g_string_append_c (csv, ',');
-      append_float (csv, e->max, "");
+      g_string_append (csv, j ? ",busy" : ",idle");
+      for (k = 0; k < G_N_ELEMENTS (values); k++) {
+        g_string_append_c (csv, ',');
+        append_float (csv, values[k], "");
+      }
       g_string_append (csv, "\r\n");
     }
   }
-  path = g_build_filename (out, "results.csv", NULL);
-  if (!g_file_set_contents (path, csv->str, csv->len, &err)) {
-    g_printerr ("cudacache-beside-model: %s\n", err->message);
-    g_clear_error (&err);
-    g_free (path);
+  if (!write_out (out, "results.csv", csv))
     goto done;
-  }
-  g_free (path);
 
   gst = gst_version_string ();
   report = g_string_new (NULL);
@@ -1031,31 +1039,22 @@ main (int argc, char **argv)
   for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
     const Summary *fi = &sums[i][0][0], *ei = &sums[i][0][1];
     const Summary *fb = &sums[i][1][0], *eb = &sums[i][1][1];
+    const gdouble cells[] = { ei->median, eb->median,
+      eb->median - ei->median, fi->median, fb->median,
+      fb->median - fi->median, fb->p99
+    };
+    guint k;
 
-    g_string_append_printf (report, "| %s | ", scenarios[i].name);
-    append_ms (report, ei->median);
-    g_string_append (report, " | ");
-    append_ms (report, eb->median);
-    g_string_append (report, " | ");
-    append_ms (report, eb->median - ei->median);
-    g_string_append (report, " | ");
-    append_ms (report, fi->median);
-    g_string_append (report, " | ");
-    append_ms (report, fb->median);
-    g_string_append (report, " | ");
-    append_ms (report, fb->median - fi->median);
-    g_string_append (report, " | ");
-    append_ms (report, fb->p99);
-    g_string_append (report, " |\n");
+    g_string_append_printf (report, "| %s |", scenarios[i].name);
+    for (k = 0; k < G_N_ELEMENTS (cells); k++) {
+      g_string_append_c (report, ' ');
+      append_ms (report, cells[k]);
+      g_string_append (report, " |");
+    }
+    g_string_append_c (report, '\n');
   }
-  path = g_build_filename (out, "report.md", NULL);
-  if (!g_file_set_contents (path, report->str, report->len, &err)) {
-    g_printerr ("cudacache-beside-model: %s\n", err->message);
-    g_clear_error (&err);
-    g_free (path);
+  if (!write_out (out, "report.md", report))
     goto done;
-  }
-  g_free (path);
   g_print ("%s", report->str);
   ret = 0;
 
