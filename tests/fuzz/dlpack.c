@@ -53,34 +53,6 @@ read_i32 (const uint8_t ** data, size_t *size)
   return (gint32) v;
 }
 
-/* The lowest and highest element offsets @t's shape and strides reach
- * (row-major where it gives none); FALSE where they overflow */
-static gboolean
-tensor_extent (const DLTensor * t, gint64 * lowest, gint64 * highest)
-{
-  gint64 lo = 0, hi = 0, row = 1;
-  gint i;
-
-  for (i = t->ndim - 1; i >= 0; i--) {
-    gint64 stride = t->strides ? t->strides[i] : row;
-    gint64 reach;
-
-    if (t->shape[i] <= 0) {
-      *lowest = *highest = 0;
-      return TRUE;
-    }
-    if (__builtin_mul_overflow (t->shape[i] - 1, stride, &reach) ||
-        __builtin_mul_overflow (row, t->shape[i], &row))
-      return FALSE;
-    if ((reach < 0 && __builtin_add_overflow (lo, reach, &lo)) ||
-        (reach > 0 && __builtin_add_overflow (hi, reach, &hi)))
-      return FALSE;
-  }
-  *lowest = lo;
-  *highest = hi;
-  return TRUE;
-}
-
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
@@ -120,7 +92,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 
   /* exactly the bytes the tensor claims, from the allocation's start */
   elem = ((gsize) dl->dtype.bits * dl->dtype.lanes + 7) / 8;
-  overflow = dl->ndim >= 0 && (!tensor_extent (dl, &lowest, &highest) ||
+  overflow = dl->ndim >= 0 && (!fuzz_tensor_extent (dl, &lowest, &highest,
+          NULL) ||
       __builtin_mul_overflow ((guint64) (highest - lowest + 1), elem, &bytes));
   fits = dl->ndim >= 0 && !overflow && bytes + dl->byte_offset <= MAX_BYTES;
   if (!fits)

@@ -11,6 +11,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/cudacache/gstcudacachetensor.h>
+#include <dlpack/dlpack.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,41 @@ fuzz_buffer_new (gsize n, const uint8_t * data, size_t size)
     map.data[i] = size ? data[i % size] : (guint8) i;
   gst_buffer_unmap (buf, &map);
   return buf;
+}
+
+/* The lowest and highest element offsets @t's shape and strides reach
+ * (row-major where it gives none), 0 and 0 for a tensor with a dimension
+ * of 0 or less (@empty, where given, says which); FALSE where they
+ * overflow */
+static inline gboolean
+fuzz_tensor_extent (const DLTensor * t, gint64 * lowest, gint64 * highest,
+    gboolean * empty)
+{
+  gint64 lo = 0, hi = 0, row = 1;
+  gint i;
+
+  if (empty)
+    *empty = FALSE;
+  for (i = t->ndim - 1; i >= 0; i--) {
+    gint64 stride = t->strides ? t->strides[i] : row;
+    gint64 reach;
+
+    if (t->shape[i] <= 0) {
+      *lowest = *highest = 0;
+      if (empty)
+        *empty = TRUE;
+      return TRUE;
+    }
+    if (__builtin_mul_overflow (t->shape[i] - 1, stride, &reach) ||
+        __builtin_mul_overflow (row, t->shape[i], &row))
+      return FALSE;
+    if ((reach < 0 && __builtin_add_overflow (lo, reach, &lo)) ||
+        (reach > 0 && __builtin_add_overflow (hi, reach, &hi)))
+      return FALSE;
+  }
+  *lowest = lo;
+  *highest = hi;
+  return TRUE;
 }
 
 /* The size of a buffer of @caps, video or tensor; 0 where it is

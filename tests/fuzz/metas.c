@@ -34,7 +34,6 @@
 #include <gst/cudacache/gstcudacachebatchmeta.h>
 #include <gst/cudacache/gstcudacacheconverter.h>
 #include <gst/cudacache/gstcudacachedlpack.h>
-#include <dlpack/dlpack.h>
 #include <math.h>
 
 #include "fuzz-common.h"
@@ -214,24 +213,17 @@ static volatile guint8 read_sink;
 static void
 read_tensor (const DLTensor * t, const GstMapInfo * map)
 {
-  gint64 lo = 0, hi = 0, row = 1;
+  gint64 lo, hi;
   gint64 bytes = (t->dtype.bits * t->dtype.lanes + 7) / 8;
   const guint8 *base = (const guint8 *) t->data + t->byte_offset;
-  gint d;
+  gboolean empty;
 
   if (t->ndim < 0 || t->ndim > 8)
     g_error ("an exported tensor of %d dimensions", t->ndim);
-  for (d = t->ndim - 1; d >= 0; d--) {
-    gint64 stride = t->strides ? t->strides[d] : row, reach;
-
-    if (t->shape[d] <= 0)
-      return;
-    if (__builtin_mul_overflow (t->shape[d] - 1, stride, &reach) ||
-        __builtin_mul_overflow (row, t->shape[d], &row) ||
-        __builtin_add_overflow (reach < 0 ? lo : hi, reach,
-            reach < 0 ? &lo : &hi))
-      g_error ("an exported tensor whose extent overflows");
-  }
+  if (!fuzz_tensor_extent (t, &lo, &hi, &empty))
+    g_error ("an exported tensor whose extent overflows");
+  if (empty)
+    return;
   if (base + lo * bytes < map->data ||
       base + hi * bytes + bytes > map->data + map->size)
     g_error ("an exported tensor reaches bytes %" G_GINT64_FORMAT " to %"
