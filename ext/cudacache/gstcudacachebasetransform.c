@@ -200,6 +200,8 @@ gst_cuda_cache_base_transform_start (GstBaseTransform * trans)
 
   device_id = gst_cuda_cache_element_state_get_device_id (&self->state);
 
+  if (!gst_cuda_cache_element_state_check_alloc (&self->state))
+    return FALSE;
   if (n_devices == 0) {
     if (device_id >= 0) {
       GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,

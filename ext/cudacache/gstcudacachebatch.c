@@ -120,7 +120,7 @@ enum
   PROP_ROI_TYPE,
   PROP_DROPPED,
   PROP_TENSOR_META,
-  /* cuda-device-id, cache-limit, stats-interval */
+  /* cuda-device-id, cache-limit, stats-interval, alloc-method, memory-pool */
   PROP_FIRST_STATE,
   PROP_FIRST_OPTION = PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_COMMON_PROPS,
 };
@@ -329,8 +329,11 @@ gst_cuda_cache_batch_change_state (GstElement * element,
 {
   GstCudaCacheBatch *self = GST_CUDA_CACHE_BATCH (element);
 
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
     gst_cuda_cache_convert_options_post_refusal (&self->options, element);
+    if (!gst_cuda_cache_element_state_check_alloc (&self->state))
+      return GST_STATE_CHANGE_FAILURE;
+  }
 
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }

@@ -45,6 +45,39 @@ gst_cuda_cache_param_spec_cache_limit (void)
 }
 
 GParamSpec *
+gst_cuda_cache_param_spec_alloc_method (void)
+{
+  return g_param_spec_enum ("alloc-method", "Allocation method",
+      "How the cache this element's CUDA memory comes from makes its "
+      "images and tensors: malloc (cuMemAllocPitch, freed with a cuMemFree "
+      "that waits for the device) or stream-ordered (from a CUDA memory "
+      "pool, memory-pool; a miss takes memory the pool holds in "
+      "microseconds, frees wait for nothing). Stream-ordered needs "
+      "GStreamer 1.24 or later: against 1.22 the element fails to start, "
+      "saying why. Cache-wide: applied to the device's cache at "
+      "negotiation, if written, the last write winning; reads give that "
+      "cache's method once negotiated. A pool whose config asks for "
+      "memory of one kind (legacy CUDA IPC) still gets it",
+      GST_TYPE_CUDA_CACHE_ALLOC_METHOD, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+}
+
+GParamSpec *
+gst_cuda_cache_param_spec_memory_pool (void)
+{
+  return g_param_spec_enum ("memory-pool", "Memory pool",
+      "With alloc-method=stream-ordered, the CUDA memory pool blocks come "
+      "from: own (the cache's, keeping at most cache-limit of freed "
+      "memory) or device-current (the device's current pool, the one "
+      "PyTorch's cudaMallocAsync backend and CuPy's MemoryAsyncPool use: "
+      "the pipeline and the model share its memory and the cache's "
+      "limit). Cache-wide, applied as alloc-method is; a pool handle is "
+      "given through the library (gst_cuda_cache_set_memory_pool ())",
+      GST_TYPE_CUDA_CACHE_MEMORY_POOL, GST_CUDA_CACHE_MEMORY_POOL_OWN,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+}
+
+GParamSpec *
 gst_cuda_cache_param_spec_stats_interval (void)
 {
   return g_param_spec_uint ("stats-interval", "Stats interval",
@@ -53,8 +86,11 @@ gst_cuda_cache_param_spec_stats_interval (void)
       "while buffers flow, and one more at end of stream; 0: none. "
       "Fields: current-size, used-bytes, idle-bytes, cache-limit, "
       "used-blocks, idle-blocks, hits, misses, evictions, peak-size, "
-      "peak-used-bytes, alloc-retries, alloc-failures, cache (its "
-      "name), memory (CUDAMemory or SystemMemory)", 0, G_MAXUINT, 0,
+      "peak-used-bytes, alloc-retries, alloc-failures, alloc-time, "
+      "alloc-time-max, free-time, free-time-max (ns), pool-reserved, "
+      "pool-used (the CUDA memory pools of stream-ordered blocks), "
+      "cache (its name), memory (CUDAMemory or SystemMemory)", 0,
+      G_MAXUINT, 0,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 }
 

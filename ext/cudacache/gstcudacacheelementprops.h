@@ -22,6 +22,10 @@ GParamSpec *gst_cuda_cache_param_spec_cache_limit (void);
 
 GParamSpec *gst_cuda_cache_param_spec_stats_interval (void);
 
+GParamSpec *gst_cuda_cache_param_spec_alloc_method (void);
+
+GParamSpec *gst_cuda_cache_param_spec_memory_pool (void);
+
 GParamSpec *gst_cuda_cache_param_spec_tensor_meta (void);
 
 void gst_cuda_cache_post_stats (GstElement * element, GstCudaCache * cache,

@@ -116,6 +116,10 @@ gst_cuda_cache_element_state_install (GObjectClass * klass,
       gst_cuda_cache_param_spec_cache_limit ();
   pspecs[GST_CUDA_CACHE_ELEMENT_PROP_STATS_INTERVAL] =
       gst_cuda_cache_param_spec_stats_interval ();
+  pspecs[GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD] =
+      gst_cuda_cache_param_spec_alloc_method ();
+  pspecs[GST_CUDA_CACHE_ELEMENT_PROP_MEMORY_POOL] =
+      gst_cuda_cache_param_spec_memory_pool ();
   pspecs[GST_CUDA_CACHE_ELEMENT_PROP_CACHE] =
       g_param_spec_object ("cache", "Cache",
       "The cache this element's memory comes from, for clearing it and "
@@ -214,9 +218,39 @@ gst_cuda_cache_element_state_offer_limit (GstCudaCacheElementState * state,
   gst_object_unref (cache);
 }
 
+/* Applies the alloc-method and memory-pool written to @cache, the CUDA
+ * cache negotiated: before the element's pools are configured, which read
+ * them. Refusals were reported at start (check_alloc). */
+static void
+gst_cuda_cache_element_state_apply_alloc (GstCudaCacheElementState * state,
+    GstCudaCache * cache)
+{
+  GstCudaCacheAllocMethod method;
+  GstCudaCacheMemoryPool pool;
+  gboolean method_set, pool_set;
+  GError *error = NULL;
+
+  STATE_LOCK (state);
+  method = state->alloc_method;
+  method_set = state->alloc_method_set;
+  pool = state->memory_pool;
+  pool_set = state->memory_pool_set;
+  STATE_UNLOCK (state);
+
+  if (pool_set && !gst_cuda_cache_set_memory_pool (cache, pool, 0, &error)) {
+    GST_WARNING_OBJECT (state->element, "memory-pool: %s", error->message);
+    g_clear_error (&error);
+  }
+  if (method_set && !gst_cuda_cache_set_alloc_method (cache, method, &error)) {
+    GST_WARNING_OBJECT (state->element, "alloc-method: %s", error->message);
+    g_clear_error (&error);
+  }
+}
+
 /* Negotiation: @cache is the one the element's memory now comes from
  * (@cuda_memory: CUDA memory); the cache-limit written is offered to it,
- * once per cache (a limit set later on the cache, by anyone, wins) */
+ * once per cache (a limit set later on the cache, by anyone, wins), and
+ * to a CUDA cache the alloc-method and memory-pool written */
 void
 gst_cuda_cache_element_state_set_cache (GstCudaCacheElementState * state,
     GstCudaCache * cache, gboolean cuda_memory)
@@ -231,6 +265,39 @@ gst_cuda_cache_element_state_set_cache (GstCudaCacheElementState * state,
   gst_clear_object (&old);
 
   gst_cuda_cache_element_state_offer_limit (state, FALSE);
+  if (cuda_memory)
+    gst_cuda_cache_element_state_apply_alloc (state, cache);
+}
+
+/* Start: an alloc-method written that this build or driver cannot make
+ * fails the element, with why, instead of running on malloc blocks */
+gboolean
+gst_cuda_cache_element_state_check_alloc (GstCudaCacheElementState * state)
+{
+  GstCudaCacheAllocMethod method;
+  GError *error = NULL;
+  GstCudaCache *probe;
+  gboolean ok;
+
+  STATE_LOCK (state);
+  method = state->alloc_method_set ? state->alloc_method :
+      GST_CUDA_CACHE_ALLOC_METHOD_MALLOC;
+  STATE_UNLOCK (state);
+
+  if (method == GST_CUDA_CACHE_ALLOC_METHOD_MALLOC ||
+      gst_cuda_cache_device_get_count () == 0)
+    return TRUE;
+  /* asked of a cache of no one's: the device's is not known yet */
+  probe = gst_cuda_cache_new (0, GST_CUDA_CACHE_FLAG_NONE);
+  ok = gst_cuda_cache_set_alloc_method (probe, method, &error);
+  gst_object_unref (probe);
+  if (ok)
+    return TRUE;
+
+  GST_ELEMENT_ERROR (state->element, RESOURCE, SETTINGS,
+      ("alloc-method=stream-ordered is not available"), ("%s", error->message));
+  g_clear_error (&error);
+  return FALSE;
 }
 
 void
@@ -255,6 +322,18 @@ gst_cuda_cache_element_state_set_property (GstCudaCacheElementState * state,
     case GST_CUDA_CACHE_ELEMENT_PROP_STATS_INTERVAL:
       STATE_LOCK (state);
       state->stats_interval_ms = g_value_get_uint (value);
+      STATE_UNLOCK (state);
+      break;
+    case GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD:
+      STATE_LOCK (state);
+      state->alloc_method = g_value_get_enum (value);
+      state->alloc_method_set = TRUE;
+      STATE_UNLOCK (state);
+      break;
+    case GST_CUDA_CACHE_ELEMENT_PROP_MEMORY_POOL:
+      STATE_LOCK (state);
+      state->memory_pool = g_value_get_enum (value);
+      state->memory_pool_set = TRUE;
       STATE_UNLOCK (state);
       break;
     default:
@@ -295,6 +374,26 @@ gst_cuda_cache_element_state_get_property (GstCudaCacheElementState * state,
       g_value_set_uint (value, state->stats_interval_ms);
       STATE_UNLOCK (state);
       break;
+    case GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD:
+    case GST_CUDA_CACHE_ELEMENT_PROP_MEMORY_POOL:{
+      GstCudaCache *cache = NULL;
+      gint written;
+
+      /* the negotiated CUDA cache's; the value written before */
+      STATE_LOCK (state);
+      if (state->cache && state->cuda_memory)
+        cache = gst_object_ref (state->cache);
+      written = prop == GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD ?
+          (gint) state->alloc_method : (gint) state->memory_pool;
+      STATE_UNLOCK (state);
+      if (cache && prop == GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD)
+        written = gst_cuda_cache_get_alloc_method (cache);
+      else if (cache)
+        written = gst_cuda_cache_get_memory_pool (cache, NULL);
+      gst_clear_object (&cache);
+      g_value_set_enum (value, written);
+      break;
+    }
     case GST_CUDA_CACHE_ELEMENT_PROP_CACHE:
       STATE_LOCK (state);
       g_value_set_object (value, state->cache);

@@ -12,20 +12,22 @@ G_BEGIN_DECLS
 
 /* The properties of GstCudaCacheElementState, in the order an element
  * installs them from its first id (gst_cuda_cache_element_state_install ()):
- * every element has the first three, the base transform all of them. */
+ * every element has the first five, the base transform all of them. */
 typedef enum
 {
   GST_CUDA_CACHE_ELEMENT_PROP_DEVICE_ID,
   GST_CUDA_CACHE_ELEMENT_PROP_CACHE_LIMIT,
   GST_CUDA_CACHE_ELEMENT_PROP_STATS_INTERVAL,
+  GST_CUDA_CACHE_ELEMENT_PROP_ALLOC_METHOD,
+  GST_CUDA_CACHE_ELEMENT_PROP_MEMORY_POOL,
   GST_CUDA_CACHE_ELEMENT_PROP_CACHE,
   GST_CUDA_CACHE_ELEMENT_PROP_CURRENT_SIZE,
   GST_CUDA_CACHE_ELEMENT_N_PROPS,
 } GstCudaCacheElementProp;
 
-/* The three properties every element has */
+/* The five properties every element has */
 #define GST_CUDA_CACHE_ELEMENT_N_COMMON_PROPS \
-  (GST_CUDA_CACHE_ELEMENT_PROP_STATS_INTERVAL + 1)
+  (GST_CUDA_CACHE_ELEMENT_PROP_MEMORY_POOL + 1)
 
 /**
  * GstCudaCacheElementState:
@@ -55,6 +57,12 @@ typedef struct
   GstCudaCache *limit_cache;    /* the cache that write was offered to */
   guint stats_interval_ms;
   GstClockTime last_stats;
+  /* alloc-method and memory-pool, and whether each was written: only a
+   * value written is applied to the cache */
+  GstCudaCacheAllocMethod alloc_method;
+  gboolean alloc_method_set;
+  GstCudaCacheMemoryPool memory_pool;
+  gboolean memory_pool_set;
 } GstCudaCacheElementState;
 
 G_GNUC_INTERNAL
@@ -114,6 +122,10 @@ GstCudaCache *gst_cuda_cache_element_state_ref_cache (GstCudaCacheElementState
 G_GNUC_INTERNAL
 void gst_cuda_cache_element_state_set_cache (GstCudaCacheElementState * state,
     GstCudaCache * cache, gboolean cuda_memory);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_element_state_check_alloc (GstCudaCacheElementState *
+    state);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_element_state_tick_stats (GstCudaCacheElementState *

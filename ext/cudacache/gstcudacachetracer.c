@@ -212,7 +212,11 @@ gst_cuda_cache_tracer_class_init (GstCudaCacheTracerClass * klass)
       FIELD ("free-time", G_TYPE_UINT64,
           "nanoseconds freeing the blocks the cache dropped"),
       FIELD ("free-time-max", G_TYPE_UINT64,
-          "nanoseconds of the longest free"), NULL);
+          "nanoseconds of the longest free"),
+      FIELD ("pool-reserved", G_TYPE_UINT64, "bytes the CUDA memory pools "
+          "of the cache's stream-ordered blocks hold"),
+      FIELD ("pool-used", G_TYPE_UINT64, "bytes of those pools allocated"),
+      NULL);
   GST_OBJECT_FLAG_SET (stats_record, GST_OBJECT_FLAG_MAY_BE_LEAKED);
 }
 

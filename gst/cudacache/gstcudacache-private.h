@@ -157,6 +157,13 @@ G_GNUC_INTERNAL
 gboolean gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
     gchar ** group, gchar ** key);
 
+/* The stream-ordered side of @cache (transfer none: the cache's for its
+ * life; gstcudacachestreamordered-private.h) */
+typedef struct _GstCudaCacheStreamOrdered GstCudaCacheStreamOrdered;
+G_GNUC_INTERNAL
+GstCudaCacheStreamOrdered *gst_cuda_cache_get_stream_ordered (GstCudaCache *
+    cache);
+
 /* The CUDA allocator of the project's blocks: gst-cuda's, but a copy of
  * a cache's block (gst_memory_copy (), whole as gst-cuda's is, as a sink's
  * last sample is copied

@@ -41,6 +41,7 @@
 #include "gstcudacache-private.h"
 #include "gstcudacachelimit-private.h"
 #include "gstcudacachereaper-private.h"
+#include "gstcudacachestreamordered-private.h"
 #include "gstcudacachethreadcounters-private.h"
 
 #include <string.h>
@@ -71,6 +72,10 @@ enum
   PROP_ALLOC_TIME_MAX,
   PROP_FREE_TIME,
   PROP_FREE_TIME_MAX,
+  PROP_ALLOC_METHOD,
+  PROP_MEMORY_POOL,
+  PROP_POOL_RESERVED,
+  PROP_POOL_USED,
 };
 
 #define DEFAULT_DEVICE_MEMORY 0
@@ -137,6 +142,12 @@ struct _GstCudaCache
   /* when the limit set by gst_cuda_cache_set_limit_if_newer() was asked for
    * (G_MININT64: never) */
   gint64 limit_asked_at;
+  GstCudaCacheAllocMethod alloc_method;
+  GstCudaCacheMemoryPool memory_pool;
+  guintptr pool_handle;
+
+  /* construct-only, thread-safe: the pools of stream-ordered blocks */
+  GstCudaCacheStreamOrdered *so;
 
   /* construct-only: GST_CUDA_CACHE_FLAG_ASYNC_FREE's thread, with a lock
    * of its own */
@@ -251,6 +262,32 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
   g_object_class_install_property (gobject_class, PROP_FREE_TIME_MAX,
       g_param_spec_uint64 ("free-time-max", "Longest free",
           "Nanoseconds of the longest of those frees", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_ALLOC_METHOD,
+      g_param_spec_enum ("alloc-method", "Allocation method",
+          "How the CUDA images and tensors of the cache's pools are made: "
+          "malloc (cuMemAllocPitch) or stream-ordered (from a CUDA memory "
+          "pool, GStreamer 1.24+; set to it where it cannot be made, the "
+          "cache stays malloc, with a warning: "
+          "gst_cuda_cache_set_alloc_method () says why)",
+          GST_TYPE_CUDA_CACHE_ALLOC_METHOD, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MEMORY_POOL,
+      g_param_spec_enum ("memory-pool", "Memory pool",
+          "The CUDA memory pool stream-ordered blocks come from: the "
+          "cache's own, or the device's current one (shared with PyTorch's "
+          "cudaMallocAsync backend and CuPy's MemoryAsyncPool); a pool "
+          "handle is given with gst_cuda_cache_set_memory_pool ()",
+          GST_TYPE_CUDA_CACHE_MEMORY_POOL, GST_CUDA_CACHE_MEMORY_POOL_OWN,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_POOL_RESERVED,
+      g_param_spec_uint64 ("pool-reserved", "Pool reserved",
+          "Bytes the CUDA memory pools of the cache's stream-ordered blocks "
+          "hold from the device, every user's (0 with malloc)", 0,
+          G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_POOL_USED,
+      g_param_spec_uint64 ("pool-used", "Pool used",
+          "Bytes of those pools allocated and not freed", 0, G_MAXUINT64, 0,
+          ro));
 
   block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
 }
@@ -265,6 +302,7 @@ gst_cuda_cache_init (GstCudaCache * self)
   self->groups = g_hash_table_new (g_str_hash, g_str_equal);
   gst_cuda_cache_thread_counters_init (&self->threads, &self->lock);
   self->limit_asked_at = G_MININT64;
+  self->so = gst_cuda_cache_stream_ordered_new ();
 }
 
 static void
@@ -273,6 +311,7 @@ gst_cuda_cache_constructed (GObject * object)
   GstCudaCache *self = GST_CUDA_CACHE (object);
 
   self->limit_bytes = gst_cuda_cache_limit_default (self, self->device_memory);
+  gst_cuda_cache_stream_ordered_set_limit (self->so, self->limit_bytes);
 
   /* made now, not at the first eviction: that one runs under the cache's
    * lock on a streaming thread */
@@ -308,6 +347,26 @@ gst_cuda_cache_set_property (GObject * object, guint prop_id,
     case PROP_LIMIT:
       gst_cuda_cache_set_limit (self, g_value_get_uint64 (value));
       break;
+    case PROP_ALLOC_METHOD:{
+      GError *error = NULL;
+
+      if (!gst_cuda_cache_set_alloc_method (self, g_value_get_enum (value),
+              &error)) {
+        GST_WARNING_OBJECT (self, "alloc-method refused: %s", error->message);
+        g_clear_error (&error);
+      }
+      break;
+    }
+    case PROP_MEMORY_POOL:{
+      GError *error = NULL;
+
+      if (!gst_cuda_cache_set_memory_pool (self, g_value_get_enum (value), 0,
+              &error)) {
+        GST_WARNING_OBJECT (self, "memory-pool refused: %s", error->message);
+        g_clear_error (&error);
+      }
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -377,6 +436,18 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
       break;
     case PROP_FREE_TIME_MAX:
       g_value_set_uint64 (value, stats.free_time_max);
+      break;
+    case PROP_ALLOC_METHOD:
+      g_value_set_enum (value, gst_cuda_cache_get_alloc_method (self));
+      break;
+    case PROP_MEMORY_POOL:
+      g_value_set_enum (value, gst_cuda_cache_get_memory_pool (self, NULL));
+      break;
+    case PROP_POOL_RESERVED:
+      g_value_set_uint64 (value, stats.pool_reserved);
+      break;
+    case PROP_POOL_USED:
+      g_value_set_uint64 (value, stats.pool_used);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -592,6 +663,8 @@ gst_cuda_cache_finalize (GObject * object)
 
   if (self->reaper)
     gst_cuda_cache_reaper_stop (self->reaper);
+  /* blocks freed later (in use now, or on a detached reaper) hold it */
+  gst_cuda_cache_stream_ordered_unref (self->so);
 
   g_hash_table_unref (self->entries);
   /* used blocks hold the cache alive: every group is idle by now */
@@ -1098,6 +1171,8 @@ gst_cuda_cache_apply_limit (GstCudaCache * cache, guint64 limit_bytes,
   to_free = gst_cuda_cache_trim_locked (cache, NULL);
   g_mutex_unlock (&cache->lock);
 
+  gst_cuda_cache_stream_ordered_set_limit (cache->so, limit_bytes);
+
   gst_cuda_cache_free_memories (cache, to_free);
   return TRUE;
 }
@@ -1118,6 +1193,165 @@ gst_cuda_cache_set_limit (GstCudaCache * cache, guint64 limit_bytes)
   g_return_if_fail (GST_IS_CUDA_CACHE (cache));
 
   gst_cuda_cache_apply_limit (cache, limit_bytes, FALSE, 0);
+}
+
+/**
+ * gst_cuda_cache_set_alloc_method:
+ * @cache: a #GstCudaCache
+ * @method: how the CUDA images and tensors of the cache's pools are made
+ * @error: where to say why @method was refused, or %NULL
+ *
+ * Chooses how #GstCudaCachePool makes the blocks of @cache from now on.
+ * Blocks of each method are kept apart (the method is part of their key):
+ * blocks already made stay what they are until freed, and a pool whose
+ * config asks for one method (GStreamer 1.26's
+ * `gst_buffer_pool_config_set_cuda_stream_ordered_alloc ()`, %FALSE for a
+ * consumer such as legacy CUDA IPC that cannot take stream-ordered memory)
+ * gets it whatever the cache's.
+ *
+ * %GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED blocks come from the pool
+ * gst_cuda_cache_set_memory_pool() chose. A miss then takes memory the
+ * pool holds without the driver's allocator, and a block the cache lets go
+ * of goes back to the pool with `cuMemFreeAsync`, waited for by no thread.
+ * The cache's limit bounds the pool as well: a pool holding more than the
+ * limit is trimmed to it after a free, and gst_cuda_cache_clear() gives
+ * the device all a pool holds unused. It is refused (%FALSE, @error set,
+ * nothing changed) against GStreamer 1.22, whose CUDA memory carries no
+ * stream, and with a driver without memory pools.
+ *
+ * Returns: %TRUE if @method is the cache's now
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_set_alloc_method (GstCudaCache * cache,
+    GstCudaCacheAllocMethod method, GError ** error)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (method != GST_CUDA_CACHE_ALLOC_METHOD_MALLOC &&
+      method != GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "%d is no GstCudaCacheAllocMethod", method);
+    return FALSE;
+  }
+  if (method == GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED &&
+      !gst_cuda_cache_stream_ordered_supported (error))
+    return FALSE;
+
+  g_mutex_lock (&cache->lock);
+  cache->alloc_method = method;
+  g_mutex_unlock (&cache->lock);
+  GST_INFO_OBJECT (cache, "alloc-method %s", method ==
+      GST_CUDA_CACHE_ALLOC_METHOD_MALLOC ? "malloc" : "stream-ordered");
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_get_alloc_method:
+ * @cache: a #GstCudaCache
+ *
+ * Returns: how the cache's pools make new blocks
+ *
+ * Since: 0.1
+ */
+GstCudaCacheAllocMethod
+gst_cuda_cache_get_alloc_method (GstCudaCache * cache)
+{
+  GstCudaCacheAllocMethod method;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache),
+      GST_CUDA_CACHE_ALLOC_METHOD_MALLOC);
+
+  g_mutex_lock (&cache->lock);
+  method = cache->alloc_method;
+  g_mutex_unlock (&cache->lock);
+  return method;
+}
+
+/**
+ * gst_cuda_cache_set_memory_pool:
+ * @cache: a #GstCudaCache
+ * @pool: which CUDA memory pool stream-ordered blocks come from
+ * @handle: with %GST_CUDA_CACHE_MEMORY_POOL_HANDLE, the `CUmemoryPool`
+ *     (on GStreamer 1.26, `gst_cuda_memory_pool_get_handle ()` of a
+ *     #GstCudaMemoryPool); it must outlive every block of it. Otherwise 0
+ * @error: where to say why @pool was refused, or %NULL
+ *
+ * Chooses the pool of the stream-ordered blocks @cache makes from now on;
+ * a pool given by handle must be one of the device the blocks are made on.
+ * %GST_CUDA_CACHE_MEMORY_POOL_OWN (the default) is a pool per device that
+ * the cache makes and destroys, whose release threshold is the cache's
+ * limit. %GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT is the device's current
+ * pool: PyTorch's `cudaMallocAsync` backend and CuPy's `MemoryAsyncPool`
+ * allocate from it, so memory the pipeline frees serves the model and the
+ * reverse; the cache's limit and clearing then trim what the model left
+ * in it too.
+ *
+ * Returns: %TRUE if @pool is the cache's choice now
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_set_memory_pool (GstCudaCache * cache,
+    GstCudaCacheMemoryPool pool, guintptr handle, GError ** error)
+{
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (pool != GST_CUDA_CACHE_MEMORY_POOL_OWN &&
+      pool != GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT &&
+      pool != GST_CUDA_CACHE_MEMORY_POOL_HANDLE) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "%d is no GstCudaCacheMemoryPool", pool);
+    return FALSE;
+  }
+  if ((pool == GST_CUDA_CACHE_MEMORY_POOL_HANDLE) != (handle != 0)) {
+    g_set_error_literal (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        pool == GST_CUDA_CACHE_MEMORY_POOL_HANDLE ?
+        "a pool handle is needed with GST_CUDA_CACHE_MEMORY_POOL_HANDLE" :
+        "a pool handle is only taken with GST_CUDA_CACHE_MEMORY_POOL_HANDLE");
+    return FALSE;
+  }
+
+  g_mutex_lock (&cache->lock);
+  cache->memory_pool = pool;
+  cache->pool_handle = handle;
+  g_mutex_unlock (&cache->lock);
+  gst_cuda_cache_stream_ordered_set_pool (cache->so, pool, handle);
+  return TRUE;
+}
+
+/**
+ * gst_cuda_cache_get_memory_pool:
+ * @cache: a #GstCudaCache
+ * @handle: (out) (optional): the pool handle given, or 0
+ *
+ * Returns: the CUDA memory pool stream-ordered blocks come from
+ *
+ * Since: 0.1
+ */
+GstCudaCacheMemoryPool
+gst_cuda_cache_get_memory_pool (GstCudaCache * cache, guintptr * handle)
+{
+  GstCudaCacheMemoryPool pool;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache),
+      GST_CUDA_CACHE_MEMORY_POOL_OWN);
+
+  g_mutex_lock (&cache->lock);
+  pool = cache->memory_pool;
+  if (handle)
+    *handle = cache->pool_handle;
+  g_mutex_unlock (&cache->lock);
+  return pool;
+}
+
+GstCudaCacheStreamOrdered *
+gst_cuda_cache_get_stream_ordered (GstCudaCache * cache)
+{
+  return cache->so;
 }
 
 /**
@@ -1222,6 +1456,10 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
     gst_cuda_cache_reaper_add_free_time (cache->reaper, &free_time);
   stats->free_time = free_time.total;
   stats->free_time_max = free_time.max;
+  /* the pools are the device's, no thread's */
+  if (scope == GST_CUDA_CACHE_SCOPE_GLOBAL)
+    gst_cuda_cache_stream_ordered_get_usage (cache->so, &stats->pool_reserved,
+        &stats->pool_used);
 }
 
 /**
@@ -1234,7 +1472,8 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
  *     `peak-size`, `peak-used-bytes` (all #guint64), `used-blocks`,
  *     `idle-blocks` (#guint), `hits`, `misses`, `evictions`,
  *     `alloc-retries`, `alloc-failures`, `alloc-time`, `alloc-time-max`,
- *     `free-time`, `free-time-max` (#guint64, the times in nanoseconds)
+ *     `free-time`, `free-time-max` (#guint64, the times in nanoseconds),
+ *     `pool-reserved`, `pool-used` (#guint64)
  *
  * Since: 0.1
  */
@@ -1262,7 +1501,9 @@ gst_cuda_cache_stats_to_structure (const GstCudaCacheStats * stats,
       "alloc-time", G_TYPE_UINT64, stats->alloc_time,
       "alloc-time-max", G_TYPE_UINT64, stats->alloc_time_max,
       "free-time", G_TYPE_UINT64, stats->free_time,
-      "free-time-max", G_TYPE_UINT64, stats->free_time_max, NULL);
+      "free-time-max", G_TYPE_UINT64, stats->free_time_max,
+      "pool-reserved", G_TYPE_UINT64, stats->pool_reserved,
+      "pool-used", G_TYPE_UINT64, stats->pool_used, NULL);
 }
 
 /**
@@ -1303,6 +1544,13 @@ gst_cuda_cache_reset_peaks (GstCudaCache * cache, GstCudaCacheScope scope)
  * %GST_CUDA_CACHE_FLAG_ASYNC_FREE the frees happen on the reaper thread:
  * gst_cuda_cache_drain() waits for them.
  *
+ * Where the cache made stream-ordered blocks, clearing the whole cache also
+ * gives the device what their CUDA memory pools hold unused, as CuPy's
+ * `free_all_blocks ()` does: it waits for the frees (the reaper's, then
+ * the pools' streams) and trims every pool to nothing
+ * (`cuMemPoolTrimTo`), a model's memory freed into the device's current
+ * pool included.
+ *
  * Returns: the bytes dropped
  *
  * Since: 0.1
@@ -1339,6 +1587,16 @@ gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope)
   g_mutex_unlock (&cache->lock);
 
   gst_cuda_cache_free_memories (cache, to_free);
+
+  if (scope == GST_CUDA_CACHE_SCOPE_GLOBAL) {
+    guint64 reserved, used;
+
+    gst_cuda_cache_stream_ordered_get_usage (cache->so, &reserved, &used);
+    if (reserved > 0) {
+      gst_cuda_cache_drain (cache);
+      gst_cuda_cache_stream_ordered_release (cache->so, 0);
+    }
+  }
 
   return bytes;
 }

@@ -59,6 +59,51 @@ typedef enum
   GST_CUDA_CACHE_FLAG_ASYNC_FREE = (1 << 0),
 } GstCudaCacheFlags;
 
+/**
+ * GstCudaCacheAllocMethod:
+ * @GST_CUDA_CACHE_ALLOC_METHOD_MALLOC: device memory from the driver's
+ *     allocator (`cuMemAllocPitch`), freed with `cuMemFree`, which waits
+ *     for the whole device: the default
+ * @GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED: device memory from a CUDA
+ *     memory pool (`cuMemAllocFromPoolAsync`), freed with `cuMemFreeAsync`,
+ *     which waits for nothing: a miss takes memory the pool holds in a few
+ *     microseconds. Needs GStreamer 1.24 or later (memory that carries a
+ *     stream) and a device with memory pools
+ *
+ * How a #GstCudaCache makes the CUDA images and tensors of its pools
+ * (gst_cuda_cache_set_alloc_method()).
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_ALLOC_METHOD_MALLOC = 0,
+  GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED = 1,
+} GstCudaCacheAllocMethod;
+
+/**
+ * GstCudaCacheMemoryPool:
+ * @GST_CUDA_CACHE_MEMORY_POOL_OWN: a pool the cache makes on each device
+ *     it allocates on; it keeps at most the cache's limit of freed memory
+ *     (its release threshold)
+ * @GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT: the device's current pool
+ *     (`cuDeviceGetMemPool`), the one PyTorch's `cudaMallocAsync` backend
+ *     and CuPy's `MemoryAsyncPool` draw from: a pipeline and the model it
+ *     feeds share one pool
+ * @GST_CUDA_CACHE_MEMORY_POOL_HANDLE: a `CUmemoryPool` the application
+ *     gives (gst_cuda_cache_set_memory_pool())
+ *
+ * The CUDA memory pool stream-ordered blocks come from.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  GST_CUDA_CACHE_MEMORY_POOL_OWN = 0,
+  GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT = 1,
+  GST_CUDA_CACHE_MEMORY_POOL_HANDLE = 2,
+} GstCudaCacheMemoryPool;
+
 #include <gst/cudacache/cudacache-enumtypes.h>
 
 /**
@@ -87,6 +132,15 @@ typedef enum
  *     its own thread with %GST_CUDA_CACHE_FLAG_ASYNC_FREE; the whole
  *     cache's in either scope, as frees are no one thread's
  * @free_time_max: the longest of those frees, in nanoseconds
+ * @pool_reserved: bytes the CUDA memory pools of the cache's
+ *     stream-ordered blocks hold from the device (their
+ *     `CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT`, every user's: with
+ *     %GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT a model's too); 0 with
+ *     %GST_CUDA_CACHE_ALLOC_METHOD_MALLOC. Global scope only
+ * @pool_used: bytes of those pools allocated and not freed
+ *     (`CU_MEMPOOL_ATTR_USED_MEM_CURRENT`); the rest of @pool_reserved is
+ *     memory freed into them, which the next allocation of any of their
+ *     users takes without the driver
  *
  * A snapshot of a cache's figures, for one #GstCudaCacheScope.
  *
@@ -118,6 +172,8 @@ typedef struct
   guint64 alloc_time_max;
   guint64 free_time;
   guint64 free_time_max;
+  guint64 pool_reserved;
+  guint64 pool_used;
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
@@ -190,6 +246,21 @@ guint64 gst_cuda_cache_clear (GstCudaCache * cache, GstCudaCacheScope scope);
 
 GST_CUDA_CACHE_API
 void gst_cuda_cache_drain (GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_set_alloc_method (GstCudaCache * cache,
+    GstCudaCacheAllocMethod method, GError ** error);
+
+GST_CUDA_CACHE_API
+GstCudaCacheAllocMethod gst_cuda_cache_get_alloc_method (GstCudaCache * cache);
+
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_set_memory_pool (GstCudaCache * cache,
+    GstCudaCacheMemoryPool pool, guintptr handle, GError ** error);
+
+GST_CUDA_CACHE_API
+GstCudaCacheMemoryPool gst_cuda_cache_get_memory_pool (GstCudaCache * cache,
+    guintptr * handle);
 
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,

@@ -27,8 +27,10 @@
 #include "gstcudacachedevice.h"
 #include "gstcudacache-private.h"
 #include "gstcudacache-compat-private.h"
+#include "gstcudacachestreamordered-private.h"
 
 #include <gmodule.h>
+#include <string.h>
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -546,6 +548,8 @@ typedef struct
 {
   GstCudaContext *context;
   const GstVideoInfo *info;
+  /* the copied block's cache, where it is stream-ordered */
+  GstCudaCache *stream_ordered;
 } CopyShape;
 
 static GstMemory *
@@ -553,6 +557,11 @@ copy_alloc (gpointer user_data)
 {
   CopyShape *shape = user_data;
 
+  if (shape->stream_ordered)
+    return gst_cuda_cache_stream_ordered_alloc
+        (gst_cuda_cache_get_stream_ordered (shape->stream_ordered),
+        gst_cuda_cache_device_get_allocator (), shape->context, NULL,
+        shape->info);
   return gst_cuda_cache_compat_alloc (gst_cuda_cache_device_get_allocator (),
       shape->context, NULL, shape->info);
 }
@@ -613,6 +622,9 @@ cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
 
   shape.context = cmem->context;
   shape.info = &cmem->info;
+  /* a block of the same key: allocated the same way */
+  shape.stream_ordered = strstr (key, GST_CUDA_CACHE_KEY_STREAM_ORDERED) ?
+      cache : NULL;
   copy = gst_cuda_cache_acquire_in_group (cache, group, key, copy_alloc,
       &shape);
   /* a tensor's block is its bytes, not the pitched image behind them */

@@ -36,11 +36,16 @@
  * from those of another (the stream is part of their key) and a user only
  * ever gets blocks of its own stream, or of none.
  *
- * Of #GstCudaBufferPool's config fields, "cuda-alloc-method" MALLOC and
- * "cuda-stream-ordered-alloc" %FALSE are what the pool makes; a config
- * asking for MMAP memory, a stream-ordered allocation or an option other
- * than %GST_BUFFER_POOL_OPTION_VIDEO_META is refused, and left as the pool
- * would take it, for the caller to read back and set again.
+ * Its blocks are made as the cache's gst_cuda_cache_set_alloc_method()
+ * says, unless the config sets #GstCudaBufferPool's
+ * "cuda-stream-ordered-alloc" (GStreamer 1.26's
+ * `gst_buffer_pool_config_set_cuda_stream_ordered_alloc ()`): %FALSE gets
+ * `cuMemAllocPitch` blocks whatever the cache's method, as a consumer of
+ * legacy CUDA IPC needs, %TRUE stream-ordered ones. A config asking for
+ * MMAP memory ("cuda-alloc-method"), a stream-ordered allocation against
+ * GStreamer 1.22, or an option other than
+ * %GST_BUFFER_POOL_OPTION_VIDEO_META is refused, and left as the pool would
+ * take it, for the caller to read back and set again.
  *
  * Blocks of different #GstCudaContext never mix, even on one device: each
  * pool is a user of its context's group in the cache
@@ -61,6 +66,7 @@
 #include "gstcudacachedevice.h"
 #include "gstcudacache-private.h"
 #include "gstcudacache-compat-private.h"
+#include "gstcudacachestreamordered-private.h"
 
 #include <gst/cuda/gstcudamemory.h>
 
@@ -85,6 +91,7 @@ struct _GstCudaCachePoolPrivate
   gchar *key;
   /* 1.24+: the stream the config asked for, which every block keeps */
   GstCudaCacheStream *stream;
+  GstCudaCacheAllocMethod method;
 
   GstCudaCacheKnownLayouts known;
   /* start () calls in progress (gst_cuda_cache_pool_release ()) */
@@ -97,6 +104,9 @@ typedef struct
   GstCudaCacheLayout layout;
   GstVideoInfo alloc_info;
   GstCudaCacheStream *stream;
+  GstCudaCacheAllocMethod method;
+  /* transfer none: the cache the blocks come from */
+  GstCudaCache *cache;
 } GstCudaCachePoolSpec;
 
 #define gst_cuda_cache_pool_parent_class parent_class
@@ -153,10 +163,16 @@ static GstMemory *
 gst_cuda_cache_pool_alloc_spec (GstCudaCachePool * self,
     const GstCudaCachePoolSpec * spec)
 {
+  GstCudaContext *context = GST_CUDA_BUFFER_POOL (self)->context;
   GstMemory *mem;
 
-  mem = gst_cuda_cache_compat_alloc (self->priv->allocator,
-      GST_CUDA_BUFFER_POOL (self)->context, spec->stream, &spec->alloc_info);
+  if (spec->method == GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED)
+    mem = gst_cuda_cache_stream_ordered_alloc
+        (gst_cuda_cache_get_stream_ordered (spec->cache),
+        self->priv->allocator, context, spec->stream, &spec->alloc_info);
+  else
+    mem = gst_cuda_cache_compat_alloc (self->priv->allocator, context,
+        spec->stream, &spec->alloc_info);
   /* a tensor is one row: its size is the row, never the pitch past it */
   if (mem && spec->layout.kind == GST_CUDA_CACHE_KIND_TENSOR)
     gst_memory_resize (mem, 0, spec->layout.tensor.size);
@@ -266,22 +282,25 @@ gst_cuda_cache_pool_parse_caps (GstCudaCachePool * self, GstCaps * caps,
       gst_cuda_cache_pool_spec_bytes (spec));
 }
 
-/* The cache key of @spec's blocks: its layout, and the stream they keep
- * for life, if any. The stream's address is unique for as long as the key
- * is anywhere: each of its blocks holds the stream, and so does the pool
- * while its config names it; the cache drops the key with its last block. */
+/* The cache key of @spec's blocks: its layout, how they are allocated,
+ * and the stream they keep for life, if any. The stream's address is
+ * unique for as long as the key is anywhere: each of its blocks holds the
+ * stream, and so does the pool while its config names it; the cache drops
+ * the key with its last block. */
 static gchar *
 gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
 {
-  gchar *layout_key, *key;
+  GString *key = g_string_new (NULL);
+  gchar *layout_key;
 
   layout_key = gst_cuda_cache_layout_to_key (&spec->layout, "cuda");
-  if (!spec->stream)
-    return layout_key;
-
-  key = g_strdup_printf ("%s,stream=%p", layout_key, spec->stream);
+  g_string_append (key, layout_key);
   g_free (layout_key);
-  return key;
+  if (spec->method == GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED)
+    g_string_append (key, GST_CUDA_CACHE_KEY_STREAM_ORDERED);
+  if (spec->stream)
+    g_string_append_printf (key, ",stream=%p", spec->stream);
+  return g_string_free (key, FALSE);
 }
 
 /*
@@ -307,12 +326,13 @@ gst_cuda_cache_pool_key (const GstCudaCachePoolSpec * spec)
 #define ALLOC_METHOD_MALLOC 1
 
 /* GstCudaBufferPool's own config fields and options, read before anything
- * else: memory made as gst_cuda_allocator_alloc () makes it (1.24's
- * "cuda-alloc-method" unset, UNKNOWN or MALLOC), not stream-ordered
- * (1.26's "cuda-stream-ordered-alloc" unset or FALSE), and no option but
- * the video meta. A config asking otherwise is refused with why, and left
- * as this pool would take it: GstBufferPool keeps a refused config for its
- * caller to read back, check and set again. 1.24's "cuda-stream" is
+ * else: memory made by gst-cuda's allocator or a memory pool (1.24's
+ * "cuda-alloc-method" unset, UNKNOWN or MALLOC), stream-ordered only where
+ * this build makes it (1.26's "cuda-stream-ordered-alloc"; TRUE refused
+ * against 1.22), and no option but the video meta. A config asking
+ * otherwise is refused with why, and left as this pool would take it:
+ * GstBufferPool keeps a refused config for its caller to read back, check
+ * and set again. 1.24's "cuda-stream" is
  * gst_cuda_cache_compat_config_get_stream ()'s to read. */
 static gboolean
 gst_cuda_cache_pool_check_config (GstCudaCachePool * self,
@@ -337,11 +357,16 @@ gst_cuda_cache_pool_check_config (GstCudaCachePool * self,
   }
   if (gst_structure_get_boolean (config, "cuda-stream-ordered-alloc",
           &stream_ordered) && stream_ordered) {
-    GST_WARNING_OBJECT (self, "cuda-stream-ordered-alloc refused: the "
-        "cache's blocks are not stream-ordered allocations");
-    gst_structure_set (config, "cuda-stream-ordered-alloc", G_TYPE_BOOLEAN,
-        FALSE, NULL);
-    ok = FALSE;
+    GError *error = NULL;
+
+    if (!gst_cuda_cache_stream_ordered_supported (&error)) {
+      GST_WARNING_OBJECT (self, "cuda-stream-ordered-alloc refused: %s",
+          error->message);
+      g_clear_error (&error);
+      gst_structure_set (config, "cuda-stream-ordered-alloc", G_TYPE_BOOLEAN,
+          FALSE, NULL);
+      ok = FALSE;
+    }
   }
 
   options = g_ptr_array_new_with_free_func (g_free);
@@ -382,7 +407,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCudaCacheLayoutSignature sig;
   const GstCudaCacheKnownLayout *known;
   GstCudaCachePoolSpec spec;
-  gboolean new_cache, new_stream;
+  gboolean new_cache, new_stream, stream_ordered;
   gchar *key = NULL;
   GstCaps *caps;
   guint min_buffers, max_buffers;
@@ -404,9 +429,19 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   if (!gst_buffer_pool_config_get_cuda_cache (config, &cache))
     cache = gst_object_ref (priv->cache);
   new_cache = cache != priv->cache;
+  spec.cache = cache;
   spec.stream = gst_cuda_cache_compat_config_get_stream (config);
-  /* sizes learned are per key, and the key names the stream */
-  new_stream = spec.stream != priv->stream;
+  /* the config's method (a consumer of one kind of memory), else the
+   * cache's */
+  if (gst_structure_get_boolean (config, "cuda-stream-ordered-alloc",
+          &stream_ordered))
+    spec.method = stream_ordered ? GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED
+        : GST_CUDA_CACHE_ALLOC_METHOD_MALLOC;
+  else
+    spec.method = gst_cuda_cache_get_alloc_method (cache);
+  /* sizes learned are per key, and the key names the stream and the
+   * method */
+  new_stream = spec.stream != priv->stream || spec.method != priv->method;
 
   gst_cuda_cache_layout_get_signature (&spec.layout, &sig);
   known = new_cache || new_stream ? NULL :
@@ -459,6 +494,7 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
   gst_cuda_cache_compat_stream_clear (&priv->stream);
   priv->stream = spec.stream;
+  priv->method = spec.method;
   if (!known)
     gst_cuda_cache_known_layouts_add (&priv->known, &sig, key, size);
   priv->layout = spec.layout;
@@ -559,7 +595,9 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   GstMemory *mem;
   GstBuffer *buf;
 
-  GstCudaCachePoolSpec spec = { priv->layout, priv->alloc_info, priv->stream };
+  GstCudaCachePoolSpec spec = { priv->layout, priv->alloc_info, priv->stream,
+    priv->method, priv->cache
+  };
 
   mem = gst_cuda_cache_pool_acquire (self, priv->cache, priv->key, &spec);
   if (!mem)

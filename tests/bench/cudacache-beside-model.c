@@ -24,7 +24,18 @@
  *
  * Writes results.csv and report.md into --out, as the Python does.
  *
+ * With --alloc-methods (GStreamer 1.24+) it compares the cache's two
+ * allocation methods instead (docs/performance.md, "Stream-ordered
+ * blocks"): the caps-changing case with alloc-method=malloc and with
+ * alloc-method=stream-ordered, idle and busy, then the host time of a
+ * cache miss with each method, idle and busy (misses.csv): each of --misses
+ * misses of a shape is an acquisition after the block was cleared from the
+ * cache, timed by the cache's own alloc-time (the pool's allocation
+ * function, the driver's call and the wrapping); a stream-ordered miss then
+ * takes the memory the cleared block gave back to the pool.
+ *
  *   cudacache-beside-model --out DIR [--frames N] [--warmup N] [--busy-ms MS]
+ *       [--alloc-methods [--misses N]]
  *
  * Exits 77 where there is no CUDA device. */
 
@@ -840,16 +851,118 @@ append_ms (GString * s, gdouble v)
     g_string_append_printf (s, "%.3f", v);
 }
 
+typedef struct
+{
+  const gchar *name;
+  const gchar *description;
+  Make make;
+  gboolean own_context;
+} Scenario;
+
+/* The shapes of the misses timed: an NV12 1080p decode, a 640x640 float32
+ * tensor, an RGBA 1080p image and a 24.9 MB one (the issue's sizes) */
+static const struct
+{
+  const gchar *name;
+  const gchar *caps;
+} miss_shapes[] = {
+  {"NV12 1920x1080", "video/x-raw(memory:CUDAMemory),format=NV12,"
+        "width=1920,height=1080"},
+  {"float32 3x640x640", "other/tensors(memory:CUDAMemory),format=static,"
+        "num_tensors=1,types=float32,layout=NCHW,dimensions=640:640:3:1"},
+  {"RGBA 1920x1080", "video/x-raw(memory:CUDAMemory),format=RGBA,"
+        "width=1920,height=1080"},
+  {"RGBA 3840x1620", "video/x-raw(memory:CUDAMemory),format=RGBA,"
+        "width=3840,height=1620"},
+};
+
+/* The host time of @n misses of each shape made by a cache of @method, in
+ * microseconds, one row of misses.csv each; the first miss of a shape
+ * (the pool's first block of it) is its own column */
+static gboolean
+time_misses (GstCudaContext * context, GstCudaCacheAllocMethod method,
+    const gchar * state, gint n, GString * csv, GString * report)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 36,
+      GST_CUDA_CACHE_FLAG_ASYNC_FREE);
+  const gchar *method_name = method == GST_CUDA_CACHE_ALLOC_METHOD_MALLOC ?
+      "malloc" : "stream-ordered";
+  gdouble *us = g_new (gdouble, n);
+  GError *error = NULL;
+  gboolean ok = TRUE;
+  guint s;
+
+  gst_cuda_cache_set_limit (cache, 4ULL << 30);
+  if (!gst_cuda_cache_set_alloc_method (cache, method, &error)) {
+    g_printerr ("cudacache-beside-model: %s: %s\n", method_name,
+        error->message);
+    g_clear_error (&error);
+    ok = FALSE;
+  }
+  for (s = 0; ok && s < G_N_ELEMENTS (miss_shapes); s++) {
+    GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+    GstCaps *caps = gst_caps_from_string (miss_shapes[s].caps);
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    GstCudaCacheStats before, after;
+    gdouble cold;
+    Summary sum;
+    gint i;
+
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+    gst_buffer_pool_config_set_params (config, caps, 0, 1, 0);
+    gst_buffer_pool_config_set_cuda_cache (config, cache);
+    gst_caps_unref (caps);
+    /* the first block: configuring learns the size from it */
+    ok = gst_buffer_pool_set_config (pool, config);
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+    cold = (after.alloc_time - before.alloc_time) / 1e3;
+    for (i = 0; ok && i < n; i++) {
+      GstBuffer *buf = NULL;
+
+      /* the block out of the cache (a stream-ordered one into its pool) */
+      gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+      gst_cuda_cache_drain (cache);
+      gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+      ok = gst_buffer_pool_set_active (pool, TRUE) &&
+          gst_buffer_pool_acquire_buffer (pool, &buf, NULL) == GST_FLOW_OK;
+      gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+      if (buf)
+        gst_buffer_unref (buf);
+      ok = gst_buffer_pool_set_active (pool, FALSE) && ok &&
+          after.misses == before.misses + 1;
+      us[i] = (after.alloc_time - before.alloc_time) / 1e3;
+    }
+    gst_object_unref (pool);
+    if (!ok) {
+      g_printerr ("cudacache-beside-model: %s misses of %s failed\n",
+          method_name, miss_shapes[s].name);
+      break;
+    }
+    sum = summarize (us, n);
+    g_string_append_printf (csv, "%s,%s,%s,%d,", method_name, state,
+        miss_shapes[s].name, n);
+    append_float (csv, sum.median, "");
+    g_string_append_c (csv, ',');
+    append_float (csv, sum.p99, "");
+    g_string_append_c (csv, ',');
+    append_float (csv, sum.max, "");
+    g_string_append_c (csv, ',');
+    append_float (csv, cold, "");
+    g_string_append (csv, "\r\n");
+    g_string_append_printf (report, "| %s | %s | %s | %.1f | %.1f | %.1f | "
+        "%.1f |\n", miss_shapes[s].name, method_name, state, sum.median,
+        sum.p99, sum.max, cold);
+  }
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  gst_object_unref (cache);
+  g_free (us);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
-  static const struct
-  {
-    const gchar *name;
-    const gchar *description;
-    Make make;
-    gboolean own_context;
-  } scenarios[] = {
+  static const Scenario beside_model[] = {
     {"steady, default context", CONVERT (""), MAKE_STEADY, FALSE},
     {"steady, a context of its own", CONVERT (""), MAKE_STEADY, TRUE},
     {"caps change every frame, default context, default method",
@@ -863,6 +976,16 @@ main (int argc, char **argv)
     {"stock cudaupload alone, caps change every frame", STOCK, MAKE_CHURN,
         FALSE},
   };
+  static const Scenario alloc_methods[] = {
+    {"caps change every frame, alloc-method=malloc",
+        CONVERT ("alloc-method=malloc"), MAKE_CHURN, FALSE},
+    {"caps change every frame, alloc-method=stream-ordered",
+        CONVERT ("alloc-method=stream-ordered"), MAKE_CHURN, FALSE},
+  };
+  const Scenario *scenarios = beside_model;
+  guint n_scenarios = G_N_ELEMENTS (beside_model);
+  gboolean methods = FALSE;
+  gint n_misses = 100;
   static const gchar *elements[] = {
     "appsrc", "appsink", "cudaupload", "cudacacheconvert", "cudacachebatch",
   };
@@ -878,6 +1001,12 @@ main (int argc, char **argv)
         "Request-responses before them, not measured (default: 12)", "N"},
     {"busy-ms", 0, 0, G_OPTION_ARG_DOUBLE, &busy_ms,
         "Length of the busy stream's kernels in ms (default: 10)", "MS"},
+    {"alloc-methods", 0, 0, G_OPTION_ARG_NONE, &methods,
+          "Compare the cache's allocation methods instead (GStreamer 1.24+)",
+        NULL},
+    {"misses", 0, 0, G_OPTION_ARG_INT, &n_misses,
+        "With --alloc-methods, misses timed a shape, method and state "
+          "(default: 100)", "N"},
     {NULL}
   };
   GOptionContext *ctx;
@@ -885,7 +1014,7 @@ main (int argc, char **argv)
   GstCudaContext *primary = NULL, *own = NULL;
   Frames frames = { {NULL}, };
   Busy *busy = NULL;
-  Summary sums[G_N_ELEMENTS (scenarios)][2][2]; /* state, frame/element */
+  Summary sums[G_N_ELEMENTS (beside_model)][2][2];      /* state, frame/element */
   gdouble *frame_ms = NULL, *element_ms = NULL;
   gchar device_name[256] = "";
   GString *csv = NULL, *report = NULL;
@@ -906,10 +1035,14 @@ main (int argc, char **argv)
     g_printerr ("cudacache-beside-model: --out DIR is required\n");
     return 2;
   }
-  if (n_frames < 1 || warmup < 0 || !(busy_ms > 0)) {
-    g_printerr ("cudacache-beside-model: --frames takes 1 or more, "
-        "--warmup 0 or more, --busy-ms a positive length\n");
+  if (n_frames < 1 || warmup < 0 || !(busy_ms > 0) || n_misses < 1) {
+    g_printerr ("cudacache-beside-model: --frames and --misses take 1 or "
+        "more, --warmup 0 or more, --busy-ms a positive length\n");
     return 2;
+  }
+  if (methods) {
+    scenarios = alloc_methods;
+    n_scenarios = G_N_ELEMENTS (alloc_methods);
   }
 
   if (gst_cuda_cache_device_get_count () == 0) {
@@ -958,7 +1091,7 @@ main (int argc, char **argv)
 
   frame_ms = g_new (gdouble, n_frames);
   element_ms = g_new (gdouble, n_frames);
-  for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
+  for (i = 0; i < n_scenarios; i++) {
     GString *line = g_string_new (NULL);
 
     for (j = 0; j < 2; j++) {
@@ -982,6 +1115,15 @@ main (int argc, char **argv)
       if (j == 1)
         busy_stop (busy);
       timed_free (timed);
+      /* the device's cache is shared: an alloc-method written goes */
+      if (methods) {
+        GstCudaCache *cache = gst_cuda_cache_device_get_cache (primary);
+
+        gst_cuda_cache_set_alloc_method (cache,
+            GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, NULL);
+        gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+        gst_object_unref (cache);
+      }
       if (!ok) {
         g_printerr ("cudacache-beside-model: %s, %s: %s\n", scenarios[i].name,
             j ? "busy" : "idle", why);
@@ -1005,7 +1147,7 @@ main (int argc, char **argv)
   g_mkdir_with_parents (out, 0755);
   csv = g_string_new ("scenario,state,frame_median_ms,frame_p99_ms,"
       "frame_max_ms,element_median_ms,element_p99_ms,element_max_ms\r\n");
-  for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
+  for (i = 0; i < n_scenarios; i++) {
     for (j = 0; j < 2; j++) {
       const Summary *f = &sums[i][j][0], *e = &sums[i][j][1];
 
@@ -1036,7 +1178,7 @@ main (int argc, char **argv)
   g_string_append (report, "| scenario | element idle | element busy | "
       "element busy - idle | frame idle | frame busy | frame busy - idle | "
       "frame p99 busy |\n|---|---|---|---|---|---|---|---|\n");
-  for (i = 0; i < G_N_ELEMENTS (scenarios); i++) {
+  for (i = 0; i < n_scenarios; i++) {
     const Summary *fi = &sums[i][0][0], *ei = &sums[i][0][1];
     const Summary *fb = &sums[i][1][0], *eb = &sums[i][1][1];
     const gdouble cells[] = { ei->median, eb->median,
@@ -1052,6 +1194,32 @@ main (int argc, char **argv)
       g_string_append (report, " |");
     }
     g_string_append_c (report, '\n');
+  }
+  if (methods) {
+    GString *misses = g_string_new ("method,state,shape,misses,median_us,"
+        "p99_us,max_us,first_us\r\n");
+    gboolean ok;
+
+    g_string_append (report, "\nHost time of a cache miss, us (alloc-time "
+        "per miss; first: the shape's first block):\n\n| shape | method | "
+        "state | median | p99 | max | first |\n|---|---|---|---|---|---|---|"
+        "\n");
+    ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, "idle",
+        n_misses, misses, report) &&
+        time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED,
+        "idle", n_misses, misses, report);
+    if (ok) {
+      busy_start (busy);
+      ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, "busy",
+          n_misses, misses, report) &&
+          time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED,
+          "busy", n_misses, misses, report);
+      busy_stop (busy);
+    }
+    ok = ok && write_out (out, "misses.csv", misses);
+    g_string_free (misses, TRUE);
+    if (!ok)
+      goto done;
   }
   if (!write_out (out, "report.md", report))
     goto done;

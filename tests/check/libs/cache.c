@@ -11,6 +11,9 @@
 #include <gst/cudacache/cudacache.h>
 #include <gst/cudacache/gstcudacache-private.h>
 #include <gst/cudacache/gstcudacachethreadcounters-private.h>
+#include <string.h>
+#include <gst/cudacache/gstcudacachestreamordered-private.h>
+#include <gst/cudacache/gstcudacachepool.h>
 
 /* A fake device: counts allocations and frees, and refuses allocations
  * beyond its capacity, as a device out of memory would; each allocation
@@ -763,6 +766,130 @@ GST_END_TEST;
  * of what the cache drops counted, inline or on its own thread; the
  * longest of each beside the sum, in the stats, their structure and the
  * properties */
+/* Stream-ordered blocks are refused, with why, where they cannot be made:
+ * against GStreamer 1.22 (memory carries no stream), or without a CUDA
+ * driver; nothing changes then, and the pools' figures stay 0 */
+GST_START_TEST (test_stream_ordered_refused_with_why)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 20, 0);
+  GstCudaCacheAllocMethod method;
+  GstCudaCacheStats stats;
+  GError *error = NULL;
+  GstStructure *s;
+  guint64 reserved = 1;
+  gboolean ok;
+
+  ok = gst_cuda_cache_set_alloc_method (cache,
+      GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED, &error);
+  if (!GST_CUDA_CACHE_HAVE_STREAM) {
+    fail_if (ok);
+    fail_unless (strstr (error->message, "1.24") != NULL, "%s", error->message);
+  } else if (gst_cuda_cache_device_get_count () == 0) {
+    fail_if (ok);
+    fail_unless (strstr (error->message, "driver") != NULL, "%s",
+        error->message);
+  } else {
+    fail_unless (ok, "%s", error ? error->message : "");
+  }
+  g_clear_error (&error);
+  method = ok ? GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED :
+      GST_CUDA_CACHE_ALLOC_METHOD_MALLOC;
+  fail_unless_equals_int (gst_cuda_cache_get_alloc_method (cache), method);
+
+  /* the property says the same: a refused value is logged, not taken */
+  g_object_set (cache, "alloc-method", GST_CUDA_CACHE_ALLOC_METHOD_MALLOC,
+      NULL);
+  g_object_set (cache, "alloc-method",
+      GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED, NULL);
+  fail_unless_equals_int (gst_cuda_cache_get_alloc_method (cache), method);
+  fail_if (gst_cuda_cache_set_alloc_method (cache, 5, &error));
+  g_clear_error (&error);
+
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.pool_reserved, 0);
+  fail_unless_equals_uint64 (stats.pool_used, 0);
+  s = gst_cuda_cache_stats_to_structure (&stats, "stats");
+  fail_unless (gst_structure_get_uint64 (s, "pool-reserved", &reserved));
+  fail_unless_equals_uint64 (reserved, 0);
+  fail_unless (gst_structure_has_field (s, "pool-used"));
+  gst_structure_free (s);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* The rows of @plane of @info at @height */
+static guint
+plane_rows (const GstVideoInfo * info, guint plane, guint height)
+{
+  guint comp;
+
+  for (comp = 0; GST_VIDEO_FORMAT_INFO_PLANE (info->finfo, comp) != plane;
+      comp++);
+  return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (info->finfo, comp, height);
+}
+
+/* gst-cuda's stream-ordered layout, every pool format and odd sizes: every
+ * plane at the pitch, one after the other, in a block of whole rows; 4:2:0
+ * allocated for the even height (libs/streamordered compares with gst-cuda
+ * itself on a device) */
+GST_START_TEST (test_stream_ordered_layout)
+{
+  static const gint widths[] = { 1, 3, 638, 1920 };
+  gchar **formats = g_strsplit_set (GST_CUDA_CACHE_POOL_FORMATS, "{ ,}", -1);
+  GstVideoInfo info, layout;
+  guint f, w, h, p;
+
+  for (f = 0; formats[f]; f++) {
+    GstVideoFormat format = gst_video_format_from_string (formats[f]);
+
+    if (!*formats[f])
+      continue;
+    fail_if (format == GST_VIDEO_FORMAT_UNKNOWN, "%s", formats[f]);
+    for (w = 0; w < G_N_ELEMENTS (widths); w++) {
+      for (h = 1; h <= 7; h++) {
+        gsize pitch, rows = 0, alloc_rows = 0;
+        gboolean even = FALSE;
+        guint c;
+
+        fail_unless (gst_video_info_set_format (&info, format, widths[w], h));
+        pitch = GST_ROUND_UP_N ((gsize) info.stride[0], 512);
+        fail_unless (gst_cuda_cache_stream_ordered_layout (&info, pitch,
+                &layout));
+        for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+          even |= GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c) == 1;
+        for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+          fail_unless_equals_int (layout.stride[p], pitch);
+          fail_unless_equals_uint64 (layout.offset[p], rows * pitch);
+          /* a row holds the plane's bytes */
+          fail_unless (GST_VIDEO_INFO_PLANE_STRIDE (&info, p) <= (gint) pitch);
+          rows += plane_rows (&info, p, h);
+          alloc_rows += plane_rows (&info, p, even ? GST_ROUND_UP_2 (h) : h);
+        }
+        fail_unless_equals_uint64 (layout.size, alloc_rows * pitch);
+        fail_unless (layout.size >= rows * pitch);
+      }
+    }
+  }
+  g_strfreev (formats);
+
+  /* as gst-cuda has it: I420 and NV12 five rows high */
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 5));
+  fail_unless (gst_cuda_cache_stream_ordered_layout (&info, 512, &layout));
+  fail_unless_equals_uint64 (layout.offset[1], 5 * 512);
+  fail_unless_equals_uint64 (layout.offset[2], 8 * 512);
+  fail_unless_equals_uint64 (layout.size, 12 * 512);
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 5));
+  fail_unless (gst_cuda_cache_stream_ordered_layout (&info, 512, &layout));
+  fail_unless_equals_uint64 (layout.offset[1], 5 * 512);
+  fail_unless_equals_uint64 (layout.size, 9 * 512);
+  /* a format gst-cuda does not lay out */
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_AYUV, 64, 5));
+  fail_if (gst_cuda_cache_stream_ordered_layout (&info, 512, &layout));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_driver_time_in_stats)
 {
   const GstCudaCacheFlags flags[] = { 0, GST_CUDA_CACHE_FLAG_ASYNC_FREE };
@@ -1587,6 +1714,8 @@ cache_suite (void)
   tcase_add_test (tc, test_foreign_memory_not_counted);
   tcase_add_test (tc, test_stats_structure);
   tcase_add_test (tc, test_driver_time_in_stats);
+  tcase_add_test (tc, test_stream_ordered_refused_with_why);
+  tcase_add_test (tc, test_stream_ordered_layout);
   tcase_add_test (tc, test_stats_peaks_retries_failures);
   tcase_add_test (tc, test_group_freed_with_last_user);
   tcase_add_test (tc, test_entries_go_with_their_last_block);
