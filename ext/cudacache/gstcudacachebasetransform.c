@@ -45,7 +45,11 @@ enum
 {
   PROP_0,
   PROP_FIRST_STATE,
+  PROP_WARM_CAPS = PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS,
+  PROP_WARM_BUFFERS,
 };
+
+#define DEFAULT_WARM_BUFFERS 4
 
 struct _GstCudaCacheBaseTransformPrivate
 {
@@ -67,6 +71,11 @@ struct _GstCudaCacheBaseTransformPrivate
    * pool for them, or downstream's tensor caps the element cannot make),
    * one error for them rather than one per negotiation attempt */
   GstCaps *refused_caps;
+  /* under the object lock: warm-caps, warm-buffers, and whether this start
+   * warmed the cache already */
+  GstCaps *warm_caps;
+  guint warm_buffers;
+  gboolean warmed;
 };
 
 #define gst_cuda_cache_base_transform_parent_class parent_class
@@ -116,6 +125,23 @@ gst_cuda_cache_base_transform_class_init (GstCudaCacheBaseTransformClass *
 
   gst_cuda_cache_element_state_install (gobject_class, PROP_FIRST_STATE,
       GST_CUDA_CACHE_ELEMENT_N_PROPS);
+  g_object_class_install_property (gobject_class, PROP_WARM_CAPS,
+      g_param_spec_boxed ("warm-caps", "Warm caps",
+          "Layouts of CUDA memory to make warm-buffers blocks of in the "
+          "device's cache at the first negotiation, one per structure (an "
+          "adaptive stream's ladder, say "
+          "\"video/x-raw,format=NV12,width=1920,height=1080; "
+          "video/x-raw,format=NV12,width=1280,height=720\"; the "
+          "memory:CUDAMemory feature is implied): the first switch to "
+          "each is a hit of the pools proposed upstream. They are idle "
+          "blocks of the cache: its limit and statistics count them",
+          GST_TYPE_CAPS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_WARM_BUFFERS,
+      g_param_spec_uint ("warm-buffers", "Warm buffers",
+          "Blocks made of each layout of warm-caps", 1, 64,
+          DEFAULT_WARM_BUFFERS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_cache_base_transform_set_context);
@@ -148,6 +174,7 @@ gst_cuda_cache_base_transform_init (GstCudaCacheBaseTransform * self)
   self->priv = gst_cuda_cache_base_transform_get_instance_private (self);
   gst_cuda_cache_element_state_init (&self->state, GST_ELEMENT (self));
   self->priv->kept = gst_cuda_cache_kept_pools_new (GST_OBJECT (self));
+  self->priv->warm_buffers = DEFAULT_WARM_BUFFERS;
 }
 
 static void
@@ -157,11 +184,21 @@ gst_cuda_cache_base_transform_set_property (GObject * object, guint prop_id,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   if (prop_id >= PROP_FIRST_STATE &&
-      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS)
+      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS) {
     gst_cuda_cache_element_state_set_property (&self->state,
         prop_id - PROP_FIRST_STATE, value);
-  else
+  } else if (prop_id == PROP_WARM_CAPS) {
+    GST_OBJECT_LOCK (self);
+    gst_caps_replace (&self->priv->warm_caps,
+        (GstCaps *) gst_value_get_caps (value));
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_WARM_BUFFERS) {
+    GST_OBJECT_LOCK (self);
+    self->priv->warm_buffers = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
+  } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
 }
 
 static void
@@ -171,11 +208,20 @@ gst_cuda_cache_base_transform_get_property (GObject * object, guint prop_id,
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   if (prop_id >= PROP_FIRST_STATE &&
-      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS)
+      prop_id < PROP_FIRST_STATE + GST_CUDA_CACHE_ELEMENT_N_PROPS) {
     gst_cuda_cache_element_state_get_property (&self->state,
         prop_id - PROP_FIRST_STATE, value);
-  else
+  } else if (prop_id == PROP_WARM_CAPS) {
+    GST_OBJECT_LOCK (self);
+    gst_value_set_caps (value, self->priv->warm_caps);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_WARM_BUFFERS) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint (value, self->priv->warm_buffers);
+    GST_OBJECT_UNLOCK (self);
+  } else {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  }
 }
 
 static void
@@ -251,6 +297,7 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 
   GST_OBJECT_LOCK (self);
   gst_clear_caps (&priv->refused_caps);
+  priv->warmed = FALSE;
   stream = priv->stream;
   priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
@@ -296,6 +343,48 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
       query);
 }
 
+/* Once a start, at the first negotiation of CUDA memory: warm-buffers
+ * blocks of each layout of warm-caps in @cache, in @context. A layout
+ * refused is a warning that names it; the stream goes on. */
+static void
+gst_cuda_cache_base_transform_warm (GstCudaCacheBaseTransform * self,
+    GstCudaCache * cache, GstCudaContext * context)
+{
+  GstCaps *warm = NULL;
+  guint n_buffers, i;
+
+  GST_OBJECT_LOCK (self);
+  if (!self->priv->warmed && self->priv->warm_caps)
+    warm = gst_caps_ref (self->priv->warm_caps);
+  self->priv->warmed = TRUE;
+  n_buffers = self->priv->warm_buffers;
+  GST_OBJECT_UNLOCK (self);
+  if (!warm)
+    return;
+
+  for (i = 0; i < gst_caps_get_size (warm); i++) {
+    GstCaps *layout = gst_caps_copy_nth (warm, i);
+    GError *error = NULL;
+
+    gst_caps_set_features (layout, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+    if (!gst_caps_is_fixed (layout)) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("warm-caps: layout %u is not fixed", i), ("%" GST_PTR_FORMAT,
+              layout));
+    } else if (!gst_cuda_cache_warm (cache, context, layout, n_buffers, &error)) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("warm-caps: layout %u was not made", i), ("%s", error->message));
+      g_clear_error (&error);
+    } else {
+      GST_DEBUG_OBJECT (self, "warmed %u blocks of %" GST_PTR_FORMAT,
+          n_buffers, layout);
+    }
+    gst_caps_unref (layout);
+  }
+  gst_caps_unref (warm);
+}
+
 /* The cache of @context's device, or the system cache where NULL */
 static GstCudaCache *
 gst_cuda_cache_base_transform_select_cache (GstCudaContext * context)
@@ -333,6 +422,8 @@ gst_cuda_cache_base_transform_set_caps (GstBaseTransform * trans,
 
   cache = gst_cuda_cache_base_transform_select_cache (context);
   gst_cuda_cache_element_state_set_cache (&self->state, cache, cuda_memory);
+  if (cuda_memory)
+    gst_cuda_cache_base_transform_warm (self, cache, context);
   GST_DEBUG_OBJECT (self, "output in %s memory, cache %" GST_PTR_FORMAT,
       cuda_memory ? "CUDA" : "system", cache);
   gst_object_unref (cache);
@@ -462,6 +553,7 @@ gst_cuda_cache_base_transform_finalize (GObject * object)
   GstCudaCacheBaseTransform *self = GST_CUDA_CACHE_BASE_TRANSFORM (object);
 
   gst_cuda_cache_kept_pools_free (self->priv->kept);
+  gst_clear_caps (&self->priv->warm_caps);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -72,7 +72,8 @@ gst_cuda_cache_param_spec_memory_pool (void)
       "PyTorch's cudaMallocAsync backend and CuPy's MemoryAsyncPool use: "
       "the pipeline and the model share its memory and the cache's "
       "limit). Cache-wide, applied as alloc-method is; a pool handle is "
-      "given through the library (gst_cuda_cache_set_memory_pool ())",
+      "given through the library (gst_cuda_cache_set_memory_pool ()): "
+      "handle set here fails the element's start",
       GST_TYPE_CUDA_CACHE_MEMORY_POOL, GST_CUDA_CACHE_MEMORY_POOL_OWN,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 }

@@ -269,12 +269,14 @@ gst_cuda_cache_element_state_set_cache (GstCudaCacheElementState * state,
     gst_cuda_cache_element_state_apply_alloc (state, cache);
 }
 
-/* Start: an alloc-method written that this build or driver cannot make
- * fails the element, with why, instead of running on malloc blocks */
+/* Start: an alloc-method written that this build or driver cannot make,
+ * or memory-pool=handle (no handle comes with it), fails the element, with
+ * why, instead of running on other blocks than those asked for */
 gboolean
 gst_cuda_cache_element_state_check_alloc (GstCudaCacheElementState * state)
 {
   GstCudaCacheAllocMethod method;
+  GstCudaCacheMemoryPool pool;
   GError *error = NULL;
   GstCudaCache *probe;
   gboolean ok;
@@ -282,7 +284,17 @@ gst_cuda_cache_element_state_check_alloc (GstCudaCacheElementState * state)
   STATE_LOCK (state);
   method = state->alloc_method_set ? state->alloc_method :
       GST_CUDA_CACHE_ALLOC_METHOD_MALLOC;
+  pool = state->memory_pool_set ? state->memory_pool :
+      GST_CUDA_CACHE_MEMORY_POOL_OWN;
   STATE_UNLOCK (state);
+
+  if (pool == GST_CUDA_CACHE_MEMORY_POOL_HANDLE) {
+    GST_ELEMENT_ERROR (state->element, RESOURCE, SETTINGS,
+        ("memory-pool=handle cannot be set on an element"),
+        ("a pool handle is given to the cache itself, with "
+            "gst_cuda_cache_set_memory_pool ()"));
+    return FALSE;
+  }
 
   if (method == GST_CUDA_CACHE_ALLOC_METHOD_MALLOC ||
       gst_cuda_cache_device_get_count () == 0)

@@ -76,6 +76,7 @@ enum
   PROP_MEMORY_POOL,
   PROP_POOL_RESERVED,
   PROP_POOL_USED,
+  PROP_RESERVE,
 };
 
 #define DEFAULT_DEVICE_MEMORY 0
@@ -145,6 +146,7 @@ struct _GstCudaCache
   GstCudaCacheAllocMethod alloc_method;
   GstCudaCacheMemoryPool memory_pool;
   guintptr pool_handle;
+  guint64 reserve;
 
   /* construct-only, thread-safe: the pools of stream-ordered blocks */
   GstCudaCacheStreamOrdered *so;
@@ -279,6 +281,12 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "handle is given with gst_cuda_cache_set_memory_pool ()",
           GST_TYPE_CUDA_CACHE_MEMORY_POOL, GST_CUDA_CACHE_MEMORY_POOL_OWN,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RESERVE,
+      g_param_spec_uint64 ("reserve", "Reserve",
+          "Bytes the cache's own CUDA memory pool on each device holds from "
+          "its start, for stream-ordered blocks (at most the limit; "
+          "gst_cuda_cache_set_reserve ())", 0, G_MAXUINT64, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_POOL_RESERVED,
       g_param_spec_uint64 ("pool-reserved", "Pool reserved",
           "Bytes the CUDA memory pools of the cache's stream-ordered blocks "
@@ -357,6 +365,9 @@ gst_cuda_cache_set_property (GObject * object, guint prop_id,
       }
       break;
     }
+    case PROP_RESERVE:
+      gst_cuda_cache_set_reserve (self, g_value_get_uint64 (value));
+      break;
     case PROP_MEMORY_POOL:{
       GError *error = NULL;
 
@@ -445,6 +456,11 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
       break;
     case PROP_POOL_RESERVED:
       g_value_set_uint64 (value, stats.pool_reserved);
+      break;
+    case PROP_RESERVE:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->reserve);
+      g_mutex_unlock (&self->lock);
       break;
     case PROP_POOL_USED:
       g_value_set_uint64 (value, stats.pool_used);
@@ -1348,6 +1364,34 @@ gst_cuda_cache_get_memory_pool (GstCudaCache * cache, guintptr * handle)
   return pool;
 }
 
+/**
+ * gst_cuda_cache_set_reserve:
+ * @cache: a #GstCudaCache
+ * @reserve_bytes: bytes to hold before they are needed
+ *
+ * Has the cache's own CUDA memory pool on each device
+ * (%GST_CUDA_CACHE_MEMORY_POOL_OWN) hold @reserve_bytes from its start, as
+ * OpenCV's `cuda::BufferPool` allocates its stack once: the pool is filled
+ * once (now for the pools the cache has, at their making for the others)
+ * and keeps the memory, so that stream-ordered misses after the start take
+ * memory the process already holds. The reserve counts in the limit (a
+ * reserve above it holds the limit) and in the statistics
+ * (`pool-reserved`); a clear leaves it in the pool. Pools that are not the
+ * cache's own are the application's to fill.
+ *
+ * Since: 0.1
+ */
+void
+gst_cuda_cache_set_reserve (GstCudaCache * cache, guint64 reserve_bytes)
+{
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+
+  g_mutex_lock (&cache->lock);
+  cache->reserve = reserve_bytes;
+  g_mutex_unlock (&cache->lock);
+  gst_cuda_cache_stream_ordered_set_reserve (cache->so, reserve_bytes);
+}
+
 GstCudaCacheStreamOrdered *
 gst_cuda_cache_get_stream_ordered (GstCudaCache * cache)
 {
@@ -1549,7 +1593,8 @@ gst_cuda_cache_reset_peaks (GstCudaCache * cache, GstCudaCacheScope scope)
  * `free_all_blocks ()` does: it waits for the frees (the reaper's, then
  * the pools' streams) and trims every pool to nothing
  * (`cuMemPoolTrimTo`), a model's memory freed into the device's current
- * pool included.
+ * pool included; the cache's own pools keep their reserve
+ * (gst_cuda_cache_set_reserve()).
  *
  * Returns: the bytes dropped
  *

@@ -263,6 +263,9 @@ GstCudaCacheMemoryPool gst_cuda_cache_get_memory_pool (GstCudaCache * cache,
     guintptr * handle);
 
 GST_CUDA_CACHE_API
+void gst_cuda_cache_set_reserve (GstCudaCache * cache, guint64 reserve_bytes);
+
+GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
     guint64 * limit_bytes);
 

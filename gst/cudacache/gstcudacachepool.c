@@ -67,6 +67,7 @@
 #include "gstcudacache-private.h"
 #include "gstcudacache-compat-private.h"
 #include "gstcudacachestreamordered-private.h"
+#include "gstcudacachesystempool.h"
 
 #include <gst/cuda/gstcudamemory.h>
 
@@ -686,6 +687,86 @@ gst_cuda_cache_pool_new (GstCudaContext * context)
   gst_cuda_cache_group_add_user (self->priv->cache, self->priv->group);
 
   return GST_BUFFER_POOL (self);
+}
+
+/**
+ * gst_cuda_cache_warm:
+ * @cache: a #GstCudaCache
+ * @context: (nullable): the #GstCudaContext of CUDA caps, %NULL for caps
+ *     of system memory
+ * @caps: caps a pool will be configured for: CUDA images or tensors
+ *     (`memory:CUDAMemory`) with @context, system memory without
+ * @n_buffers: blocks to make
+ * @error: where to say why @caps were refused, or %NULL
+ *
+ * Makes @n_buffers blocks of @caps in @cache before they are needed, as an
+ * adaptive-streaming ladder's layouts are known before the first switch:
+ * the first pool configured for @caps (without a stream of its own, as
+ * pools proposed to decoders are) then takes them as hits. They are idle
+ * blocks like any other: they count in the limit and in the statistics,
+ * and go the way idle blocks go (the limit, a clear, and for CUDA blocks
+ * their context's last user in @cache: they stay while a pool of @context
+ * configured from @cache lives, or, in a device's cache, a user added with
+ * gst_cuda_cache_device_add_context_user(); warming a cache where the
+ * context has no user makes blocks that go at once).
+ *
+ * Returns: %TRUE if @n_buffers blocks were made or found
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_cuda_cache_warm (GstCudaCache * cache, GstCudaContext * context,
+    GstCaps * caps, guint n_buffers, GError ** error)
+{
+  GstCudaCacheTensorInfo tensor;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  gsize size = 0;
+  gchar *caps_str;
+  gboolean ok;
+
+  g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
+  g_return_val_if_fail (context == NULL || GST_IS_CUDA_CONTEXT (context),
+      FALSE);
+  g_return_val_if_fail (GST_IS_CAPS (caps), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  pool = context ? gst_cuda_cache_pool_new (context) :
+      gst_cuda_cache_system_pool_new (cache);
+  if (!pool) {
+    g_set_error_literal (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "no pool could be made (gst-cuda's allocator is unavailable)");
+    return FALSE;
+  }
+  /* the size a pool is given, as a decoder gives its caps' (the CUDA
+   * pool learns the pitched one from its block) */
+  if (gst_video_info_from_caps (&info, caps))
+    size = GST_VIDEO_INFO_SIZE (&info);
+  else if (gst_cuda_cache_tensor_info_from_caps (&tensor, caps))
+    size = tensor.size;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, (guint) MIN (size,
+          G_MAXUINT), n_buffers, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (context)
+    gst_buffer_pool_config_set_cuda_cache (config, cache);
+  ok = gst_buffer_pool_set_config (pool, config);
+  caps_str = gst_caps_to_string (caps);
+  if (!ok)
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the cache's pool refused %s (see the cudacache* debug categories)",
+        caps_str);
+  /* activation makes the blocks; they are the cache's again at once */
+  if (ok && (!gst_buffer_pool_set_active (pool, TRUE) ||
+          !gst_buffer_pool_set_active (pool, FALSE))) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+        "%u blocks of %s could not be made", n_buffers, caps_str);
+    ok = FALSE;
+  }
+  g_free (caps_str);
+  gst_object_unref (pool);
+  return ok;
 }
 
 /**

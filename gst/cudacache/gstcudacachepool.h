@@ -98,6 +98,10 @@ void gst_buffer_pool_config_set_cuda_cache_writer_stream (GstStructure * config,
 GST_CUDA_CACHE_API
 gboolean gst_buffer_pool_config_get_cuda_cache_writer_stream (GstStructure * config);
 
+GST_CUDA_CACHE_API
+gboolean gst_cuda_cache_warm (GstCudaCache * cache, GstCudaContext * context,
+    GstCaps * caps, guint n_buffers, GError ** error);
+
 G_END_DECLS
 
 #endif /* __GST_CUDA_CACHE_POOL_H__ */

@@ -64,8 +64,15 @@ G_GNUC_INTERNAL
 void gst_cuda_cache_stream_ordered_get_usage (GstCudaCacheStreamOrdered * so,
     guint64 * reserved, guint64 * used);
 
+/* Bytes each own pool holds from its start (the cache's reserve, at most
+ * its limit): filled now in the pools made, at their making in the others */
+G_GNUC_INTERNAL
+void gst_cuda_cache_stream_ordered_set_reserve (GstCudaCacheStreamOrdered *
+    so, guint64 reserve);
+
 /* Gives the device what the pools hold unused: waits for the frees queued
- * so far, then trims every pool to @keep bytes */
+ * so far, then trims every pool to @keep bytes (own pools: to the reserve
+ * at least) */
 G_GNUC_INTERNAL
 void gst_cuda_cache_stream_ordered_release (GstCudaCacheStreamOrdered * so,
     guint64 keep);

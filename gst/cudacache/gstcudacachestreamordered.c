@@ -185,6 +185,7 @@ struct _GstCudaCacheStreamOrdered
   GstCudaCacheMemoryPool choice;
   CUmemoryPool handle;          /* GST_CUDA_CACHE_MEMORY_POOL_HANDLE's */
   guint64 limit;
+  guint64 reserve;              /* what own pools hold from their start */
   GArray *devices;              /* SoDevice */
   GPtrArray *contexts;          /* SoContext, freed with this */
   GArray *pools;                /* SoPool */
@@ -285,6 +286,34 @@ gst_cuda_cache_stream_ordered_set_limit (GstCudaCacheStreamOrdered * so,
   g_mutex_unlock (&so->lock);
 }
 
+static guint64 so_pool_attribute (CUmemoryPool pool, CUmemPool_attribute attr);
+
+/* Has @pool hold MIN (reserve, limit) bytes: allocated and freed at once
+ * on @ctx's stream, which is waited for, with its context pushed; the
+ * release threshold (the limit) keeps them. Under the lock. */
+static void
+so_fill_locked (GstCudaCacheStreamOrdered * so, CUmemoryPool pool,
+    SoContext * ctx)
+{
+  guint64 bytes = MIN (so->reserve, so->limit);
+  CUstream stream = gst_cuda_stream_get_handle (ctx->stream);
+  CUdeviceptr ptr = 0;
+
+  if (bytes == 0 || so_pool_attribute (pool,
+          CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) >= bytes)
+    return;
+  if (gst_cuda_result (driver.MemAllocFromPoolAsync (&ptr, bytes, pool,
+              stream))) {
+    gst_cuda_result (driver.MemFreeAsync (ptr, stream));
+    gst_cuda_result (driver.StreamSynchronize (stream));
+    GST_INFO ("pool %p holds a reserve of %" G_GUINT64_FORMAT " bytes", pool,
+        bytes);
+  } else {
+    GST_WARNING ("pool %p could not reserve %" G_GUINT64_FORMAT " bytes",
+        pool, bytes);
+  }
+}
+
 /* @context's entry, made at first use; under the lock */
 static SoContext *
 so_context_locked (GstCudaCacheStreamOrdered * so, GstCudaContext * context)
@@ -339,7 +368,7 @@ so_device_locked (GstCudaCacheStreamOrdered * so, GstCudaContext * context,
 /* The pool a block on @dev comes from now; under the lock */
 static CUmemoryPool
 so_pool_locked (GstCudaCacheStreamOrdered * so, SoDevice * dev,
-    GError ** error)
+    SoContext * ctx, GError ** error)
 {
   CUmemoryPool pool = NULL;
 
@@ -360,10 +389,12 @@ so_pool_locked (GstCudaCacheStreamOrdered * so, SoDevice * dev,
         props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
         props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
         props.location.id = dev->device;
-        if (gst_cuda_result (driver.MemPoolCreate (&dev->own, &props)))
+        if (gst_cuda_result (driver.MemPoolCreate (&dev->own, &props))) {
           so_set_threshold (dev->own, so->limit);
-        else
+          so_fill_locked (so, dev->own, ctx);
+        } else {
           dev->own = NULL;
+        }
       }
       pool = dev->own;
       break;
@@ -373,6 +404,19 @@ so_pool_locked (GstCudaCacheStreamOrdered * so, SoDevice * dev,
         "no CUDA memory pool on device %u: the driver refused it",
         dev->device_id);
   return pool;
+}
+
+/* Whether @pool is one of this side's own; under the lock */
+static gboolean
+so_is_own_locked (GstCudaCacheStreamOrdered * so, CUmemoryPool pool)
+{
+  guint i;
+
+  for (i = 0; i < so->devices->len; i++) {
+    if (g_array_index (so->devices, SoDevice, i).own == pool)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 /* Remembers @pool for usage and trims; under the lock */
@@ -461,8 +505,7 @@ gst_cuda_cache_stream_ordered_alloc (GstCudaCacheStreamOrdered * so,
   pitch = GST_ROUND_UP_N ((gsize) info->stride[0],
       (gsize) MAX (gst_cuda_context_get_texture_alignment (context), 1));
   if (!gst_cuda_cache_stream_ordered_layout (info, pitch, &layout)) {
-    GST_ERROR ("no stream-ordered layout for %s",
-        GST_VIDEO_INFO_NAME (info));
+    GST_ERROR ("no stream-ordered layout for %s", GST_VIDEO_INFO_NAME (info));
     return NULL;
   }
   if (!gst_cuda_context_push (context))
@@ -472,7 +515,7 @@ gst_cuda_cache_stream_ordered_alloc (GstCudaCacheStreamOrdered * so,
   ctx = so_context_locked (so, context);
   dev = ctx ? so_device_locked (so, context, &error) : NULL;
   if (dev)
-    pool = so_pool_locked (so, dev, &error);
+    pool = so_pool_locked (so, dev, ctx, &error);
   if (pool)
     so_remember_pool_locked (so, pool, ctx);
   g_mutex_unlock (&so->lock);
@@ -544,10 +587,33 @@ gst_cuda_cache_stream_ordered_release (GstCudaCacheStreamOrdered * so,
   }
   for (i = 0; i < so->pools->len; i++) {
     SoPool *entry = &g_array_index (so->pools, SoPool, i);
+    guint64 pool_keep = so_is_own_locked (so, entry->pool) ?
+        MAX (keep, MIN (so->reserve, so->limit)) : keep;
 
     GST_DEBUG ("trimming pool %p to %" G_GUINT64_FORMAT " bytes",
-        entry->pool, keep);
-    gst_cuda_result (driver.MemPoolTrimTo (entry->pool, keep));
+        entry->pool, pool_keep);
+    gst_cuda_result (driver.MemPoolTrimTo (entry->pool, pool_keep));
+  }
+  g_mutex_unlock (&so->lock);
+}
+
+void
+gst_cuda_cache_stream_ordered_set_reserve (GstCudaCacheStreamOrdered * so,
+    guint64 reserve)
+{
+  guint i;
+
+  g_mutex_lock (&so->lock);
+  so->reserve = reserve;
+  /* own pools made before: filled now, in the context that made them */
+  for (i = 0; i < so->pools->len; i++) {
+    SoPool *entry = &g_array_index (so->pools, SoPool, i);
+
+    if (so_is_own_locked (so, entry->pool) &&
+        gst_cuda_context_push (entry->ctx->context)) {
+      so_fill_locked (so, entry->pool, entry->ctx);
+      gst_cuda_context_pop (NULL);
+    }
   }
   g_mutex_unlock (&so->lock);
 }
@@ -614,6 +680,12 @@ gst_cuda_cache_stream_ordered_get_usage (GstCudaCacheStreamOrdered * so,
 void
 gst_cuda_cache_stream_ordered_release (GstCudaCacheStreamOrdered * so,
     guint64 keep)
+{
+}
+
+void
+gst_cuda_cache_stream_ordered_set_reserve (GstCudaCacheStreamOrdered * so,
+    guint64 reserve)
 {
 }
 

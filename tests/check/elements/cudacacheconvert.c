@@ -60,6 +60,59 @@ harness_new (const gchar * in_caps, const gchar * out_caps)
  * converts to that colour (BT.601, limited range: Y 123, U 91, V 175 is
  * R 200, G 101, B 50 to the level); GRAY8 is not offered in CUDA memory
  * (GStreamer 1.22's allocator has no layout for it). */
+/* Runs @description to its end; its error message, or NULL at EOS */
+static gchar *
+run_to_end (const gchar * description)
+{
+  GstElement *pipeline = gst_parse_launch (description, NULL);
+  GError *error = NULL;
+  gchar *text = NULL;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s", description);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      10 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: neither EOS nor an error", description);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &error, &debug);
+    text = g_strdup_printf ("%s (%s)", error->message, debug);
+    g_clear_error (&error);
+    g_free (debug);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  return text;
+}
+
+/* memory-pool=handle comes without a handle: the element fails to start
+ * and says where a handle is given; the allocation methods concern CUDA
+ * memory only, so without a device stream-ordered changes nothing */
+GST_START_TEST (test_alloc_properties_at_start)
+{
+  gchar *error;
+
+  error = run_to_end ("videotestsrc num-buffers=2 ! cudacacheconvert "
+      "memory-pool=handle ! fakesink");
+  fail_unless (error != NULL);
+  fail_unless (strstr (error, "memory-pool=handle") != NULL, "%s", error);
+  fail_unless (strstr (error, "gst_cuda_cache_set_memory_pool") != NULL, "%s",
+      error);
+  g_free (error);
+
+  if (gst_cuda_cache_device_get_count () == 0) {
+    error = run_to_end ("videotestsrc num-buffers=2 ! cudacacheconvert "
+        "alloc-method=stream-ordered memory-pool=device-current ! "
+        "video/x-raw,format=RGBA,width=32,height=16 ! fakesink");
+    fail_unless (error == NULL, "%s", error);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_webcam_and_gray_formats)
 {
   static const struct
@@ -1660,6 +1713,7 @@ cudacacheconvert_suite (void)
       G_LOG_LEVEL_WARNING, cudacache_check_log_func, NULL);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_video_format_conversion);
+  tcase_add_test (tc, test_alloc_properties_at_start);
   tcase_add_test (tc, test_webcam_and_gray_formats);
   tcase_add_test (tc, test_scaling_negotiates_output_size);
   tcase_add_test (tc, test_letterbox);

@@ -20,6 +20,7 @@
 #include "../cudacache-check-gpu.h"
 
 #define CAPS_1080 "video/x-raw(memory:CUDAMemory),format=NV12,width=1920,height=1080"
+#define CAPS_720 "video/x-raw(memory:CUDAMemory),format=NV12,width=1280,height=720"
 
 /* Configures @pool for @caps_str from @cache; @stream_ordered: the config's
  * "cuda-stream-ordered-alloc" (-1: unset) */
@@ -80,6 +81,93 @@ GST_START_TEST (test_memory_pool_choice_checked)
   fail_unless_equals_int (gst_cuda_cache_get_memory_pool (cache, NULL),
       GST_CUDA_CACHE_MEMORY_POOL_DEVICE_CURRENT);
   gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Blocks made before the first pool of their layout needs them are its
+ * hits; they stay while their context has a user in the cache (here
+ * holder, configured from it) */
+GST_START_TEST (test_warm_makes_hits)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  GstBufferPool *holder = gst_cuda_cache_pool_new (context);
+  GstCaps *caps = gst_caps_from_string (CAPS_720);
+  GstCudaCacheStats stats;
+  GError *error = NULL;
+  GstBuffer *bufs[3];
+  guint i;
+
+  /* configured from @cache, the holder is a user of the context there */
+  fail_unless (configure (holder, CAPS_1080, cache, -1));
+  fail_unless (gst_cuda_cache_warm (cache, context, caps, 3, &error), "%s",
+      error ? error->message : "");
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.misses, 4);
+  fail_unless_equals_int (stats.idle_blocks, 4);
+
+  fail_unless (configure (holder, CAPS_720, cache, -1));
+  fail_unless (gst_buffer_pool_set_active (holder, TRUE));
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (holder, &bufs[i],
+            NULL), GST_FLOW_OK);
+  gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  fail_unless_equals_uint64 (stats.misses, 4);
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    gst_buffer_unref (bufs[i]);
+  fail_unless (gst_buffer_pool_set_active (holder, FALSE));
+  gst_caps_unref (caps);
+  gst_object_unref (holder);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* warm-caps: the layouts listed are in the device's cache once the element
+ * negotiated, hits of the next pool of its context */
+GST_START_TEST (test_element_warm_caps)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc ! cudaupload ! "
+      "cudacacheconvert warm-caps=\"video/x-raw,format=NV12,width=1234,"
+      "height=566; video/x-raw,format=RGBA,width=402,height=302\" "
+      "warm-buffers=2 ! video/x-raw(memory:CUDAMemory),format=RGBA,"
+      "width=64,height=48 ! fakesink", NULL);
+  GstCudaContext *primary = gst_cuda_cache_device_get_primary_context (0);
+  GstCudaCache *cache = gst_cuda_cache_device_get_cache (primary);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (primary);
+  const gchar *warmed[] = {
+    "video/x-raw(memory:CUDAMemory),format=NV12,width=1234,height=566",
+    "video/x-raw(memory:CUDAMemory),format=RGBA,width=402,height=302",
+  };
+  GstCudaCacheStats before, after;
+  guint i;
+
+  fail_unless (pipeline != NULL);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_ASYNC);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  for (i = 0; i < G_N_ELEMENTS (warmed); i++) {
+    GstBuffer *a, *b;
+
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &before);
+    fail_unless (configure (pool, warmed[i], cache, -1));
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL),
+        GST_FLOW_OK);
+    gst_cuda_cache_get_stats (cache, GST_CUDA_CACHE_SCOPE_GLOBAL, &after);
+    fail_unless_equals_uint64 (after.misses, before.misses);
+    gst_buffer_unref (a);
+    gst_buffer_unref (b);
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pool);
+  gst_object_unref (cache);
+  gst_object_unref (primary);
+  gst_object_unref (pipeline);
 }
 
 GST_END_TEST;
@@ -463,6 +551,44 @@ GST_START_TEST (test_device_current_and_given_pools)
 
 GST_END_TEST;
 
+/* A reserve is held from the own pool's start and stays through a clear */
+GST_START_TEST (test_reserve_held_from_start)
+{
+  const guint64 reserve = 64ULL << 20;
+  GstCudaCache *cache = stream_ordered_cache (1ULL << 30);
+  GstBufferPool *pool = gst_cuda_cache_pool_new (context);
+  GstCudaCacheStats stats;
+  GstBuffer *buf;
+  guint64 value = 0;
+
+  gst_cuda_cache_set_reserve (cache, reserve);
+  g_object_get (cache, "reserve", &value, NULL);
+  fail_unless_equals_uint64 (value, reserve);
+  fail_unless (configure (pool, CAPS_1080, cache, -1));
+  buf = acquire (pool);
+  stats = stats_of (cache);
+  fail_unless (stats.pool_reserved >= reserve, "%" G_GUINT64_FORMAT,
+      stats.pool_reserved);
+  gst_buffer_unref (buf);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.pool_used, 0);
+  fail_unless (stats.pool_reserved >= reserve, "%" G_GUINT64_FORMAT,
+      stats.pool_reserved);
+  fail_unless (stats.pool_reserved <= 2 * reserve, "%" G_GUINT64_FORMAT,
+      stats.pool_reserved);
+
+  gst_cuda_cache_set_reserve (cache, 0);
+  gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+  fail_unless_equals_uint64 (stats_of (cache).pool_reserved, 0);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
 #if GST_CHECK_VERSION (1, 26, 0)
 /* Every format the pool lays out, odd sizes included, as gst-cuda lays out
  * its own stream-ordered images (a GstCudaPoolAllocator asked for them) */
@@ -499,7 +625,8 @@ GST_START_TEST (test_layout_matches_gst_cuda_stream_ordered)
       GstBuffer *buf;
 
       fail_unless (gst_video_info_from_caps (&info, caps));
-      config = gst_structure_new ("config", GST_CUDA_ALLOCATOR_OPT_STREAM_ORDERED,
+      config =
+          gst_structure_new ("config", GST_CUDA_ALLOCATOR_OPT_STREAM_ORDERED,
           G_TYPE_BOOLEAN, TRUE, NULL);
       stock = gst_cuda_pool_allocator_new_full (context, stream, &info, config);
       fail_unless (gst_cuda_allocator_set_active (GST_CUDA_ALLOCATOR (stock),
@@ -589,6 +716,8 @@ streamordered_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, cudacache_gpu_setup, cudacache_gpu_teardown);
   tcase_add_test (tc, test_memory_pool_choice_checked);
+  tcase_add_test (tc, test_warm_makes_hits);
+  tcase_add_test (tc, test_element_warm_caps);
 #if !GST_CUDA_CACHE_HAVE_STREAM
   tcase_add_test (tc, test_refused_before_1_24);
 #else
@@ -597,6 +726,7 @@ streamordered_suite (void)
   tcase_add_test (tc, test_config_chooses_the_method);
   tcase_add_test (tc, test_limit_and_clear_bound_the_pool);
   tcase_add_test (tc, test_device_current_and_given_pools);
+  tcase_add_test (tc, test_reserve_held_from_start);
 #if GST_CHECK_VERSION (1, 26, 0)
   tcase_add_test (tc, test_layout_matches_gst_cuda_stream_ordered);
 #endif

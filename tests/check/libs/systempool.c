@@ -14,6 +14,7 @@
 
 #include <sys/resource.h>
 #include <unistd.h>
+#include <string.h>
 
 static gboolean
 configure (GstBufferPool * pool, const gchar * caps_str, guint min_buffers)
@@ -92,6 +93,41 @@ GST_START_TEST (test_reconfigure_to_seen_caps_hits)
   fail_unless_equals_int (stats.idle_blocks, 6);
 
   gst_object_unref (pool);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
+
+/* Blocks made before the first pool needs them are its hits; caps the
+ * pool refuses are an error that names them */
+GST_START_TEST (test_warm_makes_hits)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1 << 30, 0);
+  const gchar *caps_str = "video/x-raw,format=NV12,width=322,height=242";
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstBufferPool *pool;
+  GstCudaCacheStats stats;
+  GError *error = NULL;
+
+  fail_unless (gst_cuda_cache_warm (cache, NULL, caps, 3, &error));
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, 3);
+  fail_unless_equals_int (stats.idle_blocks, 3);
+
+  pool = gst_cuda_cache_system_pool_new (cache);
+  cycle (pool, caps_str, 3);
+  stats = stats_of (cache);
+  fail_unless_equals_uint64 (stats.misses, 3);
+  fail_unless_equals_uint64 (stats.hits, 3);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+
+  caps = gst_caps_from_string ("video/x-raw,format=NV12,width=-4,height=2");
+  fail_if (gst_cuda_cache_warm (cache, NULL, caps, 2, &error));
+  fail_unless (error != NULL && strstr (error->message, "width=") != NULL,
+      "%s", error ? error->message : "no error");
+  g_clear_error (&error);
+  gst_caps_unref (caps);
   gst_object_unref (cache);
 }
 
@@ -507,6 +543,7 @@ systempool_suite (void)
   cudacache_check_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reconfigure_to_seen_caps_hits);
+  tcase_add_test (tc, test_warm_makes_hits);
   tcase_add_test (tc, test_framerate_change_shares_blocks);
   tcase_add_test (tc, test_video_meta_and_layout);
   tcase_add_test (tc, test_video_alignment);
