@@ -11,7 +11,7 @@
  * their device code (kernels/convert-common.cuh for what all share).
  * GST_CUDA_CACHE_KERNEL_FAMILIES (F) calls F (FAMILY, family) for each:
  * the fatbin of family `family` is embedded as
- * gst_cuda_cache_kernels_fatbin_<family> (kernels/embed.py).
+ * gst_cuda_cache_kernel_fatbin_<family> (kernels/embed.py).
  *
  * Each family's list calls X (FAMILY, name, in, out, taps) per kernel:
  * its entry point's name, the input kind (CONVERT_IN_*) and output kind
