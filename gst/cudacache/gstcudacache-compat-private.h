@@ -3,8 +3,9 @@
 
 /*
  * What differs between the gst-cuda of GStreamer 1.22 and that of 1.24 and
- * later, in one place. The rest of the project calls these helpers and
- * never tests a version itself.
+ * later, in one place. The rest of the project calls these helpers; code
+ * that exists from 1.24 only (stream-ordered blocks, CUDA memory wrapped
+ * by the DLPack import) tests GST_CUDA_CACHE_HAVE_STREAM, never a version.
  *
  * 1.24 added GstCudaStream: a memory is allocated with a stream it keeps
  * for life, writers leave it flagged GST_CUDA_MEMORY_TRANSFER_NEED_SYNC
