@@ -74,7 +74,8 @@ log_caches (void)
         s.used_bytes, s.idle_bytes, s.cache_limit, s.used_blocks,
         s.idle_blocks, s.hits, s.misses, s.evictions, s.peak_size,
         s.peak_used_bytes, s.alloc_retries, s.alloc_failures, s.alloc_time,
-        s.alloc_time_max, s.free_time, s.free_time_max);
+        s.alloc_time_max, s.free_time, s.free_time_max, s.pool_reserved,
+        s.pool_used);
     g_free (name);
   }
   g_list_free_full (caches, gst_object_unref);

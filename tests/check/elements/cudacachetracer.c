@@ -82,6 +82,11 @@ GST_START_TEST (test_caches_logged_at_interval_and_state_changes)
   fail_unless (v >= 4096);
   fail_unless (gst_structure_has_field (s, "alloc-time-max"));
   fail_unless (gst_structure_has_field (s, "free-time"));
+  /* the last fields: a system-memory cache has no CUDA memory pool */
+  fail_unless (gst_structure_get_uint64 (s, "pool-reserved", &v));
+  fail_unless_equals_uint64 (v, 0);
+  fail_unless (gst_structure_get_uint64 (s, "pool-used", &v));
+  fail_unless_equals_uint64 (v, 0);
   gst_structure_free (s);
 
   g_mutex_lock (&lock);
