@@ -3,10 +3,13 @@
 # docs/gpu.md): builds the project, kernels included, inside the Debian 13
 # root of scripts/debian13.sh into build-1.26 in this checkout, and gathers
 # in .gpu126 what its binaries need from that root: GStreamer 1.26 (core,
-# base, video, check, gst-cuda, nvcodec and a few plugins), and Debian 13's
-# own loader, C library and C++ runtime. The GPU machine's glibc is older
-# than Debian 13's, so .gpu126/run-tests starts every test binary through
-# the bundled loader (ld-linux-x86-64.so.2 --library-path ...) and with
+# base, video, check, gst-cuda, nvcodec and a few plugins), Debian 13's
+# own loader, C library and C++ runtime, and for the Python GPU tests the
+# PyGObject wheel of scripts/gpu-pygobject-wheel.sh, libgirepository-1.0
+# and the root's typelibs (the build's own is built with introspection).
+# The GPU machine's glibc is older than Debian 13's, so .gpu126/run-tests
+# starts every test binary (and python3) through the bundled loader
+# (ld-linux-x86-64.so.2 --library-path ...) and with
 # GST_REGISTRY_FORK=no, so that no plugin scanner is started; the driver's
 # libcuda is the machine's own, found at run time, never bundled.
 #
@@ -57,13 +60,21 @@ find "$root$top" -mindepth 1 -maxdepth 1 ! -name "$build" \
 git ls-files --cached --others --exclude-standard | tar -cf - -T - |
   tar -xf - -C "$root$top"
 
+# the typelib for the Python GPU tests: g-ir-scanner, which the root of
+# the CPU suites does without
+chroot "$root" sh -c "dpkg -s gobject-introspection libgirepository1.0-dev \
+    > /dev/null 2>&1 || { export DEBIAN_FRONTEND=noninteractive;
+  apt-get install -y -q --no-install-recommends gobject-introspection \
+    libgirepository1.0-dev > /dev/null; }"
+
 chroot "$root" sh -c "cd '$top' &&
   if [ ! -f $build/build.ninja ]; then
     meson setup $build -Dcuda-root=/usr/local/cuda -Dcuda-kernels=enabled \
-      -Dintrospection=disabled -Dbenchmarks=enabled \
+      -Dintrospection=enabled -Dbenchmarks=enabled \
       > $build.setup.log 2>&1 || { tail -30 $build.setup.log; exit 1; }
   fi
-  meson configure $build -Dbenchmarks=enabled > /dev/null
+  meson configure $build -Dbenchmarks=enabled -Dintrospection=enabled \
+    > /dev/null
   meson compile -C $build > $build.compile.log 2>&1 ||
     { grep -E 'error|warning' $build.compile.log | head -40; exit 1; }
   if grep -q 'warning:' $build.compile.log; then
@@ -119,6 +130,29 @@ for l in ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libdl.so.2 \
 done
 strip --strip-unneeded "$bundle"/lib/*.so* "$bundle"/plugins/*.so \
   2>/dev/null || true
+
+# Python: the PyGObject wheel the 1.22 bundle carries (CPython 3.12, the
+# GPU machine's; libgirepository-1.0, which reads Debian 13's typelibs),
+# Debian 13's libgirepository-1.0 and every typelib of the root
+wheel=$(scripts/gpu-pygobject-wheel.sh) || {
+  echo "gpu-bundle-debian13: no PyGObject wheel: the Python tests are left out" >&2
+  wheel=
+}
+if [ -n "$wheel" ]; then
+  mkdir -p "$bundle/python" "$bundle/girepository-1.0"
+  python3 -m zipfile -e "$wheel" "$bundle/python"
+  rm -rf "$bundle"/python/*.dist-info "$bundle"/python/pygtkcompat \
+    "$bundle"/python/gi/pygtkcompat.py "$bundle"/python/gi/overrides/Gtk.py \
+    "$bundle"/python/gi/overrides/Gdk.py
+  chroot "$root" ldd /usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1 |
+    awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
+    while read -r name path; do
+      [ -e "$bundle/lib/$name" ] || cp -L "$root$path" "$bundle/lib/$name"
+    done
+  cp -L "$root/usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1" "$bundle/lib/"
+  cp "$root"/usr/lib/x86_64-linux-gnu/girepository-1.0/*.typelib \
+    "$bundle/girepository-1.0/"
+fi
 
 cp scripts/gpu-run-tests-1.26.py "$bundle/run-tests"
 chmod +x "$bundle/run-tests"

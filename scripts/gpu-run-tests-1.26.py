@@ -13,8 +13,12 @@ would run on the machine's loader.
 
 Prints a line per test binary and, last, 'N passed, N failed'. A binary
 that skips (exit status 77: no CUDA device) fails unless --allow-skip is
-given: on the GPU machine nothing may pass by skipping. Tests that are not
-binaries of the build (the Python suite) are listed and left out.
+given: on the GPU machine nothing may pass by skipping. The Python GPU
+tests run with the python3 on PATH (on the GPU machine a virtualenv with
+PyTorch) started through the same loader, with the bundle's PyGObject and
+typelibs (made by scripts/gpu-bundle-debian13.sh where it could build the
+wheel); other tests that are not binaries of the build are listed and left
+out.
 --wrap starts each binary's loader under TOOL (split on spaces), for
 instance --wrap 'compute-sanitizer --tool memcheck --leak-check full
 --error-exitcode 1'. --exec runs one program of the build (the
@@ -23,6 +27,7 @@ its status."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -95,7 +100,27 @@ def environment(test_env):
     # the machine's GIO modules are built for its own GLib
     env["GIO_MODULE_DIR"] = empty
     env["GIO_USE_VFS"] = "local"
+    # the bundle's PyGObject and typelibs after the build's own
+    for var, d in (("GI_TYPELIB_PATH", "girepository-1.0"),
+                   ("PYTHONPATH", "python")):
+        if os.path.isdir(os.path.join(bundle, d)):
+            env[var] = ":".join(p for p in (env.get(var),
+                                            os.path.join(bundle, d)) if p)
     return env
+
+
+def python_command(cmd):
+    """A Python test's command (meson's `env python3 SCRIPT`) as the
+    python3 on PATH running SCRIPT, or None where it is not one"""
+    if len(cmd) < 3 or os.path.basename(cmd[0]) != "env" or \
+            not cmd[1].startswith("python3"):
+        return None
+    python = shutil.which(cmd[1])
+    if python is None or not os.path.isdir(os.path.join(bundle, "python")):
+        return None
+    # the path PATH gives, not the file it links to: a virtualenv's
+    # python3 finds its packages from where it was started
+    return [os.path.abspath(python)] + cmd[2:]
 
 
 if program:
@@ -112,13 +137,14 @@ for t in tests:
     if names and not any(n in t["name"] for n in names):
         continue
     exe = t["cmd"][0]
-    if not exe.startswith(build + os.sep):
+    command = python_command(t["cmd"]) or t["cmd"]
+    if not command[0].startswith(build + os.sep) and command is t["cmd"]:
         print(f"left out {t['name']}: not a binary of the build ({os.path.basename(exe)})")
         continue
 
     env = environment(t.get("env"))
 
-    cmd = wrap + [loader, "--library-path", library_path] + t["cmd"]
+    cmd = wrap + [loader, "--library-path", library_path] + command
     start = time.time()
     try:
         p = subprocess.run(cmd, cwd=t.get("workdir") or build, env=env,

@@ -72,10 +72,13 @@ struct _GstCudaCacheBaseTransformPrivate
    * one error for them rather than one per negotiation attempt */
   GstCaps *refused_caps;
   /* under the object lock: warm-caps, warm-buffers, and whether this start
-   * warmed the cache already */
+   * warmed the cache already; the context the element is a user of while
+   * its warm blocks wait for the pools of the first buffers: without a
+   * user, a context's idle blocks go at once (docs/design.md, "Groups") */
   GstCaps *warm_caps;
   guint warm_buffers;
   gboolean warmed;
+  GstCudaContext *warm_user;
 };
 
 #define gst_cuda_cache_base_transform_parent_class parent_class
@@ -292,15 +295,22 @@ gst_cuda_cache_base_transform_release (GstCudaCacheBaseTransform * self)
 {
   GstCudaCacheBaseTransformPrivate *priv = self->priv;
   GstCudaCacheElementStream *stream;
+  GstCudaContext *warm_user;
 
   gst_cuda_cache_kept_pools_clear (priv->kept);
 
   GST_OBJECT_LOCK (self);
   gst_clear_caps (&priv->refused_caps);
   priv->warmed = FALSE;
+  warm_user = priv->warm_user;
+  priv->warm_user = NULL;
   stream = priv->stream;
   priv->stream = NULL;
   GST_OBJECT_UNLOCK (self);
+  if (warm_user) {
+    gst_cuda_cache_device_remove_context_user (warm_user);
+    gst_object_unref (warm_user);
+  }
   gst_cuda_cache_element_stream_clear (&stream);
   gst_cuda_cache_element_state_release (&self->state);
 }
@@ -344,8 +354,10 @@ gst_cuda_cache_base_transform_query (GstBaseTransform * trans,
 }
 
 /* Once a start, at the first negotiation of CUDA memory: warm-buffers
- * blocks of each layout of warm-caps in @cache, in @context. A layout
- * refused is a warning that names it; the stream goes on. */
+ * blocks of each layout of warm-caps in @cache, in @context, of which the
+ * element stays a user until it stops, so that the blocks wait for the
+ * pools it proposes (the first negotiation comes before any of them). A
+ * layout refused is a warning that names it; the stream goes on. */
 static void
 gst_cuda_cache_base_transform_warm (GstCudaCacheBaseTransform * self,
     GstCudaCache * cache, GstCudaContext * context)
@@ -354,13 +366,16 @@ gst_cuda_cache_base_transform_warm (GstCudaCacheBaseTransform * self,
   guint n_buffers, i;
 
   GST_OBJECT_LOCK (self);
-  if (!self->priv->warmed && self->priv->warm_caps)
+  if (!self->priv->warmed && self->priv->warm_caps) {
     warm = gst_caps_ref (self->priv->warm_caps);
+    self->priv->warm_user = gst_object_ref (context);
+  }
   self->priv->warmed = TRUE;
   n_buffers = self->priv->warm_buffers;
   GST_OBJECT_UNLOCK (self);
   if (!warm)
     return;
+  gst_cuda_cache_device_add_context_user (context);
 
   for (i = 0; i < gst_caps_get_size (warm); i++) {
     GstCaps *layout = gst_caps_copy_nth (warm, i);
@@ -613,6 +628,23 @@ gst_cuda_cache_base_transform_is_own_pool (GstCudaCacheBaseTransform * self,
   return GST_IS_CUDA_CACHE_SYSTEM_POOL (pool);
 }
 
+/* What downstream's own @pool says of its memory's allocation:
+ * "cuda-stream-ordered-alloc" (cudaipcsink ipc-mode=legacy sets %FALSE:
+ * legacy CUDA IPC cannot export stream-ordered memory), -1 where unset */
+static gint
+pool_stream_ordered (GstBufferPool * pool)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gboolean value;
+  gint stream_ordered = -1;
+
+  if (gst_structure_get_boolean (config, "cuda-stream-ordered-alloc", &value))
+    stream_ordered = value;
+  gst_structure_free (config);
+
+  return stream_ordered;
+}
+
 /* @reason: where there is no pool, why (where given) */
 static GstBufferPool *
 gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
@@ -623,6 +655,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
   GstCudaContext *context = NULL;
   GstCudaCacheElementStream *stream;
   GstBufferPool *pool = NULL;
+  gint stream_ordered = -1;
   GstCaps *caps;
 
   *size = *min_buffers = *max_buffers = 0;
@@ -642,6 +675,8 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
       *from_downstream = TRUE;
       return pool;
     }
+    if (pool && side == GST_CUDA_CACHE_POOL_OUTPUT)
+      stream_ordered = pool_stream_ordered (pool);
     gst_clear_object (&pool);
   }
 
@@ -654,7 +689,7 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
   stream = self->priv->stream;
   GST_OBJECT_UNLOCK (self);
   pool = gst_cuda_cache_kept_pools_get (self->priv->kept, side, caps, context,
-      stream, *min_buffers, *max_buffers, size, reason);
+      stream, stream_ordered, *min_buffers, *max_buffers, size, reason);
   gst_clear_object (&context);
 
   return pool;
@@ -663,7 +698,9 @@ gst_cuda_cache_base_transform_find_pool (GstCudaCacheBaseTransform * self,
 /* For decide_allocation: the first pool of @query if it hands out memory
  * from this element's cache for @query's caps (@from_downstream set), else
  * one of the element's kept output pools, reconfigured for @query's caps
- * (a new one only when all of them still have buffers downstream). The
+ * (a new one only when all of them still have buffers downstream), its
+ * blocks allocated as downstream's own pool config asks
+ * ("cuda-stream-ordered-alloc"), else as the cache's method says. The
  * caller must not activate it: GstBaseTransform does. @size, @min_buffers,
  * @max_buffers: its parameters; @reason: where there is no pool, why.
  * Returns: (transfer full) (nullable): the pool, %NULL if there is none */

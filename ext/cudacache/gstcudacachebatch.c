@@ -607,7 +607,8 @@ gst_cuda_cache_batch_propose_allocation (GstAggregator * agg,
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   context = gst_cuda_cache_element_state_ref_context (&self->state);
   pool = gst_cuda_cache_kept_pools_get (pad->kept,
-      GST_CUDA_CACHE_POOL_PROPOSED, caps, context, NULL, 0, 0, &size, &reason);
+      GST_CUDA_CACHE_POOL_PROPOSED, caps, context, NULL, -1, 0, 0, &size,
+      &reason);
   gst_clear_object (&context);
   if (!pool) {
     GST_DEBUG_OBJECT (pad, "no pool to offer: %s", reason);

@@ -146,14 +146,15 @@ caps_frame_size (GstCaps * caps)
 }
 
 /* Configures @pool for @caps, its CUDA memory on @stream where it is of
- * @stream's context. Fails without touching it if it is active or buffers
+ * @stream's context, and "cuda-stream-ordered-alloc" set to
+ * @stream_ordered (-1: left out, the cache's method). Fails without touching it if it is active or buffers
  * of it are still out, or if it refuses @caps.
  * Returns: whether @pool is now configured for @caps; @size: its buffers'
  * size, as the pool settled it */
 static gboolean
 configure_pool (GstBufferPool * pool, GstCudaCacheElementStream * stream,
-    GstCaps * caps, gsize frame_size, guint min_buffers, guint max_buffers,
-    guint * size)
+    gint stream_ordered, GstCaps * caps, gsize frame_size, guint min_buffers,
+    guint max_buffers, guint * size)
 {
   GstStructure *config;
 
@@ -166,6 +167,12 @@ configure_pool (GstBufferPool * pool, GstCudaCacheElementStream * stream,
           GST_CUDA_BUFFER_POOL (pool)->context))
     stream = NULL;
   gst_cuda_cache_element_stream_config_set (config, stream);
+  /* a kept pool's config keeps what an earlier consumer asked for */
+  if (stream_ordered < 0 || !GST_IS_CUDA_CACHE_POOL (pool))
+    gst_structure_remove_field (config, "cuda-stream-ordered-alloc");
+  else
+    gst_structure_set (config, "cuda-stream-ordered-alloc", G_TYPE_BOOLEAN,
+        stream_ordered != 0, NULL);
   if (!gst_buffer_pool_set_config (pool, config))
     return FALSE;
 
@@ -267,7 +274,10 @@ kept_pools_release_candidates (KeptPools * kept, Candidate * candidates,
 
 /* @context: the element's, for CUDA memory caps (%NULL where it has
  * none); @stream: the element's, for the memory of its output (the caller
- * keeps it alive for the call).
+ * keeps it alive for the call); @stream_ordered: what the consumer's own
+ * pool config asks of the memory's allocation ("cuda-stream-ordered-alloc",
+ * as cudaipcsink ipc-mode=legacy asks for %FALSE), -1 where it asks
+ * nothing and the cache's method holds.
  * Returns: (transfer full) (nullable): one of @kept's pools for @side,
  * configured for @caps (a new one only when every kept pool is active or
  * still has buffers out), or %NULL if @caps are not a frame or a tensor or
@@ -276,8 +286,8 @@ kept_pools_release_candidates (KeptPools * kept, Candidate * candidates,
 GstBufferPool *
 gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
     GstCudaCachePoolSide side, GstCaps * caps, GstCudaContext * context,
-    GstCudaCacheElementStream * stream, guint min_buffers, guint max_buffers,
-    guint * size, gchar ** reason)
+    GstCudaCacheElementStream * stream, gint stream_ordered,
+    guint min_buffers, guint max_buffers, guint * size, gchar ** reason)
 {
   gboolean cuda_memory = gst_cuda_cache_caps_are_cuda (caps);
   gsize frame_size = caps_frame_size (caps);
@@ -360,8 +370,8 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
       continue;
     if (gst_buffer_pool_is_active (c->pool)) {
       GST_LOG_OBJECT (owner, "kept %" GST_PTR_FORMAT " is active", c->pool);
-    } else if (configure_pool (c->pool, stream, caps, frame_size,
-            min_buffers, max_buffers, size)) {
+    } else if (configure_pool (c->pool, stream, stream_ordered, caps,
+            frame_size, min_buffers, max_buffers, size)) {
       pool = gst_object_ref (c->pool);
       GST_DEBUG_OBJECT (owner, "reconfigured kept %" GST_PTR_FORMAT
           " for %" GST_PTR_FORMAT, pool, caps);
@@ -380,8 +390,8 @@ gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * self,
           GST_PTR_FORMAT, caps);
       set_refusal (reason, g_strdup ("no pool of the cache could be made "
               "for "), caps, " (see the cudacache* debug categories)");
-    } else if (!configure_pool (pool, stream, caps, frame_size, min_buffers,
-            max_buffers, size)) {
+    } else if (!configure_pool (pool, stream, stream_ordered, caps,
+            frame_size, min_buffers, max_buffers, size)) {
       GST_WARNING_OBJECT (owner, "pool refused caps %" GST_PTR_FORMAT, caps);
       set_refusal (reason, g_strdup ("the cache's pool refused "), caps,
           " (see the cudacache* debug categories)");

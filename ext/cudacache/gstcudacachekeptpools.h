@@ -32,8 +32,8 @@ void gst_cuda_cache_kept_pools_clear (GstCudaCacheKeptPools * kept);
 
 GstBufferPool *gst_cuda_cache_kept_pools_get (GstCudaCacheKeptPools * kept,
     GstCudaCachePoolSide side, GstCaps * caps, GstCudaContext * context,
-    GstCudaCacheElementStream * stream, guint min_buffers, guint max_buffers,
-    guint * size, gchar ** reason);
+    GstCudaCacheElementStream * stream, gint stream_ordered,
+    guint min_buffers, guint max_buffers, guint * size, gchar ** reason);
 
 G_END_DECLS
 

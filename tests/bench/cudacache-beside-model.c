@@ -32,7 +32,12 @@
  * misses of a shape is an acquisition after the block was cleared from the
  * cache, timed by the cache's own alloc-time (the pool's allocation
  * function, the driver's call and the wrapping); a stream-ordered miss then
- * takes the memory the cleared block gave back to the pool.
+ * takes the memory the cleared block gave back to the pool. Stream-ordered
+ * runs twice: with the cache's own pool made at start by one small block
+ * (as an element's first block or its warm-caps make it), then with a
+ * reserve of RESERVE_BYTES set before that start, so that the first block
+ * of each shape (its own column) shows what the reserve saves the first
+ * frames.
  *
  *   cudacache-beside-model --out DIR [--frames N] [--warmup N] [--busy-ms MS]
  *       [--alloc-methods [--misses N]]
@@ -876,28 +881,50 @@ static const struct
         "width=3840,height=1620"},
 };
 
-/* The host time of @n misses of each shape made by a cache of @method, in
- * microseconds, one row of misses.csv each; the first miss of a shape
- * (the pool's first block of it) is its own column */
+/* The reserve of the third miss run: the four shapes' blocks fit in it */
+#define RESERVE_BYTES (1ULL << 30)
+
+/* The host time of @n misses of each shape made by a cache of @method
+ * (stream-ordered: with a reserve of @reserve bytes), in microseconds, one
+ * row of misses.csv each; the first miss of a shape (the pool's first
+ * block of it) is its own column */
 static gboolean
 time_misses (GstCudaContext * context, GstCudaCacheAllocMethod method,
-    const gchar * state, gint n, GString * csv, GString * report)
+    guint64 reserve, const gchar * state, gint n, GString * csv,
+    GString * report)
 {
   GstCudaCache *cache = gst_cuda_cache_new (1ULL << 36,
       GST_CUDA_CACHE_FLAG_ASYNC_FREE);
   const gchar *method_name = method == GST_CUDA_CACHE_ALLOC_METHOD_MALLOC ?
-      "malloc" : "stream-ordered";
+      "malloc" : reserve ? "stream-ordered, reserve 1 GiB" : "stream-ordered";
   gdouble *us = g_new (gdouble, n);
   GError *error = NULL;
   gboolean ok = TRUE;
   guint s;
 
   gst_cuda_cache_set_limit (cache, 4ULL << 30);
+  gst_cuda_cache_set_reserve (cache, reserve);
   if (!gst_cuda_cache_set_alloc_method (cache, method, &error)) {
     g_printerr ("cudacache-beside-model: %s: %s\n", method_name,
         error->message);
     g_clear_error (&error);
     ok = FALSE;
+  }
+  /* the start: the cache's own pool made (and its reserve filled) by one
+   * small block, which goes back to it */
+  if (ok && method == GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED) {
+    GstCaps *start = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+        "format=NV12,width=64,height=64");
+
+    ok = gst_cuda_cache_warm (cache, context, start, 1, &error);
+    gst_caps_unref (start);
+    if (!ok) {
+      g_printerr ("cudacache-beside-model: %s: %s\n", method_name,
+          error->message);
+      g_clear_error (&error);
+    }
+    gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_THREAD);
+    gst_cuda_cache_drain (cache);
   }
   for (s = 0; ok && s < G_N_ELEMENTS (miss_shapes); s++) {
     GstBufferPool *pool = gst_cuda_cache_pool_new (context);
@@ -1204,16 +1231,20 @@ main (int argc, char **argv)
         "per miss; first: the shape's first block):\n\n| shape | method | "
         "state | median | p99 | max | first |\n|---|---|---|---|---|---|---|"
         "\n");
-    ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, "idle",
+    ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, 0, "idle",
         n_misses, misses, report) &&
+        time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED, 0,
+        "idle", n_misses, misses, report) &&
         time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED,
-        "idle", n_misses, misses, report);
+        RESERVE_BYTES, "idle", n_misses, misses, report);
     if (ok) {
       busy_start (busy);
-      ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, "busy",
-          n_misses, misses, report) &&
+      ok = time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, 0,
+          "busy", n_misses, misses, report) &&
+          time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED, 0,
+          "busy", n_misses, misses, report) &&
           time_misses (primary, GST_CUDA_CACHE_ALLOC_METHOD_STREAM_ORDERED,
-          "busy", n_misses, misses, report);
+          RESERVE_BYTES, "busy", n_misses, misses, report);
       busy_stop (busy);
     }
     ok = ok && write_out (out, "misses.csv", misses);

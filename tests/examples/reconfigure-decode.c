@@ -9,15 +9,18 @@
  *   (a)  nvh264dec ! fakesink                  stock decode alone
  *   (a0) the same without init-max-width/height
  *   (b)  nvh264dec ! cudacacheidentity ! ...
+ *   (b1) the same, the three sizes listed in warm-caps
  *   (c)  nvh264dec ! cudacacheconvert ! RGBA 640x640 ! ...
  *
  * The stream is made here: three x264enc segments, their access units one
  * after the other (h264parse takes each new SPS). It plays twice in each
  * pipeline: the second round must allocate nothing (the cache's misses,
- * read once round 1 has gone through, before round 2 is pushed, and at
- * the end).
+ * read as round 1's last frame reaches the sink, before the decoder makes
+ * round 2's first, and at the end). With the ladder warmed (b1), round 1 must allocate nothing
+ * either: its misses are counted from the decoder's first allocation
+ * query, which comes after the caps that warm the cache.
  *
- * Pixels: (b)'s frames must show what stock decode's show, every visible
+ * Pixels: (b)'s and (b1)'s frames must show what stock decode's show, every visible
  * pixel of every frame. (c)'s must equal, byte for byte, the same
  * conversion of each segment decoded in a pipeline of its own (one size,
  * no reconfiguration): the decoded frames being equal, as (b) shows, the
@@ -59,6 +62,13 @@ static const struct
 #define FRAME_DURATION (GST_SECOND / 30)
 #define CONVERT_CAPS \
   "video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640"
+/* the stream's ladder, for (b1)'s warm-caps */
+#define LADDER "\"video/x-raw,format=NV12,width=1280,height=720;" \
+  "video/x-raw,format=NV12,width=854,height=480;" \
+  "video/x-raw,format=NV12,width=1920,height=1080\""
+#define WARM_BUFFERS 4
+#define WARMED "cudacacheidentity name=el warm-buffers=" \
+  G_STRINGIFY (WARM_BUFFERS) " warm-caps=" LADDER
 
 static gint per_segment = 60;
 static gboolean have_init_max = FALSE;
@@ -71,13 +81,17 @@ typedef struct
 {
   gboolean checksums;
   guint round_frames;           /* frames per round */
+  guint rounds;
   GstElement *cached;           /* the element whose cache is read */
 
   GArray *sums;                 /* guint64 per frame, with checksums */
   GArray *dims;                 /* guint32: width << 16 | height */
   guint frames, from_cache_pool;
   gint64 first_us, last_us;
-  guint64 misses_start, misses_round1, misses_end;
+  /* the misses at the start, at the first allocation query the cache's
+   * element answers (after any warming), after round 1 and at the end */
+  guint64 misses_start, misses_query, misses_round1, misses_end;
+  gboolean queried;
   gboolean map_failed;
 } Run;
 
@@ -108,6 +122,11 @@ run_frame (Run * run, GstBuffer * buf, GstCaps * caps)
     run->first_us = now;
   run->last_us = now;
   g_atomic_int_inc ((gint *) & run->frames);
+  /* round 1's last frame: the decoder makes its output as it pushes it
+   * (nvh264dec copies each frame out at its turn), so every block of round
+   * 1 is made and none of round 2 yet, held frames included */
+  if (run->rounds > 1 && run->frames == run->round_frames)
+    run->misses_round1 = cache_misses (run->cached);
   if (buf->pool && GST_IS_CUDA_CACHE_POOL (buf->pool))
     run->from_cache_pool++;
 
@@ -142,6 +161,21 @@ static GstPadProbeReturn
 on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   run_frame (user_data, GST_PAD_PROBE_INFO_BUFFER (info), NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+/* the first allocation query reaching the cache's element: the caps
+ * before it have warmed the cache (warm-caps), no frame is made yet */
+static GstPadProbeReturn
+on_query (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) ==
+      GST_QUERY_ALLOCATION && !run->queried) {
+    run->queried = TRUE;
+    run->misses_query = cache_misses (run->cached);
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -219,6 +253,7 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
   memset (run, 0, sizeof (*run));
   run->checksums = checksums;
   run->round_frames = aus->len;
+  run->rounds = rounds;
   run->sums = g_array_new (FALSE, FALSE, sizeof (guint64));
   run->dims = g_array_new (FALSE, FALSE, sizeof (guint32));
 
@@ -249,6 +284,15 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
     gst_object_unref (pad);
   }
 
+  /* a warmed element's misses split at its first allocation query */
+  if (run->cached && strstr (tail, "warm-caps")) {
+    GstPad *pad = gst_element_get_static_pad (run->cached, "sink");
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, on_query, run,
+        NULL);
+    gst_object_unref (pad);
+  }
+
   run->misses_start = last_misses;
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (r = 0; r < rounds; r++) {
@@ -259,27 +303,14 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
       GST_BUFFER_DURATION (buf) = FRAME_DURATION;
       gst_app_src_push_buffer (GST_APP_SRC (src), buf);
     }
-    /* the round's misses once it has gone through: nothing of the next
-     * round is pushed before the sink's count stands still for 300 ms (a
-     * decoder may keep its last frames until more input comes); in the
-     * checked runs only, the timed ones flow uninterrupted */
-    if (r == 0 && rounds > 1 && checksums) {
-      guint seen = G_MAXUINT, now, waited = 0;
-
-      while ((now = (guint) g_atomic_int_get ((gint *) & run->frames)) !=
-          seen && waited < 30000) {
-        seen = now;
-        g_usleep (300000);
-        waited += 300;
-      }
-      run->misses_round1 = cache_misses (run->cached);
-    }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   ok = wait_eos (pipeline, what);
   run->misses_end = cache_misses (run->cached);
   if (rounds == 1)
     run->misses_round1 = run->misses_end;
+  if (!run->queried)
+    run->misses_query = run->misses_start;
   gst_element_set_state (pipeline, GST_STATE_NULL);
 
   if (ok && run->frames != n) {
@@ -356,6 +387,9 @@ main (int argc, char **argv)
     {"(a0) the same, no init-max-*", "fakesink name=sink sync=false", FALSE},
     {"(b)  ! cudacacheidentity ! fakesink",
         "cudacacheidentity name=el ! fakesink name=sink sync=false", TRUE},
+    {"(b1) the same, warm-caps (the 3 sizes) warm-buffers="
+          G_STRINGIFY (WARM_BUFFERS),
+        WARMED " ! fakesink name=sink sync=false", TRUE},
     {"(c)  ! cudacacheconvert (640x640 RGBA) ! fakesink",
         "cudacacheconvert name=el ! " CONVERT_CAPS
           " ! fakesink name=sink sync=false", TRUE},
@@ -364,10 +398,10 @@ main (int argc, char **argv)
   GError *err = NULL;
   GPtrArray *segments[N_SEGMENTS], *stream;
   GArray *expected_sums;
-  Run stock, identity, convert, one;
+  Run stock, identity, warmed, convert, one;
   GstElement *dec;
   const gchar *missing;
-  guint major, minor, micro, nano, s, i, r, bad_b, bad_c;
+  guint major, minor, micro, nano, s, i, r, bad_b, bad_b1, bad_c;
   gboolean ok = TRUE;
 
   ctx = g_option_context_new ("- a stream changing size through nvh264dec "
@@ -429,6 +463,10 @@ main (int argc, char **argv)
       "video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", TRUE,
       stream, ROUNDS, TRUE, &identity);
   bad_b = count_differences (&identity, stock.sums, stock.dims);
+  ok &= run_pipeline ("identity, warmed", WARMED " ! "
+      "video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", TRUE,
+      stream, ROUNDS, TRUE, &warmed);
+  bad_b1 = count_differences (&warmed, stock.sums, stock.dims);
 
   /* pixels: (c) against the same conversion of each segment alone */
   ok &= run_pipeline ("convert", "cudacacheconvert name=el ! " CONVERT_CAPS
@@ -465,15 +503,16 @@ main (int argc, char **argv)
 
   g_print ("\n| pipeline (nvh264dec init-max-width=1920 "
       "init-max-height=1080) | frames | fps, median of %d | against (a) "
-      "| pixels | misses round 1 / round 2 | frames from the cache's pool "
-      "|\n|---|---|---|---|---|---|---|\n", REPEATS);
+      "| pixels | misses: warming, round 1 / round 2 | frames from the "
+      "cache's pool |\n|---|---|---|---|---|---|---|\n", REPEATS);
   for (i = 0; i < G_N_ELEMENTS (timed); i++) {
     gdouble fps = gpu_example_median3 (timed[i].fps[0], timed[i].fps[1],
         timed[i].fps[2]);
     gdouble stock_fps = gpu_example_median3 (timed[0].fps[0],
         timed[0].fps[1], timed[0].fps[2]);
     gchar *pixels, *misses, *pooled;
-    const Run *checked = i == 2 ? &identity : i == 3 ? &convert : NULL;
+    const Run *checked = i == 2 ? &identity : i == 3 ? &warmed :
+        i == 4 ? &convert : NULL;
 
     if (i == 0)
       pixels = g_strdup ("reference");
@@ -481,11 +520,13 @@ main (int argc, char **argv)
       pixels = g_strdup ("-");
     else
       pixels = g_strdup_printf ("%u of %u frames differ (%s)",
-          i == 2 ? bad_b : bad_c, checked->frames,
-          i == 2 ? "against stock decode" :
+          i == 2 ? bad_b : i == 3 ? bad_b1 : bad_c, checked->frames,
+          i < 4 ? "against stock decode" :
           "against each segment converted alone");
-    misses = checked ? g_strdup_printf ("%" G_GUINT64_FORMAT " / %"
-        G_GUINT64_FORMAT, checked->misses_round1 - checked->misses_start,
+    misses = checked ? g_strdup_printf ("%" G_GUINT64_FORMAT ", %"
+        G_GUINT64_FORMAT " / %" G_GUINT64_FORMAT,
+        checked->misses_query - checked->misses_start,
+        checked->misses_round1 - checked->misses_query,
         checked->misses_end - checked->misses_round1) : g_strdup ("-");
     pooled = checked ? g_strdup_printf ("%u of %u", checked->from_cache_pool,
         checked->frames) : g_strdup ("-");
@@ -502,17 +543,28 @@ main (int argc, char **argv)
         timed[i].fps[1], timed[i].fps[2]);
   g_print ("\n");
 
-  if (bad_b || bad_c)
+  if (bad_b || bad_b1 || bad_c)
     ok = FALSE;
   if (identity.misses_end != identity.misses_round1 ||
+      warmed.misses_end != warmed.misses_round1 ||
       convert.misses_end != convert.misses_round1) {
     g_print ("round 2 allocated: the cache missed what it had seen\n");
+    ok = FALSE;
+  }
+  if (warmed.misses_query - warmed.misses_start != WARM_BUFFERS * N_SEGMENTS
+      || warmed.misses_round1 != warmed.misses_query) {
+    g_print ("the warmed ladder: %" G_GUINT64_FORMAT " blocks warmed (%u "
+        "asked), round 1 missed %" G_GUINT64_FORMAT "\n",
+        warmed.misses_query - warmed.misses_start,
+        (guint) (WARM_BUFFERS * N_SEGMENTS),
+        warmed.misses_round1 - warmed.misses_query);
     ok = FALSE;
   }
   g_print ("%s\n", ok ? "PASS" : "FAIL");
 
   run_clear (&stock);
   run_clear (&identity);
+  run_clear (&warmed);
   run_clear (&convert);
   g_array_unref (expected_sums);
   g_ptr_array_unref (stream);

@@ -12,6 +12,8 @@
 #endif
 
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include <gmodule.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudautils.h>
@@ -124,7 +126,9 @@ GST_START_TEST (test_warm_makes_hits)
 GST_END_TEST;
 
 /* warm-caps: the layouts listed are in the device's cache once the element
- * negotiated, hits of the next pool of its context */
+ * negotiated, hits of the next pool of its context: made after the
+ * negotiation, so that nothing but the element keeps the context's blocks
+ * (as before a decoder's first pool) */
 GST_START_TEST (test_element_warm_caps)
 {
   GstElement *pipeline = gst_parse_launch ("videotestsrc ! cudaupload ! "
@@ -134,7 +138,7 @@ GST_START_TEST (test_element_warm_caps)
       "width=64,height=48 ! fakesink", NULL);
   GstCudaContext *primary = gst_cuda_cache_device_get_primary_context (0);
   GstCudaCache *cache = gst_cuda_cache_device_get_cache (primary);
-  GstBufferPool *pool = gst_cuda_cache_pool_new (primary);
+  GstBufferPool *pool;
   const gchar *warmed[] = {
     "video/x-raw(memory:CUDAMemory),format=NV12,width=1234,height=566",
     "video/x-raw(memory:CUDAMemory),format=RGBA,width=402,height=302",
@@ -147,6 +151,7 @@ GST_START_TEST (test_element_warm_caps)
       GST_STATE_CHANGE_ASYNC);
   fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
           10 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  pool = gst_cuda_cache_pool_new (primary);
   for (i = 0; i < G_N_ELEMENTS (warmed); i++) {
     GstBuffer *a, *b;
 
@@ -704,6 +709,108 @@ GST_START_TEST (test_element_alloc_method)
 
 GST_END_TEST;
 
+/* A consumer that cannot take stream-ordered memory asks for malloc
+ * blocks in its pool config and gets them from a stream-ordered cache:
+ * cudaipcsink ipc-mode=legacy (legacy CUDA IPC exports only cuMemAlloc
+ * memory; a stream-ordered block would fail its export), while mmap mode,
+ * which asks nothing of the method and copies what is not its own,
+ * gets the cache's stream-ordered blocks. Both run to EOS. */
+typedef struct
+{
+  GstElement *sink;
+  guint buffers, stream_ordered, same_context;
+} IpcProbe;
+
+static GstPadProbeReturn
+ipc_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  IpcProbe *probe = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstContext *shared = gst_element_get_context (probe->sink,
+      GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *sink_context = NULL;
+
+  fail_unless (gst_is_cuda_memory (gst_buffer_peek_memory (buf, 0)));
+  probe->buffers++;
+  probe->stream_ordered += is_stream_ordered (buf);
+  /* the sink's own context: it exports the memory instead of copying it */
+  if (shared && gst_structure_get (gst_context_get_structure (shared),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &sink_context, NULL) &&
+      sink_context == GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory (buf,
+              0))->context)
+    probe->same_context++;
+  gst_clear_object (&sink_context);
+  if (shared)
+    gst_context_unref (shared);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_cudaipcsink_gets_what_it_asks)
+{
+  const gchar *modes[] = { "legacy", "mmap" };
+  guint m;
+
+  if (!gst_element_factory_find ("cudaipcsink")) {
+    g_print ("cudaipcsink: not in this GStreamer, not checked\n");
+    return;
+  }
+  for (m = 0; m < G_N_ELEMENTS (modes); m++) {
+    gchar *address = g_strdup_printf ("%s/gst-cuda-cache-ipc-%d-%s",
+        g_get_tmp_dir (), (gint) getpid (), modes[m]);
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=12 ! "
+        "video/x-raw,width=322,height=182 ! cudaupload ! "
+        "cudacacheconvert name=c alloc-method=stream-ordered ! "
+        "video/x-raw(memory:CUDAMemory),format=RGBA,width=161,height=91 ! "
+        "cudaipcsink name=s ipc-mode=%s address=%s", modes[m], address);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    IpcProbe probe = { NULL, };
+    GstCudaCache *cache = NULL;
+    GstElement *convert;
+    GstMessage *msg;
+    GstPad *pad;
+
+    fail_unless (pipeline != NULL, "%s", desc);
+    probe.sink = gst_bin_get_by_name (GST_BIN (pipeline), "s");
+    convert = gst_bin_get_by_name (GST_BIN (pipeline), "c");
+    pad = gst_element_get_static_pad (probe.sink, "sink");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, ipc_probe, &probe, NULL);
+    gst_object_unref (pad);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        20 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL, "%s: no EOS", modes[m]);
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *error = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &error, &debug);
+      fail ("%s: %s (%s)", modes[m], error->message, GST_STR_NULL (debug));
+    }
+    gst_message_unref (msg);
+    fail_unless_equals_int (probe.buffers, 12);
+    fail_unless_equals_int (probe.same_context, 12);
+    /* legacy asked for malloc blocks; mmap asked nothing of the method */
+    fail_unless_equals_int (probe.stream_ordered, m == 0 ? 0 : 12);
+
+    g_object_get (convert, "cache", &cache, NULL);
+    fail_unless (cache != NULL);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    /* the device's cache is shared: back to the default for what follows */
+    fail_unless (gst_cuda_cache_set_alloc_method (cache,
+            GST_CUDA_CACHE_ALLOC_METHOD_MALLOC, NULL));
+    gst_cuda_cache_clear (cache, GST_CUDA_CACHE_SCOPE_GLOBAL);
+    gst_object_unref (cache);
+    gst_object_unref (convert);
+    gst_object_unref (probe.sink);
+    gst_object_unref (pipeline);
+    g_unlink (address);
+    g_free (address);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 #endif /* GST_CUDA_CACHE_HAVE_STREAM */
 
 static Suite *
@@ -731,6 +838,7 @@ streamordered_suite (void)
   tcase_add_test (tc, test_layout_matches_gst_cuda_stream_ordered);
 #endif
   tcase_add_test (tc, test_element_alloc_method);
+  tcase_add_test (tc, test_cudaipcsink_gets_what_it_asks);
 #endif
 
   return s;
