@@ -759,8 +759,8 @@ gst_cuda_cache_convert_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GST_OBJECT_UNLOCK (self);
 
   /* properties changed while playing take effect from this buffer on */
-  if (changed && !gst_cuda_cache_converter_set_config (self->converter,
-          gst_cuda_cache_convert_take_config (self), &error)) {
+  if (changed && !gst_cuda_cache_converter_reconfigure (self->converter,
+          NULL, NULL, gst_cuda_cache_convert_take_config (self), &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("Cannot apply the new properties: %s", error->message), (NULL));
     g_clear_error (&error);

@@ -12,6 +12,45 @@
 
 G_BEGIN_DECLS
 
+/* Groups of keys and their users (docs/design.md, "Groups"): how
+ * GstCudaCachePool keeps a context's blocks for as long as the context has
+ * users; and the limits' parser behind GST_CUDA_CACHE_LIMIT_ENV */
+G_GNUC_INTERNAL
+void gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group);
+
+G_GNUC_INTERNAL
+void gst_cuda_cache_group_remove_user (GstCudaCache * cache,
+    const gchar * group);
+
+G_GNUC_INTERNAL
+GstMemory *gst_cuda_cache_acquire_in_group (GstCudaCache * cache,
+    const gchar * group, const gchar * key, GstCudaCacheAllocFunc alloc_func,
+    gpointer user_data);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
+    guint64 * limit_bytes);
+
+/* The names caps give tensors' element types and layouts (`uint8`,
+ * `float16`, `float32`; `NCHW`, `NHWC`, read in any case): the caps'
+ * parsing and printing, and the messages that name them. Applications have
+ * the enums' GEnum nicks. */
+G_GNUC_INTERNAL
+const gchar *gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType
+    dtype);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
+    GstCudaCacheTensorDType * dtype);
+
+G_GNUC_INTERNAL
+const gchar *gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout
+    layout);
+
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_tensor_layout_from_string (const gchar * str,
+    GstCudaCacheTensorLayout * layout);
+
 /* The one way a file of the library gets its debug category: made on first
  * use, since any public function may run before a type's class_init. In
  * place of GST_DEBUG_CATEGORY_STATIC, a file says

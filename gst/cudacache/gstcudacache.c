@@ -915,8 +915,7 @@ gst_cuda_cache_timed_alloc (GstCudaCache * self, GstCudaCacheCounters * caller,
   return mem;
 }
 
-/**
- * gst_cuda_cache_acquire_in_group:
+/* gst_cuda_cache_acquire_in_group:
  * @cache: a #GstCudaCache
  * @group: (nullable): the group the block belongs to (see
  *     gst_cuda_cache_group_add_user()), or %NULL for the cache's own keys
@@ -930,8 +929,7 @@ gst_cuda_cache_timed_alloc (GstCudaCache * self, GstCudaCacheCounters * caller,
  *
  * Returns: (transfer full) (nullable): a block, or %NULL when the allocator
  *     failed twice
- *
- * Since: 0.1
+
  */
 GstMemory *
 gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
@@ -1024,8 +1022,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
   return mem;
 }
 
-/**
- * gst_cuda_cache_group_add_user:
+/* gst_cuda_cache_group_add_user:
  * @cache: a #GstCudaCache
  * @group: a group of keys, such as the blocks of one CUDA context
  *
@@ -1034,8 +1031,7 @@ gst_cuda_cache_acquire_in_group (GstCudaCache * cache, const gchar * group,
  * gst_cuda_cache_group_remove_user(). #GstCudaCachePool registers its
  * context this way for as long as it lives, so that the idle blocks of a
  * context (which keep the context alive) go when its last pool goes.
- *
- * Since: 0.1
+
  */
 void
 gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group)
@@ -1052,8 +1048,7 @@ gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group)
   g_mutex_unlock (&cache->lock);
 }
 
-/**
- * gst_cuda_cache_group_remove_user:
+/* gst_cuda_cache_group_remove_user:
  * @cache: a #GstCudaCache
  * @group: a group given to gst_cuda_cache_group_add_user()
  *
@@ -1061,8 +1056,7 @@ gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group)
  * blocks are dropped at once (freed on the reaper thread with
  * %GST_CUDA_CACHE_FLAG_ASYNC_FREE), and its blocks still in use are freed
  * when they are released, unless the group has a user again by then.
- *
- * Since: 0.1
+
  */
 void
 gst_cuda_cache_group_remove_user (GstCudaCache * cache, const gchar * group)

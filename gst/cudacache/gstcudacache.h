@@ -207,18 +207,6 @@ GstMemory *gst_cuda_cache_acquire (GstCudaCache * cache, const gchar * key,
     GstCudaCacheAllocFunc alloc_func, gpointer user_data);
 
 GST_CUDA_CACHE_API
-GstMemory *gst_cuda_cache_acquire_in_group (GstCudaCache * cache,
-    const gchar * group, const gchar * key, GstCudaCacheAllocFunc alloc_func,
-    gpointer user_data);
-
-GST_CUDA_CACHE_API
-void gst_cuda_cache_group_add_user (GstCudaCache * cache, const gchar * group);
-
-GST_CUDA_CACHE_API
-void gst_cuda_cache_group_remove_user (GstCudaCache * cache,
-    const gchar * group);
-
-GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem);
 
 GST_CUDA_CACHE_API
@@ -264,10 +252,6 @@ GstCudaCacheMemoryPool gst_cuda_cache_get_memory_pool (GstCudaCache * cache,
 
 GST_CUDA_CACHE_API
 void gst_cuda_cache_set_reserve (GstCudaCache * cache, guint64 reserve_bytes);
-
-GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,
-    guint64 * limit_bytes);
 
 GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_set_limit_if_newer (GstCudaCache * cache,

@@ -346,75 +346,21 @@ gst_cuda_cache_converter_new (const GstCaps * in_caps,
 }
 
 /**
- * gst_cuda_cache_converter_set_caps:
- * @converter: a #GstCudaCacheConverter
- * @in_caps: fixed caps of the input
- * @out_caps: fixed caps of the output
- * @error: (nullable): where to say why the conversion cannot be made
- *
- * Reconfigures @converter for other caps, keeping its config, its kernels
- * and its stream: a caps change costs no module load.
- *
- * Returns: %TRUE on success; on failure @converter is unchanged
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_cache_converter_set_caps (GstCudaCacheConverter * converter,
-    const GstCaps * in_caps, const GstCaps * out_caps, GError ** error)
-{
-  return gst_cuda_cache_converter_reconfigure (converter, in_caps, out_caps,
-      NULL, error);
-}
-
-/**
- * gst_cuda_cache_converter_set_config:
- * @converter: a #GstCudaCacheConverter
- * @config: (transfer full): `GST_CUDA_CACHE_CONVERTER_OPT_*` fields; those
- *     it lacks keep their values
- * @error: (nullable): where to say what is wrong with @config
- *
- * Changes options for the next frame. The options are checked as
- * gst_cuda_cache_converter_check_config() checks them.
- *
- * Returns: %TRUE on success; on failure @converter is unchanged
- *
- * Since: 0.1
- */
-gboolean
-gst_cuda_cache_converter_set_config (GstCudaCacheConverter * converter,
-    GstStructure * config, GError ** error)
-{
-  GstStructure *merged;
-  gboolean ret;
-
-  g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
-  g_return_val_if_fail (config != NULL, FALSE);
-
-  merged = merge_config (converter, config, error);
-  if (!merged)
-    return FALSE;
-  ret = gst_cuda_cache_converter_configure (converter, &converter->info,
-      merged, error);
-  gst_structure_free (merged);
-
-  return ret;
-}
-
-/**
  * gst_cuda_cache_converter_reconfigure:
  * @converter: a #GstCudaCacheConverter
- * @in_caps: fixed caps of the input
- * @out_caps: fixed caps of the output
+ * @in_caps: (nullable): fixed caps of the input, %NULL to keep them
+ * @out_caps: (nullable): fixed caps of the output, %NULL to keep them
  * @config: (transfer full) (nullable): `GST_CUDA_CACHE_CONVERTER_OPT_*`
  *     fields; those it lacks keep their values
  * @error: (nullable): where to say why the conversion cannot be made
  *
- * gst_cuda_cache_converter_set_caps() and
- * gst_cuda_cache_converter_set_config() at once: the conversion is set up
- * once, for the new caps with the new options, where the two calls set it
- * up twice (the CPU path's tables and frames, the kernels'
- * plan), the first time for a pair of caps and options never used.
+ * Sets @converter up for other caps, other options or both, as an element
+ * does at a caps event or a property change: the conversion is set up once,
+ * for the new caps with the new options, keeping its kernels and its
+ * stream (a caps change costs no module load). @in_caps and @out_caps are
+ * given together or not at all. Options are checked as
+ * gst_cuda_cache_converter_check_config() checks them: a field that is no
+ * option is refused with the list of options, rather than ignored.
  *
  * Returns: %TRUE on success; on failure @converter is unchanged
  *
@@ -430,13 +376,20 @@ gst_cuda_cache_converter_reconfigure (GstCudaCacheConverter * converter,
   gboolean ret;
 
   g_return_val_if_fail (GST_IS_CUDA_CACHE_CONVERTER (converter), FALSE);
-  g_return_val_if_fail (GST_IS_CAPS (in_caps), FALSE);
-  g_return_val_if_fail (GST_IS_CAPS (out_caps), FALSE);
+  g_return_val_if_fail (in_caps == NULL || GST_IS_CAPS (in_caps), FALSE);
+  g_return_val_if_fail (out_caps == NULL || GST_IS_CAPS (out_caps), FALSE);
+  g_return_val_if_fail ((in_caps == NULL) == (out_caps == NULL), FALSE);
 
   merged = merge_config (converter, config, error);
   if (!merged)
     return FALSE;
-  ret = info_from_caps (&info, in_caps, out_caps, error) &&
+  if (in_caps) {
+    ret = info_from_caps (&info, in_caps, out_caps, error);
+  } else {
+    info = converter->info;
+    ret = TRUE;
+  }
+  ret = ret &&
       gst_cuda_cache_converter_configure (converter, &info, merged, error);
   gst_structure_free (merged);
 

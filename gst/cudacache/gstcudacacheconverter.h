@@ -286,14 +286,6 @@ GstCudaCacheConverter *gst_cuda_cache_converter_new (const GstCaps * in_caps,
     GError ** error);
 
 GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_converter_set_caps (GstCudaCacheConverter * converter,
-    const GstCaps * in_caps, const GstCaps * out_caps, GError ** error);
-
-GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_converter_set_config (GstCudaCacheConverter *
-    converter, GstStructure * config, GError ** error);
-
-GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_converter_reconfigure (GstCudaCacheConverter *
     converter, const GstCaps * in_caps, const GstCaps * out_caps,
     GstStructure * config, GError ** error);

@@ -114,8 +114,7 @@ gst_cuda_cache_limit_default (GstCudaCache * cache, guint64 device_memory)
   return limit;
 }
 
-/**
- * gst_cuda_cache_parse_limit:
+/* gst_cuda_cache_parse_limit:
  * @str: a limit: bytes with an optional `K`, `M`, `G` or `T` suffix (powers
  *     of 1024, optionally followed by `B` or `iB`), or a percentage of
  *     @device_memory from 0 to 100 such as `25%`
@@ -126,8 +125,7 @@ gst_cuda_cache_limit_default (GstCudaCache * cache, guint64 device_memory)
  * refused @str is logged on the `cudacache` debug category.
  *
  * Returns: %TRUE if @str is a valid limit
- *
- * Since: 0.1
+
  */
 gboolean
 gst_cuda_cache_parse_limit (const gchar * str, guint64 device_memory,

@@ -481,10 +481,12 @@ chroma_down_u8 (const guint8 * a, const guint8 * b, gint ps, gint quarters,
   }
 }
 
-GST_CUDA_CACHE_CLONES void
-gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b, gint ps,
-    gint quarters, gint cw, gboolean cosited, gint width, gint32 * s,
-    gfloat * out)
+/* The clones of a function are static: a function of the library's with
+ * clones would export their resolver (`NAME.resolver`) whatever its own
+ * visibility, so the library's entry points call these */
+GST_CUDA_CACHE_CLONES static void
+chroma_up_u8 (const guint8 * a, const guint8 * b, gint ps, gint quarters,
+    gint cw, gboolean cosited, gint width, gint32 * s, gfloat * out)
 {
   /* samples 1 .. end - 1: both neighbours inside, both values in the
    * picture */
@@ -532,9 +534,9 @@ u8_to_float (const guint8 * src, gint ps, gint n, gfloat mul, gfloat add,
     dst[i] = src[i * ps] * mul + add;
 }
 
-GST_CUDA_CACHE_CLONES void
-gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
-    gfloat mul, gfloat add, gfloat * dst)
+GST_CUDA_CACHE_CLONES static void
+u8_to_float_any (const guint8 * src, gint ps, gint n, gfloat mul, gfloat add,
+    gfloat * dst)
 {
   /* luma of planar and 4:2:2 packed formats, a channel of RGB */
   switch (ps) {
@@ -551,6 +553,21 @@ gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
       u8_to_float (src, ps, n, mul, add, dst);
       break;
   }
+}
+
+void
+gst_cuda_cache_chroma_up_u8 (const guint8 * a, const guint8 * b, gint ps,
+    gint quarters, gint cw, gboolean cosited, gint width, gint32 * s,
+    gfloat * out)
+{
+  chroma_up_u8 (a, b, ps, quarters, cw, cosited, width, s, out);
+}
+
+void
+gst_cuda_cache_u8_to_float (const guint8 * src, gint ps, gint n,
+    gfloat mul, gfloat add, gfloat * dst)
+{
+  u8_to_float_any (src, ps, n, mul, add, dst);
 }
 
 #ifdef HAVE_AVX2_AT_RUN_TIME

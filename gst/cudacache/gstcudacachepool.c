@@ -30,8 +30,7 @@
  *
  * With GStreamer 1.24 and later, a config may name the #GstCudaStream its
  * memory is allocated on (gst_buffer_pool_config_set_cuda_stream(), marked
- * as the stream of the pool's writer with
- * gst_buffer_pool_config_set_cuda_cache_writer_stream()): a
+ * as the stream of the pool's writer, as the plugin's elements do): a
  * memory keeps its stream for life, so blocks of one stream are kept apart
  * from those of another (the stream is part of their key) and a user only
  * ever gets blocks of its own stream, or of none.
@@ -75,7 +74,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_cache_pool_debug);
 #define GST_CAT_DEFAULT gst_cuda_cache_pool_debug
 
 #define CONFIG_FIELD_CACHE "GstCudaCachePool.cache"
-#define CONFIG_FIELD_WRITER_STREAM "GstCudaCachePool.writer-stream"
 
 struct _GstCudaCachePoolPrivate
 {
@@ -825,49 +823,4 @@ gst_buffer_pool_config_get_cuda_cache (GstStructure * config,
   *cache = NULL;
   return gst_structure_get (config, CONFIG_FIELD_CACHE, GST_TYPE_CUDA_CACHE,
       cache, NULL) && *cache != NULL;
-}
-
-/**
- * gst_buffer_pool_config_set_cuda_cache_writer_stream:
- * @config: a #GstBufferPool configuration
- * @writer_stream: whether the #GstCudaStream of @config is the stream of
- *     the element that writes the pool's buffers
- *
- * A #GstCudaCachePool allocates its memory on the stream of its config
- * (gst_buffer_pool_config_set_cuda_stream()) only where the config marks
- * it as its writer's: a stream an upstream element puts in the config of
- * a pool proposed to it would tie the cache's blocks to that element,
- * which waits for its own stream anyway. Before GStreamer 1.24 memory
- * carries no stream and the mark changes nothing.
- *
- * Since: 0.1
- */
-void
-gst_buffer_pool_config_set_cuda_cache_writer_stream (GstStructure * config,
-    gboolean writer_stream)
-{
-  g_return_if_fail (config != NULL);
-
-  gst_structure_set (config, CONFIG_FIELD_WRITER_STREAM, G_TYPE_BOOLEAN,
-      writer_stream, NULL);
-}
-
-/**
- * gst_buffer_pool_config_get_cuda_cache_writer_stream:
- * @config: a #GstBufferPool configuration
- *
- * Returns: whether @config marks its #GstCudaStream as the stream of the
- *     pool's writer (gst_buffer_pool_config_set_cuda_cache_writer_stream())
- *
- * Since: 0.1
- */
-gboolean
-gst_buffer_pool_config_get_cuda_cache_writer_stream (GstStructure * config)
-{
-  gboolean writer_stream = FALSE;
-
-  g_return_val_if_fail (config != NULL, FALSE);
-
-  return gst_structure_get_boolean (config, CONFIG_FIELD_WRITER_STREAM,
-      &writer_stream) && writer_stream;
 }

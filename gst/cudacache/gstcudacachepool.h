@@ -92,13 +92,6 @@ gboolean gst_buffer_pool_config_get_cuda_cache (GstStructure * config,
     GstCudaCache ** cache);
 
 GST_CUDA_CACHE_API
-void gst_buffer_pool_config_set_cuda_cache_writer_stream (GstStructure * config,
-    gboolean writer_stream);
-
-GST_CUDA_CACHE_API
-gboolean gst_buffer_pool_config_get_cuda_cache_writer_stream (GstStructure * config);
-
-GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_warm (GstCudaCache * cache, GstCudaContext * context,
     GstCaps * caps, guint n_buffers, GError ** error);
 

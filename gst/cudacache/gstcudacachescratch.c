@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gstcudacachescratch-private.h"
+#include "gstcudacache-private.h"
 #include "gstcudacacheplan-private.h"
 
 #define GST_CAT_DEFAULT gst_cuda_cache_kernels_debug

@@ -71,14 +71,7 @@ gst_cuda_cache_tensor_dtype_get_size (GstCudaCacheTensorDType dtype)
   return dtypes[dtype].size;
 }
 
-/**
- * gst_cuda_cache_tensor_dtype_to_string:
- * @dtype: an element type
- *
- * Returns: the name caps use for @dtype (`uint8`, `float16`, `float32`)
- *
- * Since: 0.1
- */
+/* The name caps use for @dtype */
 const gchar *
 gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType dtype)
 {
@@ -87,15 +80,8 @@ gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType dtype)
   return dtypes[dtype].name;
 }
 
-/**
- * gst_cuda_cache_tensor_dtype_from_string:
- * @str: a type name as caps give it
- * @dtype: (out): the element type
- *
- * Returns: %TRUE if @str names a supported element type
- *
- * Since: 0.1
- */
+/* Whether @str, a type name as caps give it, names a supported element
+ * type, in *@dtype */
 gboolean
 gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
     GstCudaCacheTensorDType * dtype)
@@ -114,14 +100,7 @@ gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
   return FALSE;
 }
 
-/**
- * gst_cuda_cache_tensor_layout_to_string:
- * @layout: a layout
- *
- * Returns: `NCHW` or `NHWC`
- *
- * Since: 0.1
- */
+/* `NCHW` or `NHWC` */
 const gchar *
 gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout layout)
 {
@@ -130,15 +109,8 @@ gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout layout)
   return layouts[layout];
 }
 
-/**
- * gst_cuda_cache_tensor_layout_from_string:
- * @str: `NCHW` or `NHWC`, in any case
- * @layout: (out): the layout
- *
- * Returns: %TRUE if @str names a supported layout
- *
- * Since: 0.1
- */
+/* Whether @str, `NCHW` or `NHWC` in any case, names a supported layout,
+ * in *@layout */
 gboolean
 gst_cuda_cache_tensor_layout_from_string (const gchar * str,
     GstCudaCacheTensorLayout * layout)

@@ -114,20 +114,6 @@ GST_CUDA_CACHE_API
 guint gst_cuda_cache_tensor_dtype_get_size (GstCudaCacheTensorDType dtype);
 
 GST_CUDA_CACHE_API
-const gchar *gst_cuda_cache_tensor_dtype_to_string (GstCudaCacheTensorDType dtype);
-
-GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_tensor_dtype_from_string (const gchar * str,
-    GstCudaCacheTensorDType * dtype);
-
-GST_CUDA_CACHE_API
-const gchar *gst_cuda_cache_tensor_layout_to_string (GstCudaCacheTensorLayout layout);
-
-GST_CUDA_CACHE_API
-gboolean gst_cuda_cache_tensor_layout_from_string (const gchar * str,
-    GstCudaCacheTensorLayout * layout);
-
-GST_CUDA_CACHE_API
 gboolean gst_cuda_cache_tensor_info_init (GstCudaCacheTensorInfo * info,
     GstCudaCacheTensorDType dtype, GstCudaCacheTensorLayout layout, guint batch,
     guint channels, guint height, guint width);

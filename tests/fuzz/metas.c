@@ -115,6 +115,22 @@ add_crop_meta (GstBuffer * buf, const gchar * text)
   meta->height = (guint) clamp_int (v[3], 0, G_MAXUINT);
 }
 
+/* @word as a value of @type, by its nick in any case (the names caps
+ * give: float16, NCHW) */
+static gboolean
+enum_from_nick (GType type, const gchar * word, gint * value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  gchar *nick = g_ascii_strdown (word, -1);
+  GEnumValue *v = g_enum_get_value_by_nick (klass, nick);
+
+  if (v)
+    *value = v->value;
+  g_free (nick);
+  g_type_class_unref (klass);
+  return v != NULL;
+}
+
 static void
 add_tensor_meta (GstBuffer * buf, const gchar * text)
 {
@@ -124,11 +140,13 @@ add_tensor_meta (GstBuffer * buf, const gchar * text)
   guint i;
 
   if (g_strv_length (words) < 2 ||
-      !gst_cuda_cache_tensor_dtype_from_string (words[0], &info.dtype))
+      !enum_from_nick (GST_TYPE_CUDA_CACHE_TENSOR_DTYPE, words[0],
+          (gint *) & info.dtype))
     info.dtype = (GstCudaCacheTensorDType) clamp_int (g_ascii_strtod (words[0]
             ? words[0] : "", NULL), 0, 255);
   if (g_strv_length (words) < 2 ||
-      !gst_cuda_cache_tensor_layout_from_string (words[1], &info.layout))
+      !enum_from_nick (GST_TYPE_CUDA_CACHE_TENSOR_LAYOUT, words[1],
+          (gint *) & info.layout))
     info.layout = (GstCudaCacheTensorLayout) clamp_int (g_ascii_strtod (words[0]
             && words[1] ? words[1] : "", NULL), 0, 255);
   parse_numbers (g_strv_length (words) > 2 ? words[2] : "", v,

@@ -136,9 +136,7 @@ class Introspection(unittest.TestCase):
             1 << 30, GstCudaCache.CudaCacheFlags(0))
         self.assertEqual(cache.get_device_memory(), 1 << 30)
         self.assertEqual(cache.get_limit(), 1 << 29)
-        ok, limit = GstCudaCache.CudaCache.parse_limit("25%", 1 << 30)
-        self.assertTrue(ok)
-        self.assertEqual(limit, 1 << 28)
+        limit = 1 << 28
         cache.set_limit(limit)
         self.assertEqual(cache.get_limit(), 1 << 28)
         self.assertEqual(stats(cache).cache_limit, 1 << 28)
@@ -178,10 +176,11 @@ class Introspection(unittest.TestCase):
         self.assertEqual(s.current_size, 0)
 
     def test_tensor_info_and_meta(self):
-        ok, dtype = GstCudaCache.CudaCacheTensorDType.from_string("float32")
-        self.assertTrue(ok)
-        ok, layout = GstCudaCache.CudaCacheTensorLayout.from_string("NHWC")
-        self.assertTrue(ok)
+        # the enums' value names are the names caps give
+        dtype = GstCudaCache.CudaCacheTensorDType.FLOAT32
+        self.assertEqual(dtype.value_nick, "float32")
+        layout = GstCudaCache.CudaCacheTensorLayout.NHWC
+        self.assertEqual(layout.value_nick.upper(), "NHWC")
         ok, info = GstCudaCache.cuda_cache_tensor_info_init(dtype, layout, 1,
                                                             3, H, W)
         self.assertTrue(ok)

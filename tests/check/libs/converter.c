@@ -631,7 +631,7 @@ GST_START_TEST (test_rejected_config_changes_nothing)
   GError *error = NULL;
 
   before = gst_cuda_cache_converter_get_config (conv);
-  fail_if (gst_cuda_cache_converter_set_config (conv,
+  fail_if (gst_cuda_cache_converter_reconfigure (conv, NULL, NULL,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "false, GstCudaCacheConverter.std=<1.0, 0.0, 1.0>", NULL),
           &error));
@@ -851,8 +851,9 @@ GST_START_TEST (test_config_errors_say_option_value_and_range)
         "\"%s\" does not say \"%s\"", error ? error->message : "",
         cases[i].says);
     g_clear_error (&error);
-    /* set_config says the same */
-    fail_if (gst_cuda_cache_converter_set_config (conv, config, &error));
+    /* reconfiguring says the same */
+    fail_if (gst_cuda_cache_converter_reconfigure (conv, NULL, NULL, config,
+            &error));
     fail_unless (error != NULL && strstr (error->message, cases[i].says),
         "\"%s\" does not say \"%s\"", error ? error->message : "",
         cases[i].says);
@@ -1059,8 +1060,7 @@ GST_START_TEST (test_reconfigure_caps_and_config)
 
   /* another output, other options, the same input: the frame is kept */
   count_memories_start ();
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010, rgba2, NULL));
-  fail_unless (gst_cuda_cache_converter_set_config (conv,
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010, rgba2,
           gst_structure_from_string ("c, GstCudaCacheConverter.letterbox="
               "true", NULL), NULL));
   made = count_memories_stop ();
@@ -1070,12 +1070,14 @@ GST_START_TEST (test_reconfigure_caps_and_config)
 
   /* another input: another frame */
   count_memories_start ();
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010b, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010b, rgba2, NULL,
+          NULL));
   made = count_memories_stop ();
   fail_unless_equals_int (made, 1);
   check_as_new (conv, p010b, rgba2, "c, GstCudaCacheConverter.letterbox=true",
       48 * 48 * 4);
-  fail_unless (gst_cuda_cache_converter_set_caps (conv, p010, rgba2, NULL));
+  fail_unless (gst_cuda_cache_converter_reconfigure (conv, p010, rgba2, NULL,
+          NULL));
 
   /* refused options, or refused caps: nothing changes */
   before = gst_cuda_cache_converter_get_config (conv);

@@ -515,25 +515,6 @@ GST_START_TEST (test_reconfigure_while_last_buffer_returns)
 
 GST_END_TEST;
 
-/* gst_buffer_pool_config_set_cuda_cache_writer_stream (): a config's
- * stream is its writer's only where marked so, and the mark round-trips */
-GST_START_TEST (test_config_writer_stream_mark)
-{
-  GstBufferPool *pool = gst_cuda_cache_system_pool_new (NULL);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  fail_if (gst_buffer_pool_config_get_cuda_cache_writer_stream (config));
-  gst_buffer_pool_config_set_cuda_cache_writer_stream (config, TRUE);
-  fail_unless (gst_buffer_pool_config_get_cuda_cache_writer_stream (config));
-  gst_buffer_pool_config_set_cuda_cache_writer_stream (config, FALSE);
-  fail_if (gst_buffer_pool_config_get_cuda_cache_writer_stream (config));
-
-  gst_structure_free (config);
-  gst_object_unref (pool);
-}
-
-GST_END_TEST;
-
 static Suite *
 systempool_suite (void)
 {
@@ -555,7 +536,6 @@ systempool_suite (void)
   tcase_add_test (tc, test_default_cache_is_shared);
   tcase_add_test (tc, test_buffer_outlives_pool_and_cache);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
-  tcase_add_test (tc, test_config_writer_stream_mark);
 
   return s;
 }

@@ -147,22 +147,36 @@ GST_END_TEST;
 
 GST_START_TEST (test_strings)
 {
-  GstCudaCacheTensorDType dtype;
-  GstCudaCacheTensorLayout layout;
+  GEnumClass *dtypes = g_type_class_ref (GST_TYPE_CUDA_CACHE_TENSOR_DTYPE);
+  GEnumClass *layouts = g_type_class_ref (GST_TYPE_CUDA_CACHE_TENSOR_LAYOUT);
+  GstCudaCacheTensorInfo info;
+  gchar *caps;
 
-  fail_unless (gst_cuda_cache_tensor_dtype_from_string ("float16", &dtype));
-  fail_unless_equals_int (dtype, GST_CUDA_CACHE_TENSOR_DTYPE_F16);
-  fail_unless_equals_int (gst_cuda_cache_tensor_dtype_get_size (dtype), 2);
-  fail_unless_equals_string (gst_cuda_cache_tensor_dtype_to_string
-      (GST_CUDA_CACHE_TENSOR_DTYPE_F32), "float32");
-  fail_if (gst_cuda_cache_tensor_dtype_from_string ("float64", &dtype));
-  fail_if (gst_cuda_cache_tensor_dtype_from_string (NULL, &dtype));
+  /* the enums' nicks are the names caps give */
+  fail_unless_equals_int (g_enum_get_value_by_nick (dtypes, "float16")->value,
+      GST_CUDA_CACHE_TENSOR_DTYPE_F16);
+  fail_unless_equals_int (gst_cuda_cache_tensor_dtype_get_size
+      (GST_CUDA_CACHE_TENSOR_DTYPE_F16), 2);
+  fail_unless_equals_string (g_enum_get_value (dtypes,
+          GST_CUDA_CACHE_TENSOR_DTYPE_F32)->value_nick, "float32");
+  fail_unless (g_enum_get_value_by_nick (dtypes, "float64") == NULL);
+  fail_unless_equals_string (g_enum_get_value (layouts,
+          GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC)->value_nick, "nhwc");
 
-  fail_unless (gst_cuda_cache_tensor_layout_from_string ("nhwc", &layout));
-  fail_unless_equals_int (layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC);
-  fail_unless_equals_string (gst_cuda_cache_tensor_layout_to_string (layout),
-      "NHWC");
-  fail_if (gst_cuda_cache_tensor_layout_from_string ("HWC", &layout));
+  /* caps read a layout in any case and write it in capitals */
+  fail_unless (info_from_string (&info, "other/tensors,format=static,"
+          "num_tensors=1,types=float16,layout=nhwc,dimensions=3:4:5:1"));
+  fail_unless_equals_int (info.dtype, GST_CUDA_CACHE_TENSOR_DTYPE_F16);
+  fail_unless_equals_int (info.layout, GST_CUDA_CACHE_TENSOR_LAYOUT_NHWC);
+  caps = gst_cuda_cache_tensor_info_to_string (&info);
+  fail_unless (strstr (caps, "NHWC") != NULL, "%s", caps);
+  g_free (caps);
+  fail_if (info_from_string (&info, "other/tensors,format=static,"
+          "num_tensors=1,types=float64,layout=NHWC,dimensions=3:4:5:1"));
+  fail_if (info_from_string (&info, "other/tensors,format=static,"
+          "num_tensors=1,types=float16,layout=HWC,dimensions=3:4:5:1"));
+  g_type_class_unref (dtypes);
+  g_type_class_unref (layouts);
 }
 
 GST_END_TEST;
