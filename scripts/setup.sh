@@ -21,7 +21,7 @@ gstreamer1.0-plugins-good gstreamer1.0-plugins-bad check valgrind indent
 gnuplot-nox gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-gi
 python3-gst-1.0 python3-numpy libdlpack-dev gstreamer1.0-plugins-ugly
-python3-opencv python3-pil clang libclang-rt-14-dev"
+python3-opencv python3-pil clang libclang-rt-14-dev gi-docgen"
 
 missing=
 for p in $PACKAGES; do

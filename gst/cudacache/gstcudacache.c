@@ -188,16 +188,43 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
   gobject_class->get_property = gst_cuda_cache_get_property;
   gobject_class->finalize = gst_cuda_cache_finalize;
 
+  /**
+   * GstCudaCache:device-memory:
+   *
+   * The size of the memory the cache allocates from, set when the cache is
+   * made: an application that makes its own cache with g_object_new() gives
+   * it so that the default #GstCudaCache:limit is half of it.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY,
       g_param_spec_uint64 ("device-memory", "Device memory",
           "Total bytes of the memory the cache allocates from; the default "
           "limit is half of it (0: unknown, no default limit)",
           0, G_MAXUINT64, DEFAULT_DEVICE_MEMORY,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:flags:
+   *
+   * How the cache frees blocks (#GstCudaCacheFlags), set when the cache is
+   * made: an application that makes its own cache asks here for frees on the
+   * cache's own thread.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FLAGS,
       g_param_spec_flags ("flags", "Flags", "How the cache frees blocks",
           GST_TYPE_CUDA_CACHE_FLAGS, DEFAULT_FLAGS,
           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:limit:
+   *
+   * The bytes the cache may own, in use and idle, before it drops idle
+   * blocks. An application sets it to leave room for a model or another
+   * library on the same device; gst_cuda_cache_set_limit() does the same.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_LIMIT,
       g_param_spec_uint64 ("limit", "Limit",
           "Bytes the cache may own, in use and idle, before it drops idle "
@@ -205,18 +232,58 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "(the device's memory, or the machine's for the system-memory "
           "cache), or " GST_CUDA_CACHE_LIMIT_ENV, 0, G_MAXUINT64, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:current-size:
+   *
+   * The bytes the cache owns, in use and idle: what an application reads to
+   * see how much device memory the pipelines hold.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_CURRENT_SIZE,
       g_param_spec_uint64 ("current-size", "Current size",
           "Bytes the cache owns, in use and idle", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:used-bytes:
+   *
+   * The bytes of blocks in use by buffers: what an application reads to see
+   * the memory its pipelines need at the moment.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_USED_BYTES,
       g_param_spec_uint64 ("used-bytes", "Used bytes",
           "Bytes of blocks in use", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:idle-bytes:
+   *
+   * The bytes of blocks kept for reuse and not in use: what
+   * gst_cuda_cache_clear() would give back to the device.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_IDLE_BYTES,
       g_param_spec_uint64 ("idle-bytes", "Idle bytes",
           "Bytes of blocks kept for reuse", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:idle-blocks:
+   *
+   * The number of blocks kept for reuse and not in use.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_IDLE_BLOCKS,
       g_param_spec_uint ("idle-blocks", "Idle blocks",
           "Blocks kept for reuse", 0, G_MAXUINT, 0, ro));
+  /**
+   * GstCudaCache:hits:
+   *
+   * Block acquisitions served from an idle block, without the driver: with
+   * #GstCudaCache:misses, the figure an application reads to see whether the
+   * cache serves its renegotiations.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HITS,
       g_param_spec_uint64 ("hits", "Hits",
           "Block acquisitions served from an idle block. A pool acquires a "
@@ -224,46 +291,135 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "after a reconfiguration) and per new layout it is configured "
           "for; buffers it recycles, frame after frame, are not counted",
           0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:misses:
+   *
+   * Block acquisitions that allocated from the driver; see
+   * #GstCudaCache:hits.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MISSES,
       g_param_spec_uint64 ("misses", "Misses",
           "Block acquisitions that allocated (see hits for what an "
           "acquisition is; frames are not counted)", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:evictions:
+   *
+   * Blocks dropped because of #GstCudaCache:limit or a clear: a growing
+   * count tells an application that the limit is too low for the caps its
+   * pipelines use.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_EVICTIONS,
       g_param_spec_uint64 ("evictions", "Evictions",
           "Blocks dropped because of the limit or a clear", 0, G_MAXUINT64, 0,
           ro));
+  /**
+   * GstCudaCache:peak-size:
+   *
+   * The highest #GstCudaCache:current-size since the cache was made or its
+   * peaks were reset (gst_cuda_cache_reset_peaks()): what an application
+   * reads to size #GstCudaCache:limit.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PEAK_SIZE,
       g_param_spec_uint64 ("peak-size", "Peak size",
           "The highest current-size since the cache was made or its peaks "
           "were reset", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:peak-used-bytes:
+   *
+   * The highest #GstCudaCache:used-bytes since the cache was made or its
+   * peaks were reset: the memory the pipelines needed at once, at most.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_PEAK_USED_BYTES,
       g_param_spec_uint64 ("peak-used-bytes", "Peak used bytes",
           "The highest used-bytes since the cache was made or its peaks were "
           "reset", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:alloc-retries:
+   *
+   * Allocations that failed, made the cache free every idle block, and
+   * succeeded on the retry: a sign that the device's memory runs short.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_ALLOC_RETRIES,
       g_param_spec_uint64 ("alloc-retries", "Allocation retries",
           "Allocations that failed, made the cache free every idle block, "
           "and were tried again", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:alloc-failures:
+   *
+   * Acquisitions that failed even after the retry: the out of memory errors
+   * an application's pipelines saw.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_ALLOC_FAILURES,
       g_param_spec_uint64 ("alloc-failures", "Allocation failures",
           "Acquisitions that failed even after the retry: out of memory "
           "errors", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:alloc-time:
+   *
+   * Nanoseconds spent allocating blocks on misses, in all: the driver time
+   * the cache did not save.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_ALLOC_TIME,
       g_param_spec_uint64 ("alloc-time", "Allocation time",
           "Nanoseconds spent allocating blocks on misses (the driver's "
           "allocator), in all", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:alloc-time-max:
+   *
+   * Nanoseconds of the longest allocation on a miss.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_ALLOC_TIME_MAX,
       g_param_spec_uint64 ("alloc-time-max", "Longest allocation",
           "Nanoseconds of the longest of those allocations", 0, G_MAXUINT64,
           0, ro));
+  /**
+   * GstCudaCache:free-time:
+   *
+   * Nanoseconds spent freeing the blocks the cache let go of, in all.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FREE_TIME,
       g_param_spec_uint64 ("free-time", "Free time",
           "Nanoseconds spent freeing the blocks the cache let go of (on its "
           "own thread with the async-free flag), in all", 0, G_MAXUINT64, 0,
           ro));
+  /**
+   * GstCudaCache:free-time-max:
+   *
+   * Nanoseconds of the longest of those frees.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_FREE_TIME_MAX,
       g_param_spec_uint64 ("free-time-max", "Longest free",
           "Nanoseconds of the longest of those frees", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:alloc-method:
+   *
+   * How the CUDA images and tensors of the cache's pools are made
+   * (#GstCudaCacheAllocMethod). An application that shares a CUDA memory
+   * pool with PyTorch or CuPy sets stream-ordered here or with
+   * gst_cuda_cache_set_alloc_method().
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_ALLOC_METHOD,
       g_param_spec_enum ("alloc-method", "Allocation method",
           "How the CUDA images and tensors of the cache's pools are made: "
@@ -273,6 +429,15 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "gst_cuda_cache_set_alloc_method () says why)",
           GST_TYPE_CUDA_CACHE_ALLOC_METHOD, GST_CUDA_CACHE_ALLOC_METHOD_MALLOC,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:memory-pool:
+   *
+   * Which CUDA memory pool stream-ordered blocks come from
+   * (#GstCudaCacheMemoryPool): the cache's own, or the device's current one,
+   * which an application shares with PyTorch's or CuPy's allocator.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MEMORY_POOL,
       g_param_spec_enum ("memory-pool", "Memory pool",
           "The CUDA memory pool stream-ordered blocks come from: the "
@@ -281,17 +446,42 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           "handle is given with gst_cuda_cache_set_memory_pool ()",
           GST_TYPE_CUDA_CACHE_MEMORY_POOL, GST_CUDA_CACHE_MEMORY_POOL_OWN,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:reserve:
+   *
+   * The bytes the cache's own CUDA memory pool on each device holds from its
+   * start, for stream-ordered blocks: an application sets it (or calls
+   * gst_cuda_cache_set_reserve()) to keep that memory from other users of
+   * the device.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_RESERVE,
       g_param_spec_uint64 ("reserve", "Reserve",
           "Bytes the cache's own CUDA memory pool on each device holds from "
           "its start, for stream-ordered blocks (at most the limit; "
           "gst_cuda_cache_set_reserve ())", 0, G_MAXUINT64, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstCudaCache:pool-reserved:
+   *
+   * The bytes the CUDA memory pools of the cache's stream-ordered blocks
+   * hold from the device, every user's (0 with malloc).
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_POOL_RESERVED,
       g_param_spec_uint64 ("pool-reserved", "Pool reserved",
           "Bytes the CUDA memory pools of the cache's stream-ordered blocks "
           "hold from the device, every user's (0 with malloc)", 0,
           G_MAXUINT64, 0, ro));
+  /**
+   * GstCudaCache:pool-used:
+   *
+   * The bytes of those pools allocated and not freed.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_POOL_USED,
       g_param_spec_uint64 ("pool-used", "Pool used",
           "Bytes of those pools allocated and not freed", 0, G_MAXUINT64, 0,
@@ -1092,6 +1282,10 @@ gst_cuda_cache_group_remove_user (GstCudaCache * cache, const gchar * group)
  * @cache: a #GstCudaCache
  * @mem: a #GstMemory
  *
+ * Lets an application check whether a buffer's memory is a block of @cache in
+ * use, for example that the buffers reaching its appsink came from the cache
+ * and not from another allocator.
+ *
  * Returns: whether @mem is a block of @cache, in use
  *
  * Since: 0.1
@@ -1138,6 +1332,10 @@ gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
 /**
  * gst_cuda_cache_get_limit:
  * @cache: a #GstCudaCache
+ *
+ * Tells an application the bytes @cache may own before it drops idle blocks,
+ * as set by gst_cuda_cache_set_limit(), an element's `cache-limit` or the
+ * default, so that it can leave room beside it for a model.
  *
  * Returns: the bytes @cache may own before it drops idle blocks
  *
@@ -1262,6 +1460,11 @@ gst_cuda_cache_set_alloc_method (GstCudaCache * cache,
  * gst_cuda_cache_get_alloc_method:
  * @cache: a #GstCudaCache
  *
+ * Tells an application how the cache's pools make new blocks: malloc, or
+ * stream-ordered where gst_cuda_cache_set_alloc_method() could switch to it,
+ * so that it knows whether the cache shares a CUDA memory pool with PyTorch or
+ * CuPy.
+ *
  * Returns: how the cache's pools make new blocks
  *
  * Since: 0.1
@@ -1338,6 +1541,9 @@ gst_cuda_cache_set_memory_pool (GstCudaCache * cache,
  * @cache: a #GstCudaCache
  * @handle: (out) (optional): the pool handle given, or 0
  *
+ * Tells an application which CUDA memory pool @cache takes stream-ordered
+ * blocks from, as set with gst_cuda_cache_set_memory_pool().
+ *
  * Returns: the CUDA memory pool stream-ordered blocks come from
  *
  * Since: 0.1
@@ -1395,6 +1601,10 @@ gst_cuda_cache_get_stream_ordered (GstCudaCache * cache)
 /**
  * gst_cuda_cache_get_device_memory:
  * @cache: a #GstCudaCache
+ *
+ * Tells an application the size of the memory @cache allocates from (the
+ * device's, or the machine's for the system-memory cache), which it compares
+ * with gst_cuda_cache_get_limit() to choose a limit of its own.
  *
  * Returns: the total bytes of the memory @cache allocates from, as given at
  *     construction (0 if unknown)
@@ -1504,6 +1714,11 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
  * gst_cuda_cache_stats_to_structure:
  * @stats: figures from gst_cuda_cache_get_stats()
  * @name: the structure's name
+ *
+ * Puts the figures of gst_cuda_cache_get_stats() into a #GstStructure, the
+ * form the elements' `cudacache-stats` messages and the tracer use: an
+ * application uses it to post or log the figures of a cache of its own in the
+ * same form.
  *
  * Returns: (transfer full): a structure with the fields of @stats:
  *     `current-size`, `used-bytes`, `idle-bytes`, `cache-limit`,

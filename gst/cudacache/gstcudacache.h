@@ -51,6 +51,10 @@ typedef enum
  *     cache's own reaper thread, never on the thread that released or
  *     acquired a block (device frees synchronise the whole device)
  *
+ * How a cache frees the blocks it drops, given when an application makes a
+ * cache of its own (gst_cuda_cache_new(), #GstCudaCache:flags): with
+ * %GST_CUDA_CACHE_FLAG_ASYNC_FREE no streaming thread waits for the device.
+ *
  * Since: 0.1
  */
 typedef enum

@@ -26,6 +26,17 @@
 
 #include <string.h>
 
+/**
+ * gst_cuda_cache_batch_meta_api_get_type:
+ *
+ * The API type of #GstCudaCacheBatchMeta: an application gives it to
+ * gst_buffer_get_meta() or a meta API query (gst_query_find_allocation_meta())
+ * to look for the meta.
+ *
+ * Returns: the #GType of the meta's API
+ *
+ * Since: 0.1
+ */
 GType
 gst_cuda_cache_batch_meta_api_get_type (void)
 {
@@ -106,6 +117,16 @@ gst_cuda_cache_batch_meta_transform (GstBuffer * dest, GstMeta * meta,
   return TRUE;
 }
 
+/**
+ * gst_cuda_cache_batch_meta_get_info:
+ *
+ * The registered #GstMetaInfo of #GstCudaCacheBatchMeta: an application that
+ * adds the meta with gst_buffer_add_meta() or compares a meta's info uses it.
+ *
+ * Returns: (transfer none): the meta's #GstMetaInfo
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cuda_cache_batch_meta_get_info (void)
 {
@@ -162,6 +183,10 @@ gst_buffer_add_cuda_cache_batch_meta (GstBuffer * buffer, guint n_slots)
 /**
  * gst_buffer_get_cuda_cache_batch_meta:
  * @buffer: a buffer
+ *
+ * Finds the #GstCudaCacheBatchMeta of a buffer `cudacachebatch` made: an
+ * application reads it to map each slot of the batch tensor, and the results
+ * of its model, back to the stream and frame it came from.
  *
  * Returns: (transfer none) (nullable): @buffer's batch meta, or %NULL
  *
@@ -228,6 +253,9 @@ gst_cuda_cache_batch_meta_set_slot (GstCudaCacheBatchMeta * meta,
  * gst_cuda_cache_batch_meta_get_slot:
  * @meta: a #GstCudaCacheBatchMeta
  * @index: the slot
+ *
+ * Gives an application what slot @index of a batch tensor holds: the pad,
+ * stream, frame and geometry its results map back to.
  *
  * Returns: (transfer none) (nullable): slot @index, or %NULL where @meta
  *   has no such slot

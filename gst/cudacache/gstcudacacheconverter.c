@@ -420,6 +420,9 @@ gst_cuda_cache_converter_get_config (GstCudaCacheConverter * converter)
  * gst_cuda_cache_converter_get_context:
  * @converter: a #GstCudaCacheConverter
  *
+ * Tells an application the CUDA context @converter converts in, to make its
+ * streams and the buffers it converts in the same context.
+ *
  * Returns: (transfer none) (nullable): the CUDA context @converter converts
  *     in, %NULL for system memory only
  *

@@ -266,14 +266,63 @@ typedef enum
 #define GST_CUDA_CACHE_CONVERTER_CUDA_OUTPUT_FORMATS "{ " \
   _GST_CUDA_CACHE_CONVERTER_FORMATS " }"
 
-/* The options' defaults, as the OPT_ documentation above states them. */
+/* The options' defaults, as the OPT_ documentation above states them: an
+ * application compares a config's values with them, or gives them back to
+ * undo an option. */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_METHOD GST_CUDA_CACHE_RESIZE_METHOD_LINEAR
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX:
+ *
+ * The default of %GST_CUDA_CACHE_CONVERTER_OPT_LETTERBOX: the picture is
+ * stretched to the output, not letterboxed. An application gives it back to
+ * undo the option.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX FALSE
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_LETTERBOX_POSITION GST_CUDA_CACHE_LETTERBOX_POSITION_CENTER
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE:
+ *
+ * The default of %GST_CUDA_CACHE_CONVERTER_OPT_FILL_VALUE, for each of red,
+ * green and blue: black borders. An application gives it back to undo the
+ * option.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_FILL_VALUE 0
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_CHANNEL_ORDER GST_CUDA_CACHE_CHANNEL_ORDER_RGB
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE:
+ *
+ * The default of %GST_CUDA_CACHE_CONVERTER_OPT_SCALE: pixel values are kept as
+ * they are. An application gives it back to undo the option.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_SCALE 1.0
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN:
+ *
+ * The default of %GST_CUDA_CACHE_CONVERTER_OPT_MEAN, for each channel: nothing
+ * subtracted. An application gives it back to undo the option.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_MEAN 0.0
+
+/**
+ * GST_CUDA_CACHE_CONVERTER_DEFAULT_STD:
+ *
+ * The default of %GST_CUDA_CACHE_CONVERTER_OPT_STD, for each channel: nothing
+ * divided. An application gives it back to undo the option.
+ *
+ * Since: 0.1
+ */
 #define GST_CUDA_CACHE_CONVERTER_DEFAULT_STD 1.0
 
 GST_CUDA_CACHE_API

@@ -48,6 +48,10 @@ G_DEFINE_BOXED_TYPE (GstCudaCacheBatchLaunch, gst_cuda_cache_batch_launch,
  * gst_cuda_cache_batch_launch_ref:
  * @launch: a #GstCudaCacheBatchLaunch
  *
+ * Takes a reference on @launch, for an application that waits for it
+ * (gst_cuda_cache_batch_launch_wait()) on another thread than the one that
+ * launched it.
+ *
  * Returns: (transfer full): @launch
  *
  * Since: 0.1

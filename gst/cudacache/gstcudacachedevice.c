@@ -324,6 +324,11 @@ gst_cuda_cache_device_remove_context_user (GstCudaContext * context)
  * @free_bytes: (out) (optional): free device memory, as the driver sees it
  * @total_bytes: (out) (optional): total device memory
  *
+ * Asks the driver how much memory the device of @context has, and how much of
+ * it is free: what an application reads to choose a cache limit
+ * (gst_cuda_cache_set_limit()) that leaves room for the rest of its work on
+ * the device.
+ *
  * Returns: %TRUE if the driver answered
  *
  * Since: 0.1

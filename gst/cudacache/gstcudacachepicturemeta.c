@@ -27,6 +27,17 @@
 
 #include <math.h>
 
+/**
+ * gst_cuda_cache_picture_meta_api_get_type:
+ *
+ * The API type of #GstCudaCachePictureMeta: an application gives it to
+ * gst_buffer_get_meta() or a meta API query (gst_query_find_allocation_meta())
+ * to look for the meta.
+ *
+ * Returns: the #GType of the meta's API
+ *
+ * Since: 0.1
+ */
 GType
 gst_cuda_cache_picture_meta_api_get_type (void)
 {
@@ -133,6 +144,16 @@ gst_cuda_cache_picture_meta_transform (GstBuffer * dest, GstMeta * meta,
   return FALSE;
 }
 
+/**
+ * gst_cuda_cache_picture_meta_get_info:
+ *
+ * The registered #GstMetaInfo of #GstCudaCachePictureMeta: an application that
+ * adds the meta with gst_buffer_add_meta() or compares a meta's info uses it.
+ *
+ * Returns: (transfer none): the meta's #GstMetaInfo
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cuda_cache_picture_meta_get_info (void)
 {
@@ -186,6 +207,10 @@ gst_buffer_add_cuda_cache_picture_meta (GstBuffer * buffer,
 /**
  * gst_buffer_get_cuda_cache_picture_meta:
  * @buffer: a buffer
+ *
+ * Finds the #GstCudaCachePictureMeta of a buffer `cudacacheconvert` made: an
+ * application reads it to map coordinates in the converted picture (a
+ * detector's boxes) back to the source frame.
  *
  * Returns: (transfer none) (nullable): the picture meta of @buffer, if any
  *

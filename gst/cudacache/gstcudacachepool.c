@@ -771,6 +771,9 @@ gst_cuda_cache_warm (GstCudaCache * cache, GstCudaContext * context,
  * gst_cuda_cache_pool_get_cache:
  * @pool: a #GstCudaCachePool
  *
+ * Gives an application the cache a #GstCudaCachePool takes its memory from, to
+ * read its statistics or set its limit.
+ *
  * Returns: (transfer full): the cache @pool takes its memory from
  *
  * Since: 0.1
@@ -808,6 +811,10 @@ gst_buffer_pool_config_set_cuda_cache (GstStructure * config,
  * gst_buffer_pool_config_get_cuda_cache:
  * @config: a #GstBufferPool configuration
  * @cache: (out) (transfer full): the cache the config names
+ *
+ * Gives an application the cache a pool configuration names
+ * (gst_buffer_pool_config_set_cuda_cache()), to check which cache a pool it
+ * was offered takes its memory from.
  *
  * Returns: %TRUE if @config names a cache
  *

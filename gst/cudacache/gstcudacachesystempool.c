@@ -388,6 +388,10 @@ gst_cuda_cache_system_pool_finalize (GObject * object)
  * @cache: (nullable): the cache to take memory from; %NULL for the process's
  *     system-memory cache (gst_cuda_cache_get_system())
  *
+ * Makes a buffer pool of system memory over a cache: an application that
+ * allocates frames or tensors itself (for appsrc, say) uses it so that their
+ * memory is kept across caps changes as the elements' is.
+ *
  * Returns: (transfer full): a new #GstCudaCacheSystemPool
  *
  * Since: 0.1
@@ -409,6 +413,9 @@ gst_cuda_cache_system_pool_new (GstCudaCache * cache)
 /**
  * gst_cuda_cache_system_pool_get_cache:
  * @pool: a #GstCudaCacheSystemPool
+ *
+ * Gives an application the cache a #GstCudaCacheSystemPool takes its memory
+ * from, to read its statistics or set its limit.
  *
  * Returns: (transfer full): the cache @pool takes its memory from
  *

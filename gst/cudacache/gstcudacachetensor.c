@@ -59,6 +59,9 @@ static const guint dim_index[][GST_CUDA_CACHE_TENSOR_N_DIMS] = {
  * gst_cuda_cache_tensor_dtype_get_size:
  * @dtype: an element type
  *
+ * Gives an application the size of one element of @dtype, to compute a
+ * tensor's bytes or strides.
+ *
  * Returns: the bytes of one element of @dtype
  *
  * Since: 0.1
@@ -216,6 +219,9 @@ gst_cuda_cache_tensor_info_init (GstCudaCacheTensorInfo * info,
  * gst_cuda_cache_tensor_info_get_batch:
  * @info: a tensor info
  *
+ * Gives an application the batch dimension (N) of the tensor @info describes,
+ * whatever its layout.
+ *
  * Returns: the batch dimension
  *
  * Since: 0.1
@@ -231,6 +237,9 @@ gst_cuda_cache_tensor_info_get_batch (const GstCudaCacheTensorInfo * info)
 /**
  * gst_cuda_cache_tensor_info_get_channels:
  * @info: a tensor info
+ *
+ * Gives an application the channel dimension (C) of the tensor @info
+ * describes, whatever its layout.
  *
  * Returns: the channel dimension
  *
@@ -248,6 +257,9 @@ gst_cuda_cache_tensor_info_get_channels (const GstCudaCacheTensorInfo * info)
  * gst_cuda_cache_tensor_info_get_height:
  * @info: a tensor info
  *
+ * Gives an application the height dimension (H) of the tensor @info describes,
+ * whatever its layout.
+ *
  * Returns: the height dimension
  *
  * Since: 0.1
@@ -263,6 +275,9 @@ gst_cuda_cache_tensor_info_get_height (const GstCudaCacheTensorInfo * info)
 /**
  * gst_cuda_cache_tensor_info_get_width:
  * @info: a tensor info
+ *
+ * Gives an application the width dimension (W) of the tensor @info describes,
+ * whatever its layout.
  *
  * Returns: the width dimension
  *
@@ -280,6 +295,9 @@ gst_cuda_cache_tensor_info_get_width (const GstCudaCacheTensorInfo * info)
  * gst_cuda_cache_tensor_info_is_equal:
  * @info: a tensor info
  * @other: another tensor info
+ *
+ * Compares two tensor infos: an application uses it to tell whether a buffer's
+ * tensor is the one its model expects.
  *
  * Returns: %TRUE if both describe the same type, layout and shape
  *
@@ -376,6 +394,10 @@ out:
  * gst_cuda_cache_tensor_info_to_caps:
  * @info: a tensor info
  *
+ * Makes the `other/tensors` caps of the tensor @info describes: an application
+ * uses it to set the caps of an appsrc that pushes such tensors, or a
+ * capsfilter asking `cudacacheconvert` for them.
+ *
  * Returns: (transfer full): fixed `other/tensors` caps describing @info,
  *     without a caps feature or a framerate
  *
@@ -407,6 +429,9 @@ gst_cuda_cache_tensor_info_to_caps (const GstCudaCacheTensorInfo * info)
  * gst_cuda_cache_tensor_info_to_string:
  * @info: a tensor info
  *
+ * Describes the tensor @info describes in words, for an application's logs and
+ * error messages.
+ *
  * Returns: (transfer full): a readable description such as
  *     `float32 NCHW 1x3x640x640` (dimensions outermost first)
  *
@@ -433,6 +458,17 @@ gst_cuda_cache_tensor_info_to_string (const GstCudaCacheTensorInfo * info)
 
 /* the meta */
 
+/**
+ * gst_cuda_cache_tensor_meta_api_get_type:
+ *
+ * The API type of #GstCudaCacheTensorMeta: an application gives it to
+ * gst_buffer_get_meta() or a meta API query (gst_query_find_allocation_meta())
+ * to look for the meta.
+ *
+ * Returns: the #GType of the meta's API
+ *
+ * Since: 0.1
+ */
 GType
 gst_cuda_cache_tensor_meta_api_get_type (void)
 {
@@ -482,6 +518,16 @@ gst_cuda_cache_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
   return TRUE;
 }
 
+/**
+ * gst_cuda_cache_tensor_meta_get_info:
+ *
+ * The registered #GstMetaInfo of #GstCudaCacheTensorMeta: an application that
+ * adds the meta with gst_buffer_add_meta() or compares a meta's info uses it.
+ *
+ * Returns: (transfer none): the meta's #GstMetaInfo
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cuda_cache_tensor_meta_get_info (void)
 {
@@ -503,6 +549,10 @@ gst_cuda_cache_tensor_meta_get_info (void)
  * gst_buffer_add_cuda_cache_tensor_meta:
  * @buffer: a writable buffer
  * @info: the tensor the buffer holds
+ *
+ * Describes the packed tensor @buffer holds with a #GstCudaCacheTensorMeta: an
+ * application that pushes tensors of its own (through appsrc) adds it so that
+ * the elements and gst_cuda_cache_dlpack_export() read their shape.
  *
  * Returns: (transfer none): the new meta on @buffer
  *
@@ -528,6 +578,9 @@ gst_buffer_add_cuda_cache_tensor_meta (GstBuffer * buffer,
 /**
  * gst_buffer_get_cuda_cache_tensor_meta:
  * @buffer: a buffer
+ *
+ * Finds the #GstCudaCacheTensorMeta of a buffer: an application reads it to
+ * learn the type, layout, shape and strides of the tensor the buffer holds.
  *
  * Returns: (transfer none) (nullable): the tensor meta of @buffer, if any
  *
