@@ -56,7 +56,9 @@ tensor_id (GstCudaCacheTensorLayout layout)
  * @info: the tensor
  *
  * Puts on @buffer a `GstTensorMeta` (GStreamer 1.26's analytics library)
- * describing its tensor, in place of any it had: one `GstTensor` with id
+ * describing its tensor, in place of any it had, as the project's elements
+ * do: an application pushing tensors of its own (appsrc) calls it so that
+ * GStreamer's analytics consumers read them: one `GstTensor` with id
  * #GST_CUDA_CACHE_TENSOR_ID_NCHW or #GST_CUDA_CACHE_TENSOR_ID_NHWC after
  * @info's layout, its data type, its four dimensions outermost first (the
  * batch first) in row-major order, contiguous, and as data a buffer of

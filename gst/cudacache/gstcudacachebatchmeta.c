@@ -214,7 +214,10 @@ gst_buffer_get_cuda_cache_batch_meta (GstBuffer * buffer)
  *   and clears it
  * @roi_id: the id of the region of interest the slot was cut from, or -1
  *
- * Fills slot @index of @meta.
+ * Fills slot @index of @meta: what an application or element that makes
+ * batches itself (an appsrc pushing tensors it filled with
+ * gst_cuda_cache_converter_convert_batch(), say) writes, so that readers
+ * map each slot back to its frame as they do for `cudacachebatch`'s.
  *
  * Returns: %TRUE, or %FALSE where @index is not a slot of @meta
  *
