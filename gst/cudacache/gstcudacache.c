@@ -176,6 +176,8 @@ static void gst_cuda_cache_get_property (GObject * object, guint prop_id,
 static void gst_cuda_cache_finalize (GObject * object);
 static gboolean gst_cuda_cache_memory_dispose (GstMiniObject * obj);
 static void gst_cuda_cache_entry_free (GstCudaCacheEntry * entry);
+static void gst_cuda_cache_get_counters (GstCudaCache * cache,
+    GstCudaCacheScope scope, GstCudaCacheStats * stats);
 
 static void
 gst_cuda_cache_class_init (GstCudaCacheClass * klass)
@@ -581,7 +583,11 @@ gst_cuda_cache_get_property (GObject * object, guint prop_id,
   GstCudaCache *self = GST_CUDA_CACHE (object);
   GstCudaCacheStats stats;
 
-  gst_cuda_cache_get_stats (self, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  /* the driver is asked for the pools' figures only where they are read */
+  if (prop_id == PROP_POOL_RESERVED || prop_id == PROP_POOL_USED)
+    gst_cuda_cache_get_stats (self, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
+  else
+    gst_cuda_cache_get_counters (self, GST_CUDA_CACHE_SCOPE_GLOBAL, &stats);
 
   switch (prop_id) {
     case PROP_DEVICE_MEMORY:
@@ -1665,12 +1671,25 @@ void
 gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
     GstCudaCacheStats * stats)
 {
+  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
+  g_return_if_fail (stats != NULL);
+
+  gst_cuda_cache_get_counters (cache, scope, stats);
+  /* the pools are the device's, no thread's */
+  if (scope == GST_CUDA_CACHE_SCOPE_GLOBAL)
+    gst_cuda_cache_stream_ordered_get_usage (cache->so, &stats->pool_reserved,
+        &stats->pool_used);
+}
+
+/* gst_cuda_cache_get_stats () but the pools' figures, which ask the driver:
+ * the cache's own counters alone (pool_reserved and pool_used 0) */
+static void
+gst_cuda_cache_get_counters (GstCudaCache * cache, GstCudaCacheScope scope,
+    GstCudaCacheStats * stats)
+{
   const GstCudaCacheCounters *counters;
   static const GstCudaCacheCounters none;
   GstCudaCacheTime free_time;
-
-  g_return_if_fail (GST_IS_CUDA_CACHE (cache));
-  g_return_if_fail (stats != NULL);
 
   memset (stats, 0, sizeof (*stats));
 
@@ -1704,10 +1723,6 @@ gst_cuda_cache_get_stats (GstCudaCache * cache, GstCudaCacheScope scope,
     gst_cuda_cache_reaper_add_free_time (cache->reaper, &free_time);
   stats->free_time = free_time.total;
   stats->free_time_max = free_time.max;
-  /* the pools are the device's, no thread's */
-  if (scope == GST_CUDA_CACHE_SCOPE_GLOBAL)
-    gst_cuda_cache_stream_ordered_get_usage (cache->so, &stats->pool_reserved,
-        &stats->pool_used);
 }
 
 /**
