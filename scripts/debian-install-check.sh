@@ -231,7 +231,8 @@ for v in $versions; do
 
   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$m" sh -c '
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q && apt-get install -y -q ./check/debs/*.deb \
+    apt-get update -q && apt-get install -y -q -o Dpkg::Options::=--force-unsafe-io \
+      ./check/debs/*.deb \
       gstreamer1.0-tools gstreamer1.0-plugins-base gcc libc6-dev pkg-config' \
     >> "$log" 2>&1
   rc=$?
