@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs what building and testing gst-cuda-cache needs on Debian 12 (and
 # clang with libFuzzer, from libclang-rt-14-dev, for scripts/test.sh's
-# fuzzing step, and x264enc, from gstreamer1.0-plugins-ugly, for the GPU machine's bundle: the
-# GPU suite's nvh264dec case and the benchmark's stream), then
+# fuzzing step, x264enc, from gstreamer1.0-plugins-ugly, for the GPU machine's bundle: the
+# GPU suite's nvh264dec case and the benchmark's stream, and debhelper,
+# dh-python, lintian and debootstrap for the Debian packages and their
+# install check, scripts/debian-packages.sh and scripts/debian-install-check.sh), then
 # configures and builds into ./build. Safe to run again: it installs only
 # what is missing and rebuilds only what changed.
 set -eu
@@ -21,7 +23,8 @@ gstreamer1.0-plugins-good gstreamer1.0-plugins-bad check valgrind indent
 gnuplot-nox gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0 python3-gi
 python3-gst-1.0 python3-numpy libdlpack-dev gstreamer1.0-plugins-ugly
-python3-opencv python3-pil clang libclang-rt-14-dev gi-docgen"
+python3-opencv python3-pil clang libclang-rt-14-dev gi-docgen debhelper
+dh-python lintian debootstrap"
 
 missing=
 for p in $PACKAGES; do

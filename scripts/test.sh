@@ -10,8 +10,12 @@
 # Debian 13's GStreamer (1.26) in a Debian 13 root and runs the CPU suites there
 # (scripts/debian13.sh; DEBIAN13=0 leaves that out), then the same against
 # Debian unstable's GStreamer (1.28) in a Debian unstable root
-# (scripts/debian-root.sh sid; DEBIAN_SID=0 leaves that out), then prints
-# "N passed, N failed" counting the test cases of all of them. GPU suites skip with
+# (scripts/debian-root.sh sid; DEBIAN_SID=0 leaves that out), then builds
+# the Debian packages for Debian 12 and 13 (scripts/debian-packages.sh, into
+# build/debs, its log in build/debian-packages.log) and installs and uses
+# them in a clean root of each (scripts/debian-install-check.sh, its log in
+# build/debian-install-check.log; DEBIAN_PACKAGES=0 leaves both out), then
+# prints "N passed, N failed" counting the test cases of all of them. GPU suites skip with
 # a message where there is no CUDA device, and are listed as skipped, never
 # as passed.
 set -u
@@ -147,6 +151,32 @@ fi
 # GStreamer 1.26, then 1.28
 [ "${DEBIAN13:-1}" != 0 ] && debian_root trixie debian13
 [ "${DEBIAN_SID:-1}" != 0 ] && debian_root sid debian-sid
+
+# the Debian packages: built for each Debian (a case each), then each
+# check of their install into a clean root of that Debian (a case each; a
+# Debian whose packages did not build counts its install as failed)
+if [ "${DEBIAN_PACKAGES:-1}" != 0 ]; then
+  ./scripts/debian-packages.sh build/debs 12 13 \
+    > build/debian-packages.log 2>&1
+  for v in 12 13; do
+    if grep -q "^debian-packages $v: ok" build/debian-packages.log; then
+      checks="$checks --check=debian-packages-$v=ok"
+    else
+      checks="$checks --check=debian-packages-$v=fail"
+      status=1
+    fi
+  done
+  grep -q ": fail" build/debian-packages.log && tail -40 build/debian-packages.log
+  ./scripts/debian-install-check.sh build/debs 12 13 \
+    > build/debian-install-check.log 2>&1 || status=1
+  grep -E '^(PASS|FAIL) ' build/debian-install-check.log
+  checks="$checks $(awk '$1 == "PASS" {print "--check=debian-install-" $2 "-" $3 "=ok"}
+    $1 == "FAIL" {print "--check=debian-install-" $2 "-" $3 "=fail"}' \
+    build/debian-install-check.log)"
+  grep -q '^PASS \|^FAIL ' build/debian-install-check.log ||
+    { checks="$checks --check=debian-install=fail"; status=1;
+      tail -20 build/debian-install-check.log; }
+fi
 
 python3 scripts/summarize-tests.py --check=formatting=$formatting \
   --check=build-order=$build_order --check=design-map=$design_map \
