@@ -6,7 +6,7 @@
  * 1.24 and later, in one place: the stream an element writes its output
  * on. 1.24 has GstCudaStream, which a memory keeps for life, so an element
  * puts its stream in the config of the pools it writes into (marked as the
- * writer's, gst_cuda_cache_compat_config_set_stream ()). 1.22
+ * writer's, GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM). 1.22
  * has none: there the stream is a plain non-blocking CUstream of the
  * element's own that no memory carries, and the element waits for it
  * before pushing.
@@ -20,7 +20,6 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cudacache/cudacache.h>
-#include <gst/cudacache/gstcudacache-compat-private.h>
 
 G_BEGIN_DECLS
 
@@ -106,7 +105,10 @@ gst_cuda_cache_element_stream_config_set (GstStructure * config,
     GstCudaCacheElementStream * stream)
 {
 #if GST_CHECK_VERSION (1, 24, 0)
-  gst_cuda_cache_compat_config_set_stream (config, stream);
+  gst_structure_set (config, GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM,
+      G_TYPE_BOOLEAN, stream != NULL, NULL);
+  if (stream)
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
 #endif
 }
 

@@ -187,15 +187,9 @@ gst_cuda_cache_compat_memory_set_need_sync (GstMemory * mem,
 #endif
 }
 
-/* A config's mark that its GstCudaStream is the stream of the element
- * that writes the pool's buffers (the plugin's elements set it, through
- * gst_cuda_cache_compat_config_set_stream ()): a GstCudaCachePool
- * allocates on the config's stream only where it is marked */
-#define GST_CUDA_CACHE_CONFIG_WRITER_STREAM "GstCudaCachePool.writer-stream"
-
 /* The stream a buffer pool config asks memory to be allocated on
  * (transfer full), or NULL: only the stream of the element that writes
- * the memory (GST_CUDA_CACHE_CONFIG_WRITER_STREAM); one
+ * the memory (GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM); one
  * an upstream element puts in the config of a pool proposed to it would
  * tie the blocks to that element alone, and it waits for its own stream
  * where the memory carries another */
@@ -205,8 +199,8 @@ gst_cuda_cache_compat_config_get_stream (GstStructure * config)
 #if GST_CUDA_CACHE_HAVE_STREAM
   gboolean writer = FALSE;
 
-  if (!gst_structure_get_boolean (config, GST_CUDA_CACHE_CONFIG_WRITER_STREAM,
-          &writer) || !writer)
+  if (!gst_structure_get_boolean (config,
+          GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM, &writer) || !writer)
     return NULL;
   return gst_buffer_pool_config_get_cuda_stream (config);
 #else
@@ -220,7 +214,7 @@ gst_cuda_cache_compat_config_set_stream (GstStructure * config,
     GstCudaCacheStream * stream)
 {
 #if GST_CUDA_CACHE_HAVE_STREAM
-  gst_structure_set (config, GST_CUDA_CACHE_CONFIG_WRITER_STREAM,
+  gst_structure_set (config, GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM,
       G_TYPE_BOOLEAN, stream != NULL, NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);

@@ -30,7 +30,8 @@
  *
  * With GStreamer 1.24 and later, a config may name the #GstCudaStream its
  * memory is allocated on (gst_buffer_pool_config_set_cuda_stream(), marked
- * as the stream of the pool's writer, as the plugin's elements do): a
+ * as the stream of the pool's writer with
+ * %GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM, as the plugin's elements do): a
  * memory keeps its stream for life, so blocks of one stream are kept apart
  * from those of another (the stream is part of their key) and a user only
  * ever gets blocks of its own stream, or of none.

@@ -40,6 +40,22 @@ G_BEGIN_DECLS
 #define GST_CUDA_CACHE_SYSTEM_POOL_FORMATS \
   "{ " _GST_CUDA_CACHE_POOL_FORMAT_LIST ", GRAY8 }"
 
+/**
+ * GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM:
+ *
+ * A boolean field of a #GstCudaCachePool's config (GStreamer 1.24+): %TRUE
+ * says that the config's #GstCudaStream (gst_buffer_pool_config_set_cuda_stream())
+ * is the stream of the element that writes the pool's buffers, and the pool
+ * then allocates its memory on that stream. Without it the stream is left
+ * out of the memory: a stream an upstream element puts in the config of a
+ * pool proposed to it would tie the cache's blocks to that element. An
+ * element of an application that writes into a pool it configures sets it
+ * with gst_structure_set(), as the project's elements do.
+ *
+ * Since: 0.1
+ */
+#define GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM "GstCudaCachePool.writer-stream"
+
 #define GST_TYPE_CUDA_CACHE_POOL            (gst_cuda_cache_pool_get_type ())
 #define GST_CUDA_CACHE_POOL(obj)            (G_TYPE_CHECK_INSTANCE_CAST ((obj), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePool))
 #define GST_CUDA_CACHE_POOL_CLASS(klass)    (G_TYPE_CHECK_CLASS_CAST ((klass), GST_TYPE_CUDA_CACHE_POOL, GstCudaCachePoolClass))
