@@ -384,7 +384,7 @@ gst_cuda_cache_converter_config_update (GstStructure * config,
  *     and what it takes
  *
  * Checks every option @config holds, as gst_cuda_cache_converter_new() and
- * gst_cuda_cache_converter_set_config() check them, and on success makes
+ * gst_cuda_cache_converter_reconfigure() check them, and on success makes
  * @config the canonical form of what it says, the form
  * gst_cuda_cache_converter_get_config() returns: every option, each in one
  * type (an enum option written as its nick, such as `"area"`, becomes the
