@@ -134,16 +134,8 @@ strip --strip-unneeded "$bundle"/lib/*.so* "$bundle"/plugins/*.so \
 # Python: the PyGObject wheel the 1.22 bundle carries (CPython 3.12, the
 # GPU machine's; libgirepository-1.0, which reads Debian 13's typelibs),
 # Debian 13's libgirepository-1.0 and every typelib of the root
-wheel=$(scripts/gpu-pygobject-wheel.sh) || {
-  echo "gpu-bundle-debian13: no PyGObject wheel: the Python tests are left out" >&2
-  wheel=
-}
-if [ -n "$wheel" ]; then
-  mkdir -p "$bundle/python" "$bundle/girepository-1.0"
-  python3 -m zipfile -e "$wheel" "$bundle/python"
-  rm -rf "$bundle"/python/*.dist-info "$bundle"/python/pygtkcompat \
-    "$bundle"/python/gi/pygtkcompat.py "$bundle"/python/gi/overrides/Gtk.py \
-    "$bundle"/python/gi/overrides/Gdk.py
+if scripts/gpu-pygobject-wheel.sh "$bundle/python" > /dev/null; then
+  mkdir -p "$bundle/girepository-1.0"
   chroot "$root" ldd /usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1 |
     awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' |
     while read -r name path; do
@@ -152,6 +144,9 @@ if [ -n "$wheel" ]; then
   cp -L "$root/usr/lib/x86_64-linux-gnu/libgirepository-1.0.so.1" "$bundle/lib/"
   cp "$root"/usr/lib/x86_64-linux-gnu/girepository-1.0/*.typelib \
     "$bundle/girepository-1.0/"
+else
+  rm -rf "$bundle/python"
+  echo "gpu-bundle-debian13: no PyGObject wheel: the Python tests are left out" >&2
 fi
 
 cp scripts/gpu-run-tests-1.26.py "$bundle/run-tests"

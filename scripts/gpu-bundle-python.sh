@@ -30,14 +30,8 @@ build=${2:-build}
 bundle=$(cd "$bundle" && pwd)
 build=$(cd "$build" && pwd)
 
-wheel=$(scripts/gpu-pygobject-wheel.sh)
-rm -rf "$bundle/python"
-mkdir -p "$bundle/python" "$bundle/lib"
-python3 -m zipfile -e "$wheel" "$bundle/python"
-# the wheel's metadata and Gtk's overrides are of no use there
-rm -rf "$bundle"/python/*.dist-info "$bundle"/python/pygtkcompat \
-  "$bundle"/python/gi/pygtkcompat.py "$bundle"/python/gi/overrides/Gtk.py \
-  "$bundle"/python/gi/overrides/Gdk.py
+scripts/gpu-pygobject-wheel.sh "$bundle/python" > /dev/null
+mkdir -p "$bundle/lib"
 
 # what the extension links to beyond the bundle, less what every machine
 # has (the same rule as the bundle's)

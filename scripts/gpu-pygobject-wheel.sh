@@ -5,22 +5,41 @@
 # scripts/setup.sh). PyGObject 3.48 is the last release on
 # libgirepository-1.0; 3.50 needs girepository-2.0 (GLib 2.80). Built
 # without pycairo, which nothing here uses. Prints the wheel's path; does
-# nothing but that when the wheel is already there.
+# nothing but that when the wheel is already there. With DIR, also unpacks
+# it into DIR (emptied first) as the GPU bundles carry it: without the
+# wheel's metadata and Gtk's overrides, of no use there.
 #
-#   scripts/gpu-pygobject-wheel.sh
+#   scripts/gpu-pygobject-wheel.sh [DIR]
 #
 # PYTHON312 names the interpreter (default: python3.12 on PATH, else
 # pyenv's 3.12). Needs PyPI for PyGObject's source and its build tools
 # (meson-python, meson, ninja), installed into a throw-away virtualenv.
 set -eu
 
+unpack=
+if [ $# -ge 1 ]; then
+  mkdir -p "$1"
+  unpack=$(cd "$1" && pwd)
+fi
 cd "$(dirname "$0")/.."
 version=3.48.2
 out=.whl
 
+# prints the wheel's path, unpacked into DIR where one was given
+done_with() {
+  if [ -n "$unpack" ]; then
+    rm -rf "$unpack" && mkdir -p "$unpack"
+    python3 -m zipfile -e "$1" "$unpack"
+    rm -rf "$unpack"/*.dist-info "$unpack"/pygtkcompat \
+      "$unpack"/gi/pygtkcompat.py "$unpack"/gi/overrides/Gtk.py \
+      "$unpack"/gi/overrides/Gdk.py
+  fi
+  echo "$1"
+}
+
 wheel=$(ls "$out"/pygobject-$version-cp312-cp312-linux_x86_64.whl 2>/dev/null || true)
 if [ -n "$wheel" ]; then
-  echo "$wheel"
+  done_with "$wheel"
   exit 0
 fi
 
@@ -54,4 +73,4 @@ PATH="$venv/bin:$PATH" "$venv/bin/python" -m pip wheel -q \
   --config-settings=setup-args=-Dpycairo=disabled \
   --config-settings=setup-args=-Dtests=false \
   "PyGObject==$version" >&2
-ls "$out"/pygobject-$version-cp312-cp312-linux_x86_64.whl
+done_with "$(ls "$out"/pygobject-$version-cp312-cp312-linux_x86_64.whl)"

@@ -137,10 +137,12 @@ for t in tests:
     if names and not any(n in t["name"] for n in names):
         continue
     exe = t["cmd"][0]
-    command = python_command(t["cmd"]) or t["cmd"]
-    if not command[0].startswith(build + os.sep) and command is t["cmd"]:
-        print(f"left out {t['name']}: not a binary of the build ({os.path.basename(exe)})")
-        continue
+    command = python_command(t["cmd"])
+    if command is None:
+        if not exe.startswith(build + os.sep):
+            print(f"left out {t['name']}: not a binary of the build ({os.path.basename(exe)})")
+            continue
+        command = t["cmd"]
 
     env = environment(t.get("env"))
 

@@ -147,8 +147,9 @@ caps_frame_size (GstCaps * caps)
 
 /* Configures @pool for @caps, its CUDA memory on @stream where it is of
  * @stream's context, and "cuda-stream-ordered-alloc" set to
- * @stream_ordered (-1: left out, the cache's method). Fails without touching it if it is active or buffers
- * of it are still out, or if it refuses @caps.
+ * @stream_ordered (-1: left out, the cache's method). Fails without
+ * touching it if it is active or buffers of it are still out, or if it
+ * refuses @caps.
  * Returns: whether @pool is now configured for @caps; @size: its buffers'
  * size, as the pool settled it */
 static gboolean
