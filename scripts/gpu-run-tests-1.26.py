@@ -8,7 +8,7 @@ and GST_REGISTRY_FORK=no keeps it from starting a plugin scanner, which
 would run on the machine's loader.
 
     .gpu126/run-tests [--build DIR] [--suite NAME] [--allow-skip]
-                      [--wrap 'TOOL ARGS'] [NAME ...]
+                      [--wrap 'TOOL ARGS'] [--installed ROOT] [NAME ...]
     .gpu126/run-tests [--build DIR] --exec PROGRAM [ARGS ...]
 
 Prints a line per test binary and, last, 'N passed, N failed'. A binary
@@ -23,7 +23,11 @@ out.
 instance --wrap 'compute-sanitizer --tool memcheck --leak-check full
 --error-exitcode 1'. --exec runs one program of the build (the
 benchmark, say) the same way, with the arguments after it, and exits with
-its status."""
+its status.
+--installed ROOT runs them on the Debian 13 packages unpacked in ROOT
+(scripts/gpu-bundle-packages.sh) instead of the build's own library,
+plugin, typelib and Python module (scripts/gpu-use-installed.py, which
+changes the build's test list and deletes those files from it)."""
 import json
 import os
 import re
@@ -36,6 +40,7 @@ bundle = os.path.dirname(os.path.abspath(__file__))
 top = os.path.dirname(bundle)
 build = os.path.join(top, "build-1.26")
 suites, names, allow_skip, wrap, program = [], [], False, [], None
+installed = None
 args = sys.argv[1:]
 while args:
     a = args.pop(0)
@@ -50,6 +55,8 @@ while args:
         allow_skip = True
     elif a == "--wrap":
         wrap = args.pop(0).split()
+    elif a == "--installed":
+        installed = os.path.abspath(args.pop(0))
     elif a in ("-h", "--help"):
         sys.exit(__doc__)
     else:
@@ -77,8 +84,19 @@ def driver_dirs():
 
 
 loader = os.path.join(bundle, "lib", "ld-linux-x86-64.so.2")
-library_path = ":".join([os.path.join(bundle, "lib"),
-                         os.path.join(build, "gst", "cudacache")] + driver_dirs())
+ours = os.path.join(build, "gst", "cudacache")
+plugins = os.path.join(build, "ext", "cudacache")
+places = None
+if installed:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "use_installed", os.path.join(top, "scripts", "gpu-use-installed.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    places = module.use_installed(build, installed)
+    ours = places["LD_LIBRARY_PATH"][ours]
+    plugins = places["GST_PLUGIN_PATH_1_0"][plugins]
+library_path = ":".join([os.path.join(bundle, "lib"), ours] + driver_dirs())
 empty = os.path.join(bundle, "none")
 os.makedirs(empty, exist_ok=True)
 
@@ -93,9 +111,15 @@ def environment(test_env):
                         "GST_PLUGIN_SYSTEM_PATH_1_0", "GST_REGISTRY")}
     env.update(test_env or {})
     env.pop("LD_LIBRARY_PATH", None)
+    if places:
+        # what the caller's environment names of the build too (a test's
+        # own environment, read before the build's test list was changed)
+        for var in places:
+            if var in env:
+                env[var] = module.remap(places, var, env[var])
     env["GST_REGISTRY_FORK"] = "no"
     env["GST_PLUGIN_SYSTEM_PATH_1_0"] = os.path.join(bundle, "plugins")
-    env.setdefault("GST_PLUGIN_PATH_1_0", os.path.join(build, "ext", "cudacache"))
+    env.setdefault("GST_PLUGIN_PATH_1_0", plugins)
     env.setdefault("GST_REGISTRY", os.path.join(empty, "..", "exec.registry"))
     # the machine's GIO modules are built for its own GLib
     env["GIO_MODULE_DIR"] = empty

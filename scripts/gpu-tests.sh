@@ -5,9 +5,16 @@
 # hide the bundle's (its libraries, and the PyGObject, typelibs and
 # libgirepository of scripts/gpu-bundle-python.sh), so the bundle's go
 # after them. Arguments go to run-tests (e.g. --suite gpu).
+#
+# INSTALLED=ROOT runs them on the Debian packages unpacked in ROOT
+# (scripts/gpu-bundle-packages.sh) instead of the build's own library,
+# plugin, typelib and Python module (scripts/gpu-use-installed.py).
 set -eu
 cd "$(dirname "$0")/.."
 . .gpu/env.sh
+if [ -n "${INSTALLED:-}" ]; then
+  eval "$(python3 scripts/gpu-use-installed.py "${BUILD_DIR:-build}" "$INSTALLED")"
+fi
 python3 - "$PWD/.gpu" "${BUILD_DIR:-build}" <<'PY'
 import json, os, sys
 bundle, build = sys.argv[1], sys.argv[2]

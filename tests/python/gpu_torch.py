@@ -19,8 +19,9 @@ import threading
 import time
 import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "python"))
+# the checkout's module where PYTHONPATH names none (meson names the
+# checkout's, scripts/gpu-use-installed.py the installed package's)
+sys.path.append(os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
 
 def skip(reason):
@@ -54,6 +55,13 @@ def require(elements=()):
     for name in ("cudaupload",) + tuple(elements):
         if Gst.ElementFactory.find(name) is None:
             skip(f"no element {name}")
+    # which files ran: the build's or the installed packages'
+    import gstcudacache
+    from gi import _gi
+    plugin = Gst.Registry.get().find_plugin("cudacache")
+    print("using", gstcudacache.__file__, "and",
+          _gi.Repository.get_default().get_typelib_path("GstCudaCache"),
+          "and", plugin.get_filename() if plugin else "no plugin")
     return Gst, GstCudaCache, torch
 
 
