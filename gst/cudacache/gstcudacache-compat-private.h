@@ -208,6 +208,27 @@ gst_cuda_cache_compat_config_get_stream (GstStructure * config)
 #endif
 }
 
+/* The stream @config names where no element of this project marked it
+ * as its own (transfer full), or NULL: that of an element that configures
+ * a pool proposed to it and writes its buffers on that stream (nvh264dec,
+ * cudaupload). Such a writer flags the memory
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC without waiting, for readers to wait
+ * on the memory's own stream, so the memory it writes must carry it. */
+static inline GstCudaCacheStream *
+gst_cuda_cache_compat_config_get_foreign_stream (GstStructure * config)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  gboolean writer = FALSE;
+
+  if (gst_structure_get_boolean (config,
+          GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM, &writer) && writer)
+    return NULL;
+  return gst_buffer_pool_config_get_cuda_stream (config);
+#else
+  return NULL;
+#endif
+}
+
 /* Asks the pool of @config to allocate on @stream, its writer's (1.24+) */
 static inline void
 gst_cuda_cache_compat_config_set_stream (GstStructure * config,

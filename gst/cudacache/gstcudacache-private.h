@@ -190,6 +190,13 @@ void gst_cuda_cache_pool_release (GstBufferPool * pool, GstBuffer * buffer,
 #define gst_cuda_cache_context_group(context) \
     g_strdup_printf ("cuda-context:%p", (gpointer) (context))
 
+/* Memory that wraps a block (a pool's memory for a writer of another
+ * stream), and the block that memory stands for (itself where none) */
+G_GNUC_INTERNAL
+void gst_cuda_cache_memory_set_block (GstMemory * wrapper, GstMemory * block);
+G_GNUC_INTERNAL
+GstMemory *gst_cuda_cache_memory_get_block (GstMemory * mem);
+
 /* The cache, group (NULL: none) and key of @mem's block in use, each
  * transfer full; FALSE where @mem is no cache's block in use. */
 G_GNUC_INTERNAL

@@ -167,6 +167,7 @@ static GList *live_caches;
 G_DEFINE_TYPE (GstCudaCache, gst_cuda_cache, GST_TYPE_OBJECT);
 
 static GQuark block_quark;
+static GQuark wrapped_quark;
 
 static void gst_cuda_cache_constructed (GObject * object);
 static void gst_cuda_cache_set_property (GObject * object, guint prop_id,
@@ -490,6 +491,7 @@ gst_cuda_cache_class_init (GstCudaCacheClass * klass)
           ro));
 
   block_quark = g_quark_from_static_string ("GstCudaCacheBlock");
+  wrapped_quark = g_quark_from_static_string ("GstCudaCacheWrappedBlock");
 }
 
 static void
@@ -1283,6 +1285,26 @@ gst_cuda_cache_group_remove_user (GstCudaCache * cache, const gchar * group)
   gst_cuda_cache_free_memories (cache, to_free);
 }
 
+/* Marks @wrapper as memory over the block @block, which it holds (a
+ * pool's memory for a writer of another stream, gstcudacachepool.c): the
+ * cache's questions about @wrapper are about @block. */
+void
+gst_cuda_cache_memory_set_block (GstMemory * wrapper, GstMemory * block)
+{
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (wrapper), wrapped_quark,
+      block, NULL);
+}
+
+/* The block @mem wraps (gst_cuda_cache_memory_set_block ()), or @mem */
+GstMemory *
+gst_cuda_cache_memory_get_block (GstMemory * mem)
+{
+  GstMemory *block = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+      wrapped_quark);
+
+  return block ? block : mem;
+}
+
 /**
  * gst_cuda_cache_owns_memory:
  * @cache: a #GstCudaCache
@@ -1304,6 +1326,7 @@ gst_cuda_cache_owns_memory (GstCudaCache * cache, GstMemory * mem)
   g_return_val_if_fail (GST_IS_CUDA_CACHE (cache), FALSE);
   g_return_val_if_fail (mem != NULL, FALSE);
 
+  mem = gst_cuda_cache_memory_get_block (mem);
   block = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), block_quark);
   return block != NULL && block->cache == cache;
 }
@@ -1318,6 +1341,7 @@ gst_cuda_cache_block_origin (GstMemory * mem, GstCudaCache ** cache,
   GstCudaCacheBlock *block;
   gboolean found = FALSE;
 
+  mem = gst_cuda_cache_memory_get_block (mem);
   block = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), block_quark);
   if (!block || !block->cache)
     return FALSE;

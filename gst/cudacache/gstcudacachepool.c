@@ -91,6 +91,10 @@ struct _GstCudaCachePoolPrivate
   gchar *key;
   /* 1.24+: the stream the config asked for, which every block keeps */
   GstCudaCacheStream *stream;
+  /* 1.24+: the stream of a writer from outside the project that the
+   * config names (gst_cuda_cache_compat_config_get_foreign_stream ()):
+   * the memory handed out carries it, the blocks do not */
+  GstCudaCacheStream *foreign_stream;
   GstCudaCacheAllocMethod method;
 
   GstCudaCacheKnownLayouts known;
@@ -119,6 +123,8 @@ static gboolean gst_cuda_cache_pool_set_config (GstBufferPool * pool,
     GstStructure * config);
 static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
+static void gst_cuda_cache_pool_free_buffer (GstBufferPool * pool,
+    GstBuffer * buffer);
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
 static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
@@ -141,6 +147,7 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   pool_class->flush_start = gst_cuda_cache_pool_flush_start;
   pool_class->release_buffer = gst_cuda_cache_pool_release_buffer;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
+  pool_class->free_buffer = gst_cuda_cache_pool_free_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_pool_debug, "cudacachepool", 0,
       "CUDA cache: CUDA buffer pool");
@@ -494,6 +501,13 @@ gst_cuda_cache_pool_set_config (GstBufferPool * pool, GstStructure * config)
   }
   gst_cuda_cache_compat_stream_clear (&priv->stream);
   priv->stream = spec.stream;
+  gst_cuda_cache_compat_stream_clear (&priv->foreign_stream);
+  priv->foreign_stream =
+      gst_cuda_cache_compat_config_get_foreign_stream (config);
+  if (priv->foreign_stream &&
+      gst_cuda_cache_compat_stream_get_context (priv->foreign_stream) !=
+      GST_CUDA_BUFFER_POOL (self)->context)
+    gst_cuda_cache_compat_stream_clear (&priv->foreign_stream);
   priv->method = spec.method;
   if (!known)
     gst_cuda_cache_known_layouts_add (&priv->known, &sig, key, size);
@@ -585,6 +599,66 @@ gst_cuda_cache_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
       gst_cuda_cache_pool_buffer_pool_class ());
 }
 
+/* @block (transfer full) as memory of @stream, a writer's from outside
+ * the project (transfer full; NULL, with @block given back, where it
+ * cannot be wrapped). Such a writer copies into the memory on its stream
+ * and flags it GST_CUDA_MEMORY_TRANSFER_NEED_SYNC without waiting (1.24's
+ * nvh264dec, cudaupload); readers then wait on the memory's stream
+ * (gst_cuda_memory_sync ()), so the memory must carry the writer's. The
+ * block keeps its key, which names no such stream, so that the context's
+ * blocks stay shared by pipelines whose writers each have a stream of
+ * their own: GstCudaMemory over the block's device memory carries the
+ * stream instead, and gives the block back with its last reference.
+ * Always the block itself before 1.24. */
+static GstMemory *
+gst_cuda_cache_pool_wrap_on_stream (GstCudaCachePool * self, GstMemory * block,
+    GstCudaCacheStream * stream)
+{
+#if GST_CUDA_CACHE_HAVE_STREAM
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (block);
+  GstMemory *mem = NULL;
+  GstMapInfo map;
+
+  if (gst_cuda_memory_get_stream (cmem) == stream)
+    return block;
+  if (gst_memory_map (block, &map, GST_MAP_READ | GST_MAP_CUDA)) {
+    mem = gst_cuda_allocator_alloc_wrapped (NULL,
+        GST_CUDA_BUFFER_POOL (self)->context, stream, &cmem->info,
+        (CUdeviceptr) map.data, block, (GDestroyNotify) gst_memory_unref);
+    gst_memory_unmap (block, &map);
+  }
+  if (!mem) {
+    GST_ERROR_OBJECT (self, "could not wrap a block for its writer's stream");
+    gst_memory_unref (block);
+    return NULL;
+  }
+  /* a tensor is one row: the block's size, never the pitch past it */
+  if (mem->size != block->size)
+    gst_memory_resize (mem, 0, block->size);
+  gst_cuda_cache_memory_set_block (mem, block);
+  return mem;
+#else
+  return block;
+#endif
+}
+
+/* Memory still being written on a stream, flagged and not waited for (a
+ * writer's of another stream, above), is waited for before its block goes
+ * back to the cache, where a writer of another stream may take it next. */
+static void
+gst_cuda_cache_pool_free_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  guint i, n = gst_buffer_n_memory (buffer);
+
+  for (i = 0; i < n; i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+
+    if (gst_is_cuda_memory (mem))
+      gst_cuda_cache_compat_memory_sync (mem);
+  }
+  gst_cuda_cache_pool_buffer_pool_class ()->free_buffer (pool, buffer);
+}
+
 static GstFlowReturn
 gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -600,6 +674,8 @@ gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   };
 
   mem = gst_cuda_cache_pool_acquire (self, priv->cache, priv->key, &spec);
+  if (mem && priv->foreign_stream)
+    mem = gst_cuda_cache_pool_wrap_on_stream (self, mem, priv->foreign_stream);
   if (!mem)
     return GST_FLOW_ERROR;
 
@@ -640,6 +716,7 @@ gst_cuda_cache_pool_finalize (GObject * object)
   g_free (self->priv->key);
   gst_cuda_cache_known_layouts_clear (&self->priv->known);
   gst_cuda_cache_compat_stream_clear (&self->priv->stream);
+  gst_cuda_cache_compat_stream_clear (&self->priv->foreign_stream);
   /* blocks still in use go back to the cache later: freed then if this
    * was the context's last pool */
   if (self->priv->cache && self->priv->group)

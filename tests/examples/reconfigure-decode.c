@@ -344,19 +344,25 @@ run_fps (const Run * run)
 }
 
 /* frames of @a and @b that differ (in size or checksum); all of them if
- * the counts differ */
+ * the counts differ. Names the first few, by round, segment and frame,
+ * as @what. */
 static guint
-count_differences (const Run * a, GArray * sums, GArray * dims)
+count_differences (const gchar * what, const Run * a, GArray * sums,
+    GArray * dims)
 {
-  guint i, bad = 0;
+  guint i, bad = 0, n = (guint) per_segment;
 
   if (a->sums->len != sums->len)
     return MAX (a->sums->len, sums->len);
   for (i = 0; i < sums->len; i++) {
     if (g_array_index (a->sums, guint64, i) != g_array_index (sums, guint64,
             i) || (dims && g_array_index (a->dims, guint32,
-                i) != g_array_index (dims, guint32, i)))
-      bad++;
+                i) != g_array_index (dims, guint32, i))) {
+      if (bad++ < 8)
+        g_print ("%s: frame %u differs (round %u, segment %u, frame %u of "
+            "it)\n", what, i, (guint) (i / (n * N_SEGMENTS)) + 1,
+            (guint) (i / n % N_SEGMENTS) + 1, i % n + 1);
+    }
   }
   return bad;
 }
@@ -462,11 +468,11 @@ main (int argc, char **argv)
   ok &= run_pipeline ("identity", "cudacacheidentity name=el ! "
       "video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", TRUE,
       stream, ROUNDS, TRUE, &identity);
-  bad_b = count_differences (&identity, stock.sums, stock.dims);
+  bad_b = count_differences ("(b)", &identity, stock.sums, stock.dims);
   ok &= run_pipeline ("identity, warmed", WARMED " ! "
       "video/x-raw(memory:CUDAMemory) ! appsink name=sink sync=false", TRUE,
       stream, ROUNDS, TRUE, &warmed);
-  bad_b1 = count_differences (&warmed, stock.sums, stock.dims);
+  bad_b1 = count_differences ("(b1)", &warmed, stock.sums, stock.dims);
 
   /* pixels: (c) against the same conversion of each segment alone */
   ok &= run_pipeline ("convert", "cudacacheconvert name=el ! " CONVERT_CAPS
@@ -488,7 +494,7 @@ main (int argc, char **argv)
     g_array_append_vals (expected_sums, first->data, N_SEGMENTS * per_segment);
     g_array_unref (first);
   }
-  bad_c = count_differences (&convert, expected_sums, NULL);
+  bad_c = count_differences ("(c)", &convert, expected_sums, NULL);
 
   /* speed */
   for (r = 0; r < REPEATS; r++) {

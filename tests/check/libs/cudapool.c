@@ -808,6 +808,45 @@ fill_on_stream (TestDriver * d, GstBuffer * buf, guint8 value, CUstream stream)
   gst_memory_unmap (mem, &map);
 }
 
+/* A frame of 0x50 from @in_pool (@inbuf, on @producer's stream, waited
+ * for), converted by @conv into a buffer of @ref_pool (@ref): the bytes
+ * every later conversion of such a frame must make */
+static GBytes *
+converted_reference (TestDriver * d, GstCudaCacheConverter * conv,
+    GstCudaCache * cache, GstBufferPool * in_pool, GstBufferPool * ref_pool,
+    CUstream producer, GstBuffer ** inbuf, GstBuffer ** ref)
+{
+  GError *error = NULL;
+  GstMapInfo map;
+  GBytes *want;
+
+  *inbuf = acquire_caps_on_stream (in_pool, cache, NULL, CAPS_720);
+  fill_on_stream (d, *inbuf, 0x50, producer);
+  *ref = acquire_caps_on_stream (ref_pool, cache, NULL, CONVERTED_CAPS);
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, *inbuf, *ref,
+          NULL, &error), "%s", error ? error->message : "");
+  fail_unless (gst_buffer_map (*ref, &map, GST_MAP_READ));
+  want = g_bytes_new (map.data, map.size);
+  gst_buffer_unmap (*ref, &map);
+  return want;
+}
+
+/* The bytes of @buf that differ from @want */
+static gsize
+bytes_differing (GstBuffer * buf, GBytes * want)
+{
+  gsize i, size, wrong = 0;
+  const guint8 *w = g_bytes_get_data (want, &size);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, size);
+  for (i = 0; i < size; i++)
+    wrong += map.data[i] != w[i];
+  gst_buffer_unmap (buf, &map);
+  return wrong;
+}
+
 /* Converts @inbuf into @outbuf on @stream, held up by the test until a
  * second after the call starts; then overwrites @inbuf on @producer, as
  * its producer may once it has it back; returns how long the call took
@@ -821,10 +860,8 @@ convert_held_up (TestDriver * d, GstCudaCacheConverter * conv,
   Gate gate = { 0, };
   GError *error = NULL;
   GThread *opener;
-  GstMapInfo map;
   gint64 t0;
-  gsize i, size, wrong = 0;
-  const guint8 *w = g_bytes_get_data (want, &size);
+  gsize wrong;
 
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
@@ -839,15 +876,141 @@ convert_held_up (TestDriver * d, GstCudaCacheConverter * conv,
   fill_on_stream (d, inbuf, 0xff, producer);
   g_thread_join (opener);
 
-  fail_unless (gst_buffer_map (outbuf, &map, GST_MAP_READ));
-  fail_unless_equals_uint64 (map.size, size);
-  for (i = 0; i < size; i++)
-    wrong += map.data[i] != w[i];
-  gst_buffer_unmap (outbuf, &map);
+  wrong = bytes_differing (outbuf, want);
   g_cond_clear (&gate.cond);
   g_mutex_clear (&gate.lock);
   return wrong;
 }
+
+/* A writer from outside the project (1.24's nvh264dec, cudaupload) puts
+ * its own stream in the config of the pool proposed to it, copies each
+ * frame into the memory on that stream and flags it
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC without waiting; a reader waits on
+ * the memory's stream. So the memory the pool hands out carries the
+ * writer's stream, while its block stays shared: another writer's stream
+ * takes the same block. With the writer's stream held up by the test for
+ * a second before it writes the frame, a conversion of that frame waits
+ * it out and converts what it wrote. Where memory carries no stream
+ * (1.22) writers wait for their own. */
+GST_START_TEST (test_foreign_writer_stream_is_waited_for)
+{
+  GstCudaCache *cache = gst_cuda_cache_new (1ULL << 32, 0);
+  GstCudaCacheStream *writer = gst_cuda_cache_compat_memory_stream_new
+      (context);
+  GstCudaCacheStream *other = gst_cuda_cache_compat_memory_stream_new (context);
+  GstBufferPool *in_pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *ref_pool = gst_cuda_cache_pool_new (context);
+  GstBufferPool *out_pool = gst_cuda_cache_pool_new (context);
+  GstCaps *in_caps = gst_caps_from_string (CAPS_720);
+  GstCaps *out_caps = gst_caps_from_string (CONVERTED_CAPS);
+  GstCudaCacheConverter *conv = NULL;
+#if GST_CUDA_CACHE_HAVE_STREAM
+  GstBuffer *inbuf, *ref, *outbuf;
+  GError *error = NULL;
+  GstMapInfo map;
+  Gate gate = { 0, };
+  GThread *opener;
+  TestDriver d;
+  guint64 misses;
+  gsize wrong;
+  GBytes *want;
+#endif
+
+  if (!writer) {
+    g_print ("foreign writers: memory carries no stream here (GStreamer "
+        "1.22): writers wait for their own\n");
+    goto done;
+  }
+#if GST_CUDA_CACHE_HAVE_STREAM
+  test_driver_load (&d);
+  conv = gst_cuda_cache_converter_new (in_caps, out_caps, context, NULL,
+      &error);
+  fail_unless (conv != NULL, "%s", error ? error->message : "");
+
+  /* what a frame of 0x50 converts to */
+  want = converted_reference (&d, conv, cache, in_pool, ref_pool,
+      gst_cuda_cache_compat_stream_handle (other), &inbuf, &ref);
+  gst_buffer_unref (inbuf);
+  fail_unless (gst_buffer_pool_set_active (in_pool, FALSE));
+
+  /* the pool configured as the writer configures it: its stream, not
+   * marked as the project's; the same block as before, over its stream */
+  {
+    GstStructure *config = gst_buffer_pool_get_config (in_pool);
+
+    gst_buffer_pool_config_set_params (config, in_caps, 0, 1, 0);
+    gst_buffer_pool_config_set_cuda_cache (config, cache);
+    gst_buffer_pool_config_set_cuda_stream (config, writer);
+    fail_unless (gst_buffer_pool_set_config (in_pool, config));
+  }
+  misses = stats_of (cache).misses;
+  fail_unless (gst_buffer_pool_set_active (in_pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (in_pool, &inbuf,
+          NULL), GST_FLOW_OK);
+  fail_unless_equals_uint64 (stats_of (cache).misses, misses);
+  fail_unless (gst_cuda_cache_compat_memory_get_stream
+      (gst_buffer_peek_memory (inbuf, 0)) == writer);
+  fail_unless (gst_cuda_cache_owns_memory (cache,
+          gst_buffer_peek_memory (inbuf, 0)));
+
+  /* the writer: held up, then 0x00 over the 0x50, then 0x50 again, as
+   * nvh264dec copies a frame, flagged and not waited for */
+  fill_on_stream (&d, inbuf, 0x00, gst_cuda_cache_compat_stream_handle
+      (writer));
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  fail_unless (gst_memory_map (gst_buffer_peek_memory (inbuf, 0), &map,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (context));
+  fail_unless (d.LaunchHostFunc (gst_cuda_cache_compat_stream_handle (writer),
+          gate_wait, &gate) == CUDA_SUCCESS);
+  fail_unless (d.MemsetD8Async ((CUdeviceptr) map.data, 0x50,
+          gst_memory_get_sizes (gst_buffer_peek_memory (inbuf, 0), NULL,
+              NULL), gst_cuda_cache_compat_stream_handle (writer))
+      == CUDA_SUCCESS);
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (gst_buffer_peek_memory (inbuf, 0), &map);
+  GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (inbuf, 0),
+      GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  opener = g_thread_new ("gate", gate_open_in_a_second, &gate);
+
+  /* the reader, on a stream of its own */
+  outbuf = acquire_caps_on_stream (out_pool, cache, NULL, CONVERTED_CAPS);
+  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, outbuf,
+          gst_cuda_cache_compat_stream_handle (other), &error), "%s",
+      error ? error->message : "");
+  g_thread_join (opener);
+  wrong = bytes_differing (outbuf, want);
+  fail_unless (wrong == 0, "%" G_GSIZE_FORMAT " bytes of the output read "
+      "the frame before its writer's stream wrote it", wrong);
+  g_print ("foreign writers: memory of the writer's stream, its block "
+      "shared; the conversion waited for the held-up writer and read its "
+      "frame\n");
+
+  g_cond_clear (&gate.cond);
+  g_mutex_clear (&gate.lock);
+  g_bytes_unref (want);
+  gst_buffer_unref (outbuf);
+  gst_buffer_unref (ref);
+  gst_buffer_unref (inbuf);
+  fail_unless (gst_buffer_pool_set_active (out_pool, FALSE));
+  fail_unless (gst_buffer_pool_set_active (ref_pool, FALSE));
+  fail_unless (gst_buffer_pool_set_active (in_pool, FALSE));
+#endif
+
+done:
+  gst_clear_object (&conv);
+  gst_caps_unref (in_caps);
+  gst_caps_unref (out_caps);
+  gst_object_unref (out_pool);
+  gst_object_unref (ref_pool);
+  gst_object_unref (in_pool);
+  gst_cuda_cache_compat_stream_clear (&writer);
+  gst_cuda_cache_compat_stream_clear (&other);
+  gst_object_unref (cache);
+}
+
+GST_END_TEST;
 
 /* A conversion whose input was not allocated on its stream is written
  * before the call returns (1.24+): the input then goes back to its
@@ -875,7 +1038,6 @@ GST_START_TEST (test_conversion_done_before_its_input_goes)
   GstCudaCacheConverter *conv;
   GstBuffer *inbuf, *ref, *outbuf, *same_in;
   GError *error = NULL;
-  GstMapInfo map;
   GBytes *want;
   TestDriver d;
   CUstream other;
@@ -895,15 +1057,9 @@ GST_START_TEST (test_conversion_done_before_its_input_goes)
   fail_unless (gst_cuda_context_push (context));
   fail_unless (d.StreamCreate (&other, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
   gst_cuda_context_pop (NULL);
-  inbuf = acquire_caps_on_stream (in_pool, cache, NULL, CAPS_720);
-  fill_on_stream (&d, inbuf, 0x50, other);
   /* what the input converts to, waited for */
-  ref = acquire_caps_on_stream (ref_pool, cache, NULL, CONVERTED_CAPS);
-  fail_unless (gst_cuda_cache_converter_convert_buffer (conv, inbuf, ref,
-          NULL, &error), "%s", error ? error->message : "");
-  fail_unless (gst_buffer_map (ref, &map, GST_MAP_READ));
-  want = g_bytes_new (map.data, map.size);
-  gst_buffer_unmap (ref, &map);
+  want = converted_reference (&d, conv, cache, in_pool, ref_pool, other,
+      &inbuf, &ref);
 
   /* input of no stream, output of the conversion's */
   outbuf = acquire_caps_on_stream (out_pool, cache, stream, CONVERTED_CAPS);
@@ -1449,6 +1605,7 @@ cudapool_suite (void)
   tcase_add_test (tc, test_blocks_keep_their_stream);
   tcase_add_test (tc, test_consumer_stream_waits_on_the_gpu);
   tcase_add_test (tc, test_conversion_done_before_its_input_goes);
+  tcase_add_test (tc, test_foreign_writer_stream_is_waited_for);
   tcase_add_test (tc, test_import_wraps_memory_of_its_context);
   tcase_add_test (tc, test_reconfigure_while_last_buffer_returns);
   tcase_add_test (tc, test_copies_come_from_the_cache);
