@@ -91,7 +91,7 @@ rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/plugins"
 plugdir=/usr/lib/x86_64-linux-gnu/gstreamer-1.0
 for p in coreelements videotestsrc videoconvertscale videorate app nvcodec \
-    debug videoparsersbad videofilter x264; do
+    debug videoparsersbad videofilter x264 compositor; do
   if [ -f "$root$plugdir/libgst$p.so" ]; then
     cp -L "$root$plugdir/libgst$p.so" "$bundle/plugins/"
   fi

@@ -99,7 +99,9 @@ gst_cuda_cache_element_stream_handle (GstCudaCacheElementStream * stream)
 }
 
 /* Asks the pool of @config to allocate its memory on @stream, the
- * element's, where memory carries a stream (1.24+); NULL: on none. */
+ * element's, where memory carries a stream (1.24+); NULL: on none, the
+ * stream of an earlier writer dropped from the config (a pool proposed
+ * upstream again, whose next writer sets its own). */
 static inline void
 gst_cuda_cache_element_stream_config_set (GstStructure * config,
     GstCudaCacheElementStream * stream)
@@ -109,6 +111,8 @@ gst_cuda_cache_element_stream_config_set (GstStructure * config,
       G_TYPE_BOOLEAN, stream != NULL, NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);
+  else
+    gst_structure_remove_field (config, "cuda-stream");
 #endif
 }
 

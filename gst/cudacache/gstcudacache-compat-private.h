@@ -229,7 +229,9 @@ gst_cuda_cache_compat_config_get_foreign_stream (GstStructure * config)
 #endif
 }
 
-/* Asks the pool of @config to allocate on @stream, its writer's (1.24+) */
+/* Asks the pool of @config to allocate on @stream, its writer's (1.24+);
+ * NULL: on none, the stream of an earlier writer dropped from the config
+ * (a pool proposed upstream again, whose next writer sets its own) */
 static inline void
 gst_cuda_cache_compat_config_set_stream (GstStructure * config,
     GstCudaCacheStream * stream)
@@ -239,6 +241,8 @@ gst_cuda_cache_compat_config_set_stream (GstStructure * config,
       G_TYPE_BOOLEAN, stream != NULL, NULL);
   if (stream)
     gst_buffer_pool_config_set_cuda_stream (config, stream);
+  else
+    gst_structure_remove_field (config, "cuda-stream");
 #endif
 }
 

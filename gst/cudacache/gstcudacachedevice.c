@@ -610,13 +610,15 @@ copy_on_device (GstCudaContext * context, GstMemory * src, GstMemory * dst)
   return ok;
 }
 
-/* A copy of a cache's block is another block of its key, from the cache;
- * of other memory, gst-cuda's copy. Both copy the whole memory: gst-cuda's
- * copy ignores @offset and @size too. */
+/* A copy of a cache's block (or of memory over one, for a writer of
+ * another stream: gstcudacachepool.c) is another block of its key, from
+ * the cache, made once the source's pending writes are done; of other
+ * memory, gst-cuda's copy. Both copy the whole memory: gst-cuda's copy
+ * ignores @offset and @size too. */
 static GstMemory *
 cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
 {
-  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  GstCudaMemory *cmem;
   GstCudaCache *cache;
   GstMemory *copy = NULL;
   gchar *group, *key;
@@ -624,6 +626,9 @@ cache_mem_copy (GstMemory * mem, gssize offset, gssize size)
 
   if (!gst_cuda_cache_block_origin (mem, &cache, &group, &key))
     return cuda_mem_copy (mem, offset, size);
+  gst_cuda_cache_compat_memory_sync (mem);
+  mem = gst_cuda_cache_memory_get_block (mem);
+  cmem = GST_CUDA_MEMORY_CAST (mem);
 
   shape.context = cmem->context;
   shape.info = &cmem->info;

@@ -622,7 +622,8 @@ gst_cuda_cache_pool_wrap_on_stream (GstCudaCachePool * self, GstMemory * block,
   if (gst_cuda_memory_get_stream (cmem) == stream)
     return block;
   if (gst_memory_map (block, &map, GST_MAP_READ | GST_MAP_CUDA)) {
-    mem = gst_cuda_allocator_alloc_wrapped (NULL,
+    /* the blocks' allocator, whose copies come from the cache too */
+    mem = gst_cuda_allocator_alloc_wrapped (self->priv->allocator,
         GST_CUDA_BUFFER_POOL (self)->context, stream, &cmem->info,
         (CUdeviceptr) map.data, block, (GDestroyNotify) gst_memory_unref);
     gst_memory_unmap (block, &map);
