@@ -13,10 +13,10 @@
 set -eu
 debs=${1:-}
 bundle=${2:-}
-[ -n "$debs" ] && [ -n "$bundle" ] || {
+if [ -z "$debs" ] || [ -z "$bundle" ]; then
   echo "usage: $0 DEBS BUNDLE" >&2
   exit 2
-}
+fi
 ls "$debs"/*.deb > /dev/null 2>&1 || {
   echo "gpu-bundle-packages: no .deb in $debs" >&2
   exit 1
@@ -26,7 +26,7 @@ mkdir -p "$bundle/installed"
 for f in "$debs"/*.deb; do
   case "$f" in *-dbgsym_*) continue ;; esac
   dpkg-deb -x "$f" "$bundle/installed"
-  echo "$(basename "$f")"
+  basename "$f"
 done > "$bundle/installed/PACKAGES"
 # the API reference and headers are not run; the carried size is limited
 rm -rf "$bundle/installed/usr/share/doc" "$bundle/installed/usr/include"
