@@ -34,7 +34,9 @@
  * %GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM, as the plugin's elements do): a
  * memory keeps its stream for life, so blocks of one stream are kept apart
  * from those of another (the stream is part of their key) and a user only
- * ever gets blocks of its own stream, or of none.
+ * ever gets blocks of its own stream, or of none. An unmarked stream (an
+ * upstream writer's, such as nvh264dec's) is carried by the memory handed
+ * out instead, over blocks of no stream.
  *
  * Its blocks are made as the cache's gst_cuda_cache_set_alloc_method()
  * says, unless the config sets #GstCudaBufferPool's

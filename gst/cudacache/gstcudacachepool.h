@@ -46,11 +46,15 @@ G_BEGIN_DECLS
  * A boolean field of a #GstCudaCachePool's config (GStreamer 1.24+): %TRUE
  * says that the config's #GstCudaStream (gst_buffer_pool_config_set_cuda_stream())
  * is the stream of the element that writes the pool's buffers, and the pool
- * then allocates its memory on that stream. Without it the stream is left
- * out of the memory: a stream an upstream element puts in the config of a
- * pool proposed to it would tie the cache's blocks to that element. An
- * element of an application that writes into a pool it configures sets it
- * with gst_structure_set(), as the project's elements do.
+ * then allocates its blocks on that stream, kept for it alone (the stream
+ * is part of their key). Without it, the config's stream is the one an
+ * upstream element (nvh264dec, cudaupload) puts in the config of a pool
+ * proposed to it and writes on: the memory the pool hands out carries it,
+ * a #GstCudaMemory over a block that every other writer shares, so that
+ * readers wait for that stream (gst_cuda_memory_sync()). An element of an
+ * application that writes into a pool it configures, and wants blocks of
+ * its own stream, sets it with gst_structure_set(), as the project's
+ * elements do.
  *
  * Since: 0.1
  */
