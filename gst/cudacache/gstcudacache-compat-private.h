@@ -187,12 +187,12 @@ gst_cuda_cache_compat_memory_set_need_sync (GstMemory * mem,
 #endif
 }
 
-/* The stream a buffer pool config asks memory to be allocated on
- * (transfer full), or NULL: only the stream of the element that writes
- * the memory (GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM); one
- * an upstream element puts in the config of a pool proposed to it would
- * tie the blocks to that element alone, and it waits for its own stream
- * where the memory carries another */
+/* The stream a buffer pool config asks blocks to be allocated on
+ * (transfer full), or NULL: only the stream the project's elements mark
+ * as theirs (GST_CUDA_CACHE_POOL_CONFIG_WRITER_STREAM). One an upstream
+ * element puts in the config of a pool proposed to it would tie the
+ * blocks to that element alone: the memory handed out carries it instead
+ * (gst_cuda_cache_compat_config_get_foreign_stream ()) */
 static inline GstCudaCacheStream *
 gst_cuda_cache_compat_config_get_stream (GstStructure * config)
 {
