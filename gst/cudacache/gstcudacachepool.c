@@ -125,8 +125,6 @@ static gboolean gst_cuda_cache_pool_set_config (GstBufferPool * pool,
     GstStructure * config);
 static GstFlowReturn gst_cuda_cache_pool_alloc_buffer (GstBufferPool * pool,
     GstBuffer ** buffer, GstBufferPoolAcquireParams * params);
-static void gst_cuda_cache_pool_free_buffer (GstBufferPool * pool,
-    GstBuffer * buffer);
 
 static gboolean gst_cuda_cache_pool_start (GstBufferPool * pool);
 static gboolean gst_cuda_cache_pool_stop (GstBufferPool * pool);
@@ -149,7 +147,6 @@ gst_cuda_cache_pool_class_init (GstCudaCachePoolClass * klass)
   pool_class->flush_start = gst_cuda_cache_pool_flush_start;
   pool_class->release_buffer = gst_cuda_cache_pool_release_buffer;
   pool_class->alloc_buffer = gst_cuda_cache_pool_alloc_buffer;
-  pool_class->free_buffer = gst_cuda_cache_pool_free_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_cache_pool_debug, "cudacachepool", 0,
       "CUDA cache: CUDA buffer pool");
@@ -610,8 +607,11 @@ gst_cuda_cache_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
  * block keeps its key, which names no such stream, so that the context's
  * blocks stay shared by pipelines whose writers each have a stream of
  * their own: GstCudaMemory over the block's device memory carries the
- * stream instead, and gives the block back with its last reference.
- * Always the block itself before 1.24. */
+ * stream instead, and gives the block back with its last reference, once
+ * gst-cuda has waited for work still flagged on that stream (its free of
+ * any memory of a stream does), so that a writer of another stream never
+ * takes a block still being written. Always the block itself before
+ * 1.24. */
 static GstMemory *
 gst_cuda_cache_pool_wrap_on_stream (GstCudaCachePool * self, GstMemory * block,
     GstCudaCacheStream * stream)
@@ -621,8 +621,6 @@ gst_cuda_cache_pool_wrap_on_stream (GstCudaCachePool * self, GstMemory * block,
   GstMemory *mem = NULL;
   GstMapInfo map;
 
-  if (gst_cuda_memory_get_stream (cmem) == stream)
-    return block;
   if (gst_memory_map (block, &map, GST_MAP_READ | GST_MAP_CUDA)) {
     /* the blocks' allocator, whose copies come from the cache too */
     mem = gst_cuda_allocator_alloc_wrapped (self->priv->allocator,
@@ -643,23 +641,6 @@ gst_cuda_cache_pool_wrap_on_stream (GstCudaCachePool * self, GstMemory * block,
 #else
   return block;
 #endif
-}
-
-/* Memory still being written on a stream, flagged and not waited for (a
- * writer's of another stream, above), is waited for before its block goes
- * back to the cache, where a writer of another stream may take it next. */
-static void
-gst_cuda_cache_pool_free_buffer (GstBufferPool * pool, GstBuffer * buffer)
-{
-  guint i, n = gst_buffer_n_memory (buffer);
-
-  for (i = 0; i < n; i++) {
-    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-
-    if (gst_is_cuda_memory (mem))
-      gst_cuda_cache_compat_memory_sync (mem);
-  }
-  gst_cuda_cache_pool_buffer_pool_class ()->free_buffer (pool, buffer);
 }
 
 static GstFlowReturn
