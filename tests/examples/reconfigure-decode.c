@@ -15,8 +15,11 @@
  * The stream is made here: three x264enc segments, their access units one
  * after the other (h264parse takes each new SPS). It plays twice in each
  * pipeline: the second round must allocate nothing (the cache's misses,
- * read as round 1's last frame reaches the sink, before the decoder makes
- * round 2's first, and at the end). With the ladder warmed (b1), round 1 must allocate nothing
+ * read as round 2's first frame reaches the sink and at the end). Between
+ * round 1's last frame and round 2's first, the decoder's allocation
+ * query for the new size makes the sink copy the frame it holds
+ * (GstBaseSink's last sample), a block of the cache where that frame was
+ * one: the misses there may be that copy and nothing else. With the ladder warmed (b1), round 1 must allocate nothing
  * either: its misses are counted from the decoder's first allocation
  * query, which comes after the caps that warm the cache.
  *
@@ -89,8 +92,12 @@ typedef struct
   guint frames, from_cache_pool;
   gint64 first_us, last_us;
   /* the misses at the start, at the first allocation query the cache's
-   * element answers (after any warming), after round 1 and at the end */
-  guint64 misses_start, misses_query, misses_round1, misses_end;
+   * element answers (after any warming), at round 1's last frame, at
+   * round 2's first and at the end */
+  guint64 misses_start, misses_query, misses_last, misses_round1, misses_end;
+  /* allocation queries the sink answered between round 1's last frame and
+   * round 2's first, holding a block of the cache as its last sample */
+  guint sink_copies;
   gboolean queried;
   gboolean map_failed;
 } Run;
@@ -124,8 +131,12 @@ run_frame (Run * run, GstBuffer * buf, GstCaps * caps)
   g_atomic_int_inc ((gint *) & run->frames);
   /* round 1's last frame: the decoder makes its output as it pushes it
    * (nvh264dec copies each frame out at its turn), so every block of round
-   * 1 is made and none of round 2 yet, held frames included */
+   * 1 is made and none of round 2 yet, held frames included; round 2's
+   * first: the decoder has taken its first block of the new size too,
+   * and the sink has copied the frame it held */
   if (run->rounds > 1 && run->frames == run->round_frames)
+    run->misses_last = cache_misses (run->cached);
+  if (run->rounds > 1 && run->frames == run->round_frames + 1)
     run->misses_round1 = cache_misses (run->cached);
   if (buf->pool && GST_IS_CUDA_CACHE_POOL (buf->pool))
     run->from_cache_pool++;
@@ -161,6 +172,38 @@ static GstPadProbeReturn
 on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   run_frame (user_data, GST_PAD_PROBE_INFO_BUFFER (info), NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+/* an allocation query reaching the sink between round 1's last frame and
+ * round 2's first: GstBaseSink answers it with a deep copy of its last
+ * sample, which comes from the cache where the sample's memory is the
+ * cache's */
+static GstPadProbeReturn
+on_sink_query (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Run *run = user_data;
+  GstElement *sink;
+  GstSample *last = NULL;
+  GstCudaCache *cache = NULL;
+
+  if (GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) !=
+      GST_QUERY_ALLOCATION || run->rounds < 2 || !run->cached ||
+      g_atomic_int_get ((gint *) & run->frames) != (gint) run->round_frames)
+    return GST_PAD_PROBE_OK;
+
+  sink = gst_pad_get_parent_element (pad);
+  g_object_get (sink, "last-sample", &last, NULL);
+  g_object_get (run->cached, "cache", &cache, NULL);
+  if (last && cache && gst_sample_get_buffer (last) &&
+      gst_buffer_n_memory (gst_sample_get_buffer (last)) > 0 &&
+      gst_cuda_cache_owns_memory (cache,
+          gst_buffer_peek_memory (gst_sample_get_buffer (last), 0)))
+    run->sink_copies++;
+  if (last)
+    gst_sample_unref (last);
+  gst_clear_object (&cache);
+  gst_object_unref (sink);
   return GST_PAD_PROBE_OK;
 }
 
@@ -245,6 +288,7 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
     GPtrArray * aus, guint rounds, gboolean checksums, Run * run)
 {
   GstElement *pipeline, *src, *sink;
+  GstPad *sink_pad;
   GError *err = NULL;
   gchar *desc;
   guint r, i, n = 0;
@@ -272,17 +316,19 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   run->cached = gst_bin_get_by_name (GST_BIN (pipeline), "el");
+  sink_pad = gst_element_get_static_pad (sink, "sink");
   if (GST_IS_APP_SINK (sink)) {
     GstAppSinkCallbacks callbacks = { NULL };
 
     callbacks.new_sample = on_sample;
     gst_app_sink_set_callbacks (GST_APP_SINK (sink), &callbacks, run, NULL);
   } else {
-    GstPad *pad = gst_element_get_static_pad (sink, "sink");
-
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, run, NULL);
-    gst_object_unref (pad);
+    gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, run,
+        NULL);
   }
+  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PUSH, on_sink_query, run, NULL);
+  gst_object_unref (sink_pad);
 
   /* a warmed element's misses split at its first allocation query */
   if (run->cached && strstr (tail, "warm-caps")) {
@@ -308,7 +354,7 @@ run_pipeline (const gchar * what, const gchar * tail, gboolean init_max,
   ok = wait_eos (pipeline, what);
   run->misses_end = cache_misses (run->cached);
   if (rounds == 1)
-    run->misses_round1 = run->misses_end;
+    run->misses_last = run->misses_round1 = run->misses_end;
   if (!run->queried)
     run->misses_query = run->misses_start;
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -551,6 +597,17 @@ main (int argc, char **argv)
 
   if (bad_b || bad_b1 || bad_c)
     ok = FALSE;
+  if (identity.misses_round1 - identity.misses_last > identity.sink_copies ||
+      warmed.misses_round1 - warmed.misses_last > warmed.sink_copies ||
+      convert.misses_round1 - convert.misses_last > convert.sink_copies) {
+    g_print ("round 2's first size allocated more than the sink's copy of "
+        "round 1's last frame (%" G_GUINT64_FORMAT " for %u copies, %"
+        G_GUINT64_FORMAT " for %u, %" G_GUINT64_FORMAT " for %u)\n",
+        identity.misses_round1 - identity.misses_last, identity.sink_copies,
+        warmed.misses_round1 - warmed.misses_last, warmed.sink_copies,
+        convert.misses_round1 - convert.misses_last, convert.sink_copies);
+    ok = FALSE;
+  }
   if (identity.misses_end != identity.misses_round1 ||
       warmed.misses_end != warmed.misses_round1 ||
       convert.misses_end != convert.misses_round1) {
