@@ -93,9 +93,9 @@ chroma_lerp (unsigned int a, unsigned int b, int w)
 __device__ static __forceinline__ int3
 stand_in_rgb (const PresetParams & p, int yv, unsigned int uv16)
 {
-  float y = (float) yv;
-  float u = __fmul_rn ((float) (uv16 & 0xffff), 0.0625f);
-  float v = __fmul_rn ((float) (uv16 >> 16), 0.0625f);
+  float y = exact_float (yv);
+  float u = __fmul_rn (exact_float (uv16 & 0xffff), 0.0625f);
+  float v = __fmul_rn (exact_float (uv16 >> 16), 0.0625f);
 
   return make_int3 (stand_in_row (p.yuv_to_rgb, y, u, v),
       stand_in_row (p.yuv_to_rgb + 4, y, u, v),
@@ -269,9 +269,9 @@ area_across (const PresetParams & p, int x, int y)
     int3 s = source_rgb < S > (p, __ldg (src + k), y);
     float a = __ldg (alpha + k);
 
-    b.x = __fadd_rn (b.x, __fmul_rn ((float) s.x, a));
-    b.y = __fadd_rn (b.y, __fmul_rn ((float) s.y, a));
-    b.z = __fadd_rn (b.z, __fmul_rn ((float) s.z, a));
+    b.x = __fadd_rn (b.x, __fmul_rn (exact_float (s.x), a));
+    b.y = __fadd_rn (b.y, __fmul_rn (exact_float (s.y), a));
+    b.z = __fadd_rn (b.z, __fmul_rn (exact_float (s.z), a));
   }
   return b;
 }
@@ -337,6 +337,15 @@ preset_pixel (const PresetParams & p, int x, int y)
     int b1 = __ldg (preset_tab (p, p.y_w) + 2 * y + 1);
     int3 q[4];
 
+    if (a1 == 0 && b1 == 0) {
+      /* one tap each way (an odd integer factor: every pixel): the
+       * others' products are 0, and cv_down () drops a second row of
+       * weight 0 whatever it holds */
+      int3 s = source_rgb < S > (p, sx, clamp_int (sy, 0, p.in_height - 1));
+
+      return make_int3 (cv_down (s.x * a0, 0, b0, 0),
+          cv_down (s.y * a0, 0, b0, 0), cv_down (s.z * a0, 0, b0, 0));
+    }
     source_quad < S > (p, sx, min (sx + 1, p.in_width - 1),
         clamp_int (sy, 0, p.in_height - 1), clamp_int (sy + 1, 0,
             p.in_height - 1), q);
@@ -415,8 +424,8 @@ store_rgb8 (const ConvertParams & c, int x, int y, int3 v)
   if (OUT == CONVERT_OUT_PACKED)
     store_packed_word (c, x, y, packed_word_u8 (c, v.x, v.y, v.z));
   else
-    store_rgb < OUT > (c, x, y, make_float3 ((float) v.x, (float) v.y,
-            (float) v.z));
+    store_rgb < OUT > (c, x, y, make_float3 (exact_float (v.x),
+            exact_float (v.y), exact_float (v.z)));
 }
 
 /* Output pixel (x, y) as the conversion kernels' RGB (unrounded, 0..255
@@ -428,7 +437,8 @@ output_rgb (const ConvertParams & c, const PresetParams & p, int x, int y)
   if (in_picture_x (c, x) && in_picture_y (c, y)) {
     int3 v = preset_pixel < G, S > (p, x - c.dest_x, y - c.dest_y);
 
-    return make_float3 ((float) v.x, (float) v.y, (float) v.z);
+    return make_float3 (exact_float (v.x), exact_float (v.y),
+        exact_float (v.z));
   }
   return make_float3 (c.fill[0], c.fill[1], c.fill[2]);
 }
