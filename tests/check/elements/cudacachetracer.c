@@ -51,6 +51,30 @@ last_record_of (const gchar * cache)
   return found;
 }
 
+/* The second record of @cache's logged at or after index @since (the
+ * tracer's thread makes one record after another, so the second began
+ * after the first was in, and so after @since was read), parsed; NULL
+ * where none came yet */
+static GstStructure *
+second_record_since (const gchar * cache, guint since)
+{
+  GstStructure *found = NULL;
+  guint i, seen = 0;
+
+  g_mutex_lock (&lock);
+  for (i = since; i < records->len && !found; i++) {
+    GstStructure *s = gst_structure_from_string (records->pdata[i], NULL);
+
+    if (s && g_strcmp0 (gst_structure_get_string (s, "cache"), cache) == 0 &&
+        ++seen == 2)
+      found = s;
+    else if (s)
+      gst_structure_free (s);
+  }
+  g_mutex_unlock (&lock);
+  return found;
+}
+
 static GstMemory *
 alloc_block (gpointer data)
 {
@@ -70,10 +94,15 @@ GST_START_TEST (test_caches_logged_at_interval_and_state_changes)
   fail_unless (gst_object_set_name (GST_OBJECT (cache), "tracer-test"));
   gst_memory_unref (gst_cuda_cache_acquire (cache, "A", alloc_block,
           GUINT_TO_POINTER (4096)));
-  /* the interval is 20 ms: a record within 2 s, under any load */
-  for (i = 0; i < 200 && !s; i++) {
+  g_mutex_lock (&lock);
+  count = records->len;
+  g_mutex_unlock (&lock);
+  /* the interval is 20 ms: a record made after the block went back within
+   * 4 s, under any load (valgrind's included); one logged just after it
+   * may have been made before */
+  for (i = 0; i < 400 && !s; i++) {
     g_usleep (10 * 1000);
-    s = last_record_of ("tracer-test");
+    s = second_record_since ("tracer-test", count);
   }
   fail_unless (s != NULL, "no record of the cache");
   fail_unless (gst_structure_get_uint64 (s, "misses", &v));
