@@ -19,9 +19,10 @@
  * round 1's last frame and round 2's first, the decoder's allocation
  * query for the new size makes the sink copy the frame it holds
  * (GstBaseSink's last sample), a block of the cache where that frame was
- * one: the misses there may be that copy and nothing else. With the ladder warmed (b1), round 1 must allocate nothing
- * either: its misses are counted from the decoder's first allocation
- * query, which comes after the caps that warm the cache.
+ * one: the misses there may be that copy and nothing else. With the
+ * ladder warmed (b1), round 1 must allocate nothing either: its misses are
+ * counted from the decoder's first allocation query, which comes after the
+ * caps that warm the cache.
  *
  * Pixels: (b)'s and (b1)'s frames must show what stock decode's show, every visible
  * pixel of every frame. (c)'s must equal, byte for byte, the same

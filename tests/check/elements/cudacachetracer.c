@@ -31,6 +31,17 @@ capture (GstDebugCategory * category, GstDebugLevel level, const gchar * file,
   g_mutex_unlock (&lock);
 }
 
+/* Record @i parsed where it is @cache's, else NULL; with the lock held */
+static GstStructure *
+record_of (guint i, const gchar * cache)
+{
+  GstStructure *s = gst_structure_from_string (records->pdata[i], NULL);
+
+  if (s && g_strcmp0 (gst_structure_get_string (s, "cache"), cache) != 0)
+    g_clear_pointer (&s, gst_structure_free);
+  return s;
+}
+
 /* The last record of @cache's, parsed; NULL where none came */
 static GstStructure *
 last_record_of (const gchar * cache)
@@ -39,14 +50,8 @@ last_record_of (const gchar * cache)
   guint i;
 
   g_mutex_lock (&lock);
-  for (i = records->len; i > 0 && !found; i--) {
-    GstStructure *s = gst_structure_from_string (records->pdata[i - 1], NULL);
-
-    if (s && g_strcmp0 (gst_structure_get_string (s, "cache"), cache) == 0)
-      found = s;
-    else if (s)
-      gst_structure_free (s);
-  }
+  for (i = records->len; i > 0 && !found; i--)
+    found = record_of (i - 1, cache);
   g_mutex_unlock (&lock);
   return found;
 }
@@ -63,10 +68,9 @@ second_record_since (const gchar * cache, guint since)
 
   g_mutex_lock (&lock);
   for (i = since; i < records->len && !found; i++) {
-    GstStructure *s = gst_structure_from_string (records->pdata[i], NULL);
+    GstStructure *s = record_of (i, cache);
 
-    if (s && g_strcmp0 (gst_structure_get_string (s, "cache"), cache) == 0 &&
-        ++seen == 2)
+    if (s && ++seen == 2)
       found = s;
     else if (s)
       gst_structure_free (s);
