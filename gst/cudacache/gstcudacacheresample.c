@@ -1166,12 +1166,16 @@ table_append (GArray * table, gconstpointer src, gint n)
 }
 
 /* One axis of @n output indices into @table: its taps, or its area
- * table with each output index's first entry. */
+ * table with each output index's first entry; with @records (OpenCV's two
+ * taps), each index's first tap and two weights again as a record of 4
+ * values at a multiple of 4 (convert-params.h's REC). */
 static void
-axis_kernel_table (const Axis * a, gint n, GArray * table, gint * first,
-    gint * count, gint * w, gint * stride, gint * area, gint * area_src,
-    gint * area_alpha)
+axis_kernel_table (const Axis * a, gint n, gboolean records, GArray * table,
+    gint * first, gint * count, gint * w, gint * stride, gint * area,
+    gint * area_src, gint * area_alpha, gint * rec)
 {
+  gint j;
+
   *first = table_append (table, a->first, n);
   *count = table_append (table, a->n, n);
   *w = table_append (table, a->iw, n * a->stride);
@@ -1181,6 +1185,19 @@ axis_kernel_table (const Axis * a, gint n, GArray * table, gint * first,
     *area = table_append (table, a->tab_first, n + 1);
     *area_src = table_append (table, a->tab_src, a->n_tab);
     *area_alpha = table_append (table, a->tab_alpha, a->n_tab);
+  }
+  *rec = -1;
+  if (records && a->stride == 2 && n > 0) {
+    static const gint32 zero = 0;
+
+    while (table->len % 4)
+      g_array_append_val (table, zero);
+    *rec = (gint) table->len;
+    for (j = 0; j < n; j++) {
+      gint32 v[4] = { a->first[j], a->iw[2 * j], a->iw[2 * j + 1], 0 };
+
+      g_array_append_vals (table, v, 4);
+    }
   }
 }
 
@@ -1208,8 +1225,10 @@ gst_cuda_cache_resampler_kernel_table (const GstCudaCacheResampler * r,
   p->out_height = r->out_h;
   p->factor_x = r->factor_x;
   p->factor_y = r->factor_y;
-  axis_kernel_table (&r->x, r->out_w, table, &p->x_first, &p->x_n, &p->x_w,
-      &p->x_stride, &p->x_area, &p->x_area_src, &p->x_area_alpha);
-  axis_kernel_table (&r->y, r->out_h, table, &p->y_first, &p->y_n, &p->y_w,
-      &p->y_stride, &p->y_area, &p->y_area_src, &p->y_area_alpha);
+  axis_kernel_table (&r->x, r->out_w, r->kind == KIND_CV_TWO_TAPS, table,
+      &p->x_first, &p->x_n, &p->x_w, &p->x_stride, &p->x_area,
+      &p->x_area_src, &p->x_area_alpha, &p->x_rec);
+  axis_kernel_table (&r->y, r->out_h, r->kind == KIND_CV_TWO_TAPS, table,
+      &p->y_first, &p->y_n, &p->y_w, &p->y_stride, &p->y_area,
+      &p->y_area_src, &p->y_area_alpha, &p->y_rec);
 }

@@ -336,7 +336,10 @@ enum
  * - W: the taps' integer weights, STRIDE a output index;
  * - AREA: per output index j, the first entry of OpenCV's area table that
  *   is j's (out + 1 of them, the last the count), then the entries'
- *   source indices at AREA_SRC and weights (floats) at AREA_ALPHA. */
+ *   source indices at AREA_SRC and weights (floats) at AREA_ALPHA;
+ * - REC: OpenCV's two taps only, per output index a record of 4 values,
+ *   its FIRST and its two W and a 0, at a multiple of 4 values (16 bytes):
+ *   one load where the others take three. */
 typedef struct
 {
   unsigned long long in_data[3];        /* device pointers, per plane */
@@ -370,6 +373,8 @@ typedef struct
   int y_area;
   int y_area_src;
   int y_area_alpha;
+  int x_rec;
+  int y_rec;
   float yuv_to_rgb[12];
 } PresetParams;
 
@@ -392,8 +397,8 @@ typedef struct
   PresetParams preset;
 } PresetBatchSlot;
 
-#define PRESET_PARAMS_SIZE 200
-#define PRESET_CONVERT_SIZE 680
-#define PRESET_BATCH_SLOT_SIZE 696
+#define PRESET_PARAMS_SIZE 208
+#define PRESET_CONVERT_SIZE 688
+#define PRESET_BATCH_SLOT_SIZE 704
 
 #endif /* __GST_CUDA_CACHE_CONVERT_PARAMS_H__ */

@@ -329,12 +329,10 @@ preset_pixel (const PresetParams & p, int x, int y)
   if (G == PRESET_GROUP_TWO_TAPS) {
     /* OpenCV's two taps across (weights in 1/2048), exact integer sums,
      * of two rows, then down */
-    int sx = __ldg (preset_tab (p, p.x_first) + x);
-    int sy = __ldg (preset_tab (p, p.y_first) + y);
-    int a0 = __ldg (preset_tab (p, p.x_w) + 2 * x);
-    int a1 = __ldg (preset_tab (p, p.x_w) + 2 * x + 1);
-    int b0 = __ldg (preset_tab (p, p.y_w) + 2 * y);
-    int b1 = __ldg (preset_tab (p, p.y_w) + 2 * y + 1);
+    int4 rx = __ldg ((const int4 *) preset_tab (p, p.x_rec) + x);
+    int4 ry = __ldg ((const int4 *) preset_tab (p, p.y_rec) + y);
+    int sx = rx.x, a0 = rx.y, a1 = rx.z;
+    int sy = ry.x, b0 = ry.y, b1 = ry.z;
     int3 q[4];
 
     if (a1 == 0 && b1 == 0) {
