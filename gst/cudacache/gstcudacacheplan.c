@@ -983,8 +983,10 @@ gst_cuda_cache_plan_preset (const ConvertParams * p, gint kind,
   launch->block_w = PRESET_BLOCK_W;
   launch->block_h = PRESET_BLOCK_H;
   launch->grid_w = (units_w + PRESET_BLOCK_W - 1) / PRESET_BLOCK_W;
-  /* the kernels loop over the rows past the grid's */
-  launch->grid_h = MIN ((units_h + PRESET_BLOCK_H - 1) / PRESET_BLOCK_H, 65535);
+  /* PRESET_ROWS rows of blocks a thread; the kernels loop over the rows
+   * past the grid's */
+  launch->grid_h = MIN ((units_h + PRESET_BLOCK_H * PRESET_ROWS - 1) /
+      (PRESET_BLOCK_H * PRESET_ROWS), 65535);
 }
 
 void

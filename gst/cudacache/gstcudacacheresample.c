@@ -216,8 +216,29 @@ area_axis (Axis * a, gint in, gint out)
   a->n_tab = a->tab_first[out] = k;
 }
 
+/* Drops output index @j's taps of weight 0 at either end (at 3x, one of
+ * Pillow's 6 an axis): its sums are of integers, which they leave as they
+ * are, and the fewer taps the less each sum reads */
+static void
+pil_trim (Axis * a, gint j)
+{
+  gint32 *w = a->iw + (gsize) j * a->stride;
+  gint lead = 0;
+
+  while (a->n[j] > 1 && w[a->n[j] - 1] == 0)
+    a->n[j]--;
+  while (a->n[j] - lead > 1 && w[lead] == 0)
+    lead++;
+  if (lead > 0) {
+    memmove (w, w + lead, (a->n[j] - lead) * sizeof (*w));
+    memset (w + a->n[j] - lead, 0, lead * sizeof (*w));
+    a->first[j] += lead;
+    a->n[j] -= lead;
+  }
+}
+
 /* Pillow's precompute_coeffs () and normalize_coeffs_8bpc () for its
- * bilinear filter */
+ * bilinear filter, less the taps of weight 0 at either end */
 static void
 pil_axis (Axis * a, gint in, gint out)
 {
@@ -251,6 +272,7 @@ pil_axis (Axis * a, gint in, gint out)
     }
     a->first[j] = xmin;
     a->n[j] = xmax;
+    pil_trim (a, j);
   }
   g_free (k);
 }

@@ -9,6 +9,10 @@
 # Compute's gpu__time_duration over every kernel its pipeline launches,
 # divided by the frames;
 # each line gives a repetition, the last ones each configuration's median.
+# PROFILE=1: afterwards each configuration once more under Nsight
+# Compute's counters (ncu_times.py's PROFILE_METRICS: instructions,
+# occupancy achieved and theoretical, DRAM throughput, registers), a line
+# per kernel with each counter's median over the frames.
 # On the GPU machine, after sourcing a GStreamer bundle and pointing
 # GST_PLUGIN_PATH_1_0 and LD_LIBRARY_PATH at the build, with NVRTC 11.8
 # for stock's cudaconvertscale as scripts/gpu-bench.sh sets it up
@@ -54,6 +58,28 @@ while [ "$r" -le "$reps" ]; do
   per_frame "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
   r=$((r + 1))
 done
+if [ "${PROFILE:-0}" = 1 ]; then
+  metrics=$(python3 -c "import sys; sys.path.insert(0, '$(dirname "$0")'); import ncu_times; print(','.join(m for m, _ in ncu_times.PROFILE_METRICS))")
+  profile ()
+  {
+    label=$1
+    shift
+    "$ncu" --metrics "$metrics" --csv --print-units base \
+        gst-launch-1.0 -q "$@" 2>/dev/null |
+        python3 "$(dirname "$0")/ncu_times.py" profile "$label"
+  }
+  echo "configuration kernel: Nsight Compute's counters, medians over the frames"
+  for m in bilinear nearest area antialias; do
+    # shellcheck disable=SC2086
+    profile "$m" $src ! cudacacheconvert letterbox=true method=$m ! "$out" ! fakesink
+  done
+  for m in linear bilinear; do
+    # shellcheck disable=SC2086
+    profile "f32-$m" $src ! cudacacheconvert letterbox=true method=$m ! "$tensor" ! fakesink
+  done
+  # shellcheck disable=SC2086
+  profile "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
+fi
 python3 - "$log" <<'PY'
 import statistics, sys
 times = {}

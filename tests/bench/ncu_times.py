@@ -14,6 +14,9 @@ scripts beside this one:
         batches of SLOTS frames (BATCH); each run's launches summed and
         divided by N, the batch against the frame alone and against SLOTS
         times it (three lines)
+    ncu_times.py profile LABEL         (method-kernel-times.sh, PROFILE=1)
+        rows of PROFILE_METRICS: per kernel, each metric's median over
+        its launches, one line
 """
 
 import csv
@@ -39,6 +42,58 @@ def launches(rows):
         value = float(row[col["Metric Value"]].replace(",", ""))
         yield (row[col["Kernel Name"]].split("(")[0],
                value * SCALE.get(row[col["Metric Unit"]], 1.0))
+
+
+# what PROFILE=1 of method-kernel-times.sh asks Nsight Compute for, with
+# the names its lines give them: the duration, the warp instructions
+# executed, achieved and theoretical occupancy (warps active against the
+# most an SM holds), DRAM throughput against its peak, registers a thread
+PROFILE_METRICS = [
+    ("gpu__time_duration.sum", "us"),
+    ("smsp__inst_executed.sum", "inst"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ%"),
+    ("sm__maximum_warps_per_active_cycle_pct", "theo%"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "dram%"),
+    ("launch__registers_per_thread", "regs"),
+]
+
+
+def profile(rows):
+    """{kernel name: {metric: [values of its launches]}} of ncu's CSV"""
+    col = None
+    out = {}
+    for row in rows:
+        if "Metric Name" in row:
+            col = {name: i for i, name in enumerate(row)}
+            continue
+        if col is None or len(row) < len(col):
+            continue
+        metric = row[col["Metric Name"]]
+        try:
+            value = float(row[col["Metric Value"]].replace(",", ""))
+        except ValueError:
+            continue
+        if metric == "gpu__time_duration.sum":
+            value *= SCALE.get(row[col["Metric Unit"]], 1.0)
+        name = row[col["Kernel Name"]].split("(")[0]
+        out.setdefault(name, {}).setdefault(metric, []).append(value)
+    return out
+
+
+def profile_lines(label, rows):
+    """one line per kernel of `ncu_times.py profile`"""
+    lines = []
+    for name, metrics in sorted(profile(rows).items()):
+        cells = []
+        for metric, short in PROFILE_METRICS:
+            values = metrics.get(metric)
+            if not values:
+                continue
+            m = statistics.median(values)
+            cells.append("%s=%s" % (short, "%.2fM" % (m / 1e6)
+                                    if short == "inst" else "%.4g" % m))
+        lines.append("%s %s %s" % (label, name, " ".join(cells)))
+    return lines or ["%s no kernel seen" % label]
 
 
 def per_unit(path, n):
@@ -73,6 +128,9 @@ def main(argv):
         print("\n".join(batch(argv[2], argv[3], int(argv[4]), int(argv[5]))))
         return
     mode, label = argv[1], argv[2]
+    if mode == "profile":
+        print("\n".join(profile_lines(label, csv.reader(sys.stdin))))
+        return
     seen = list(launches(csv.reader(sys.stdin)))
     times = [us for _, us in seen]
     if mode == "per-frame":

@@ -323,9 +323,12 @@ enum
 #define PRESET_PIL_TILE_ROWS 128
 
 /* threads of a block of the presets' kernels: a pixel of the output each,
- * or for 4:2:0 output a 2x2 block of pixels each */
+ * or for 4:2:0 output a 2x2 block of pixels each, in each of
+ * PRESET_ROWS rows of blocks (the grid's rows are the output's over
+ * PRESET_ROWS): what a thread reads for its column it reads once */
 #define PRESET_BLOCK_W 32
 #define PRESET_BLOCK_H 8
+#define PRESET_ROWS 2
 
 /* The presets' resampling, by value; the 8-byte fields first. Its out_*
  * are the picture's size (the output's is ConvertParams'). Its table (at

@@ -17,10 +17,12 @@
  * picture at 1:1: there every tap's weight is 1 or 0, so their sums are
  * the 8-bit value itself.
  *
- * A thread makes an output pixel (a 2x2 block of 4:2:0 output), but for
- * Pillow's kinds, whose taps overlap: there a block makes its source
- * tile's stand-in and Pillow's 8-bit horizontal pass once in shared
- * memory, and each thread the vertical pass of its pixel. */
+ * A thread makes an output pixel (a 2x2 block of 4:2:0 output) in each
+ * of PRESET_ROWS rows of blocks, reading what its column needs (its
+ * table record) once, but for Pillow's kinds, whose taps overlap: there
+ * a block makes its source tile's stand-in and Pillow's 8-bit horizontal
+ * pass once in shared memory, and each thread the vertical pass of its
+ * pixel. */
 
 #include "convert-common.cuh"
 
@@ -49,24 +51,6 @@ enum
   SOURCE_PAIRS,
   SOURCE_PLANES,
 };
-
-/* One 4:2:0 chroma sample pair of chroma row @r, column @cx, as one word:
- * U in its low half, V in its high half. Sums of such words with small
- * non-negative weights are the two sums side by side (each stays below
- * 2^16). */
-template < int S > __device__ static __forceinline__ unsigned int
-chroma_word (const PresetParams & p, int cx, int r)
-{
-  const unsigned char *u = (const unsigned char *) p.in_data[1] +
-      (long long) r * p.in_stride[1];
-
-  if (S == SOURCE_PAIRS)
-    return __byte_perm (__ldg ((const unsigned short *) u + cx), 0, 0x4140);
-  if (p.in_format == CONVERT_FORMAT_NV12)
-    return __ldg (u + 2 * cx) | ((unsigned int) __ldg (u + 2 * cx + 1) << 16);
-  return __ldg (u + cx) | ((unsigned int) __ldg ((const unsigned char *)
-          p.in_data[2] + (long long) r * p.in_stride[2] + cx) << 16);
-}
 
 /* Where the 4:2:0 stand-in's chroma of pixel index @i along an axis comes
  * from: its first sample @c0 (chroma_index ()) and the second's weight @w
@@ -102,129 +86,216 @@ stand_in_rgb (const PresetParams & p, int yv, unsigned int uv16)
       stand_in_row (p.yuv_to_rgb + 8, y, u, v));
 }
 
-__device__ static __forceinline__ int
-luma_at (const PresetParams & p, int x, int y)
+/* Where a pixel's taps read the source across: the taps' source columns
+ * @x0 and @x1 (x1 - x0 is 0 or 1; packed RGB: their pixels' byte
+ * offsets), and for 4:2:0 the clamped chroma columns @c0, @c1, @c2 from
+ * x0's first sample on, x0's and x1's chroma weights in quarters, and
+ * whether x1's first sample is @c1 (@shift) */
+struct ColTaps
 {
-  return __ldg ((const unsigned char *) p.in_data[0] +
-      (long long) y * p.in_stride[0] + x);
-}
+  int x0, x1;
+  int c0, c1, c2;
+  int wx0, wx1;
+  bool shift;
+};
 
-/* The 8-bit RGB of source pixel (x, y): packed RGB as it is, 4:2:0 as its
- * stand-in. The stand-in's chroma is two linear interpolations (across,
- * then down) at a quarter-sample phase (0, 1/4, 1/2 or 3/4), each exact in
- * floats: its value is a sum of the four samples in integer sixteenths,
- * the same float the CPU path's interpolations give, made with integers. */
-template < int S > __device__ static int3
-source_rgb (const PresetParams & p, int x, int y)
+/* The same down (the pixels of a warp share it): the taps' source rows
+ * @l0, @l1 (luma, or packed RGB), the chroma rows from y0's first sample
+ * on (@u, and @v where the chroma is in two planes), y0's and y1's
+ * chroma weights in quarters, and whether y1's first sample is the
+ * second row (@down); OpenCV's two taps keep their weights @b0, @b1. */
+struct RowTaps
 {
-  if (S == SOURCE_PACKED) {
-    const unsigned char *s = (const unsigned char *) p.in_data[0] +
-        (long long) y * p.in_stride[0] + (long long) x * p.in_pixel_bytes;
+  const unsigned char *l0, *l1;
+  const unsigned char *u[3], *v[3];
+  int wy0, wy1;
+  bool down;
+  int b0, b1;
+};
 
-    return make_int3 (__ldg (s + p.in_r), __ldg (s + p.in_g),
-        __ldg (s + p.in_b));
-  }
-
-  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
-  int cx0, wx, cy0, wy;
-
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0, true, x,
-      &cx0, &wx);
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, false, y,
-      &cy0, &wy);
-  int ca = clamp_int (cx0, 0, cw - 1), cb = clamp_int (cx0 + 1, 0, cw - 1);
-  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
-
-  return stand_in_rgb (p, luma_at (p, x, y),
-      chroma_lerp (chroma_lerp (chroma_word < S > (p, ca, ra),
-              chroma_word < S > (p, cb, ra), wx),
-          chroma_lerp (chroma_word < S > (p, ca, rb),
-              chroma_word < S > (p, cb, rb), wx), wy));
-}
-
-/* The 8-bit RGB of the four source pixels (x0, y0), (x1, y0), (x0, y1),
- * (x1, y1), x1 - x0 and y1 - y0 each 0 or 1, as source_rgb () makes each:
- * for 4:2:0 the four share their chroma samples (3x3 pairs at most, read
- * once) and the interpolations across. */
-template < int S > __device__ static void
-source_quad (const PresetParams & p, int x0, int x1, int y0, int y1,
-    int3 q[4])
+/* Source columns @xa and @xb (xb - xa is 0 or 1) into @t */
+template < int S > __device__ static __forceinline__ void
+col_source (const PresetParams & p, int xa, int xb, ColTaps & t)
 {
   if (S == SOURCE_PACKED) {
-    q[0] = source_rgb < S > (p, x0, y0);
-    q[1] = source_rgb < S > (p, x1, y0);
-    q[2] = source_rgb < S > (p, x0, y1);
-    q[3] = source_rgb < S > (p, x1, y1);
+    t.x0 = xa * p.in_pixel_bytes;
+    t.x1 = xb * p.in_pixel_bytes;
     return;
   }
 
-  bool h_cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
-  bool v_cosited = (p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
-  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
-  int cx0, wx0, cx1, wx1, cy0, wy0, cy1, wy1, j;
-  unsigned int across0[3], across1[3];
+  bool cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
+  int cw = (p.in_width + 1) / 2, ca, cb;
 
-  chroma_phase (h_cosited, true, x0, &cx0, &wx0);
-  chroma_phase (h_cosited, true, x1, &cx1, &wx1);
-  chroma_phase (v_cosited, false, y0, &cy0, &wy0);
-  chroma_phase (v_cosited, false, y1, &cy1, &wy1);
-  int c0 = clamp_int (cx0, 0, cw - 1), c1 = clamp_int (cx0 + 1, 0, cw - 1);
-  int c2 = clamp_int (cx0 + 2, 0, cw - 1);
-
-  /* x1's first sample is x0's or the next (cx1 - cx0 is 0 or 1), and so
-   * down */
-  for (j = 0; j < 3; j++) {
-    int r = clamp_int (cy0 + j, 0, ch - 1);
-    unsigned int a = chroma_word < S > (p, c0, r);
-    unsigned int b = chroma_word < S > (p, c1, r);
-    unsigned int c = chroma_word < S > (p, c2, r);
-
-    across0[j] = chroma_lerp (a, b, wx0);
-    across1[j] = cx1 != cx0 ? chroma_lerp (b, c, wx1) :
-        chroma_lerp (a, b, wx1);
-  }
-
-  bool down = cy1 != cy0;
-
-  q[0] = stand_in_rgb (p, luma_at (p, x0, y0),
-      chroma_lerp (across0[0], across0[1], wy0));
-  q[1] = stand_in_rgb (p, luma_at (p, x1, y0),
-      chroma_lerp (across1[0], across1[1], wy0));
-  q[2] = stand_in_rgb (p, luma_at (p, x0, y1),
-      down ? chroma_lerp (across0[1], across0[2], wy1) :
-      chroma_lerp (across0[0], across0[1], wy1));
-  q[3] = stand_in_rgb (p, luma_at (p, x1, y1),
-      down ? chroma_lerp (across1[1], across1[2], wy1) :
-      chroma_lerp (across1[0], across1[1], wy1));
+  t.x0 = xa;
+  t.x1 = xb;
+  chroma_phase (cosited, true, xa, &ca, &t.wx0);
+  chroma_phase (cosited, true, xb, &cb, &t.wx1);
+  t.c0 = clamp_int (ca, 0, cw - 1);
+  t.c1 = clamp_int (ca + 1, 0, cw - 1);
+  t.c2 = clamp_int (ca + 2, 0, cw - 1);
+  t.shift = cb != ca;
 }
 
-/* Calls @f with the 8-bit RGB of source pixels x0 .. x0 + n - 1 of row
- * @y in turn, each as source_rgb () makes it: for 4:2:0 each chroma
+/* Source rows @ya and @yb (yb - ya is 0 or 1) into @t */
+template < int S > __device__ static __forceinline__ void
+row_source (const PresetParams & p, int ya, int yb, RowTaps & t)
+{
+  const unsigned char *l = (const unsigned char *) p.in_data[0];
+  int j;
+
+  t.l0 = l + (long long) ya * p.in_stride[0];
+  t.l1 = l + (long long) yb * p.in_stride[0];
+  if (S == SOURCE_PACKED)
+    return;
+
+  bool cosited = (p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0;
+  int ch = (p.in_height + 1) / 2, ra, rb;
+
+  chroma_phase (cosited, false, ya, &ra, &t.wy0);
+  chroma_phase (cosited, false, yb, &rb, &t.wy1);
+  t.down = rb != ra;
+  for (j = 0; j < 3; j++) {
+    int r = clamp_int (ra + j, 0, ch - 1);
+
+    t.u[j] = (const unsigned char *) p.in_data[1] +
+        (long long) r * p.in_stride[1];
+    t.v[j] = (const unsigned char *) p.in_data[2] +
+        (long long) r * p.in_stride[2];
+  }
+}
+
+/* One 4:2:0 chroma sample pair, column @cx of the chroma row @u (and @v
+ * where the chroma is in two planes), as one word: U in its low half, V
+ * in its high half. Sums of such words with small non-negative weights
+ * are the two sums side by side (each stays below 2^16). */
+template < int S > __device__ static __forceinline__ unsigned int
+chroma_word (const PresetParams & p, const unsigned char *u,
+    const unsigned char *v, int cx)
+{
+  if (S == SOURCE_PAIRS)
+    return __byte_perm (__ldg ((const unsigned short *) u + cx), 0, 0x4140);
+  if (p.in_format == CONVERT_FORMAT_NV12)
+    return __ldg (u + 2 * cx) | ((unsigned int) __ldg (u + 2 * cx + 1) << 16);
+  return __ldg (u + cx) | ((unsigned int) __ldg (v + cx) << 16);
+}
+
+/* Chroma row @j's pair at column @cx */
+template < int S > __device__ static __forceinline__ unsigned int
+chroma_of (const PresetParams & p, const RowTaps & rt, int j, int cx)
+{
+  return chroma_word < S > (p, rt.u[j], rt.v[j], cx);
+}
+
+/* The packed RGB pixel at byte offset @off of source row @row */
+__device__ static __forceinline__ int3
+packed_rgb (const PresetParams & p, const unsigned char *row, int off)
+{
+  return make_int3 (__ldg (row + off + p.in_r), __ldg (row + off + p.in_g),
+      __ldg (row + off + p.in_b));
+}
+
+/* The 8-bit RGB of source pixel (x0, y0) of @ct and @rt: packed RGB as it
+ * is, 4:2:0 as its stand-in. The stand-in's chroma is two linear
+ * interpolations (across, then down) at a quarter-sample phase (0, 1/4,
+ * 1/2 or 3/4), each exact in floats: its value is a sum of the four
+ * samples in integer sixteenths, the same float the CPU path's
+ * interpolations give, made with integers. */
+template < int S > __device__ static __forceinline__ int3
+tap_rgb (const PresetParams & p, const ColTaps & ct, const RowTaps & rt)
+{
+  if (S == SOURCE_PACKED)
+    return packed_rgb (p, rt.l0, ct.x0);
+  return stand_in_rgb (p, __ldg (rt.l0 + ct.x0),
+      chroma_lerp (chroma_lerp (chroma_of < S > (p, rt, 0, ct.c0),
+              chroma_of < S > (p, rt, 0, ct.c1), ct.wx0),
+          chroma_lerp (chroma_of < S > (p, rt, 1, ct.c0),
+              chroma_of < S > (p, rt, 1, ct.c1), ct.wx0), rt.wy0));
+}
+
+/* The 8-bit RGB of source pixel (x, y) */
+template < int S > __device__ static int3
+source_rgb (const PresetParams & p, int x, int y)
+{
+  ColTaps ct;
+  RowTaps rt;
+
+  col_source < S > (p, x, x, ct);
+  row_source < S > (p, y, y, rt);
+  return tap_rgb < S > (p, ct, rt);
+}
+
+/* source_quad () of 4:2:0: the four share their chroma samples (3x3
+ * pairs at most, read once) and the interpolations across */
+template < int S > __device__ static __forceinline__ void
+stand_in_quad (const PresetParams & p, const ColTaps & ct, const RowTaps & rt,
+    int3 q[4])
+{
+  unsigned int across0[3], across1[3];
+  int j;
+
+  for (j = 0; j < 3; j++) {
+    unsigned int a = chroma_of < S > (p, rt, j, ct.c0);
+    unsigned int b = chroma_of < S > (p, rt, j, ct.c1);
+    unsigned int c = chroma_of < S > (p, rt, j, ct.c2);
+
+    across0[j] = chroma_lerp (a, b, ct.wx0);
+    across1[j] = ct.shift ? chroma_lerp (b, c, ct.wx1) :
+        chroma_lerp (a, b, ct.wx1);
+  }
+
+  q[0] = stand_in_rgb (p, __ldg (rt.l0 + ct.x0),
+      chroma_lerp (across0[0], across0[1], rt.wy0));
+  q[1] = stand_in_rgb (p, __ldg (rt.l0 + ct.x1),
+      chroma_lerp (across1[0], across1[1], rt.wy0));
+  q[2] = stand_in_rgb (p, __ldg (rt.l1 + ct.x0),
+      rt.down ? chroma_lerp (across0[1], across0[2], rt.wy1) :
+      chroma_lerp (across0[0], across0[1], rt.wy1));
+  q[3] = stand_in_rgb (p, __ldg (rt.l1 + ct.x1),
+      rt.down ? chroma_lerp (across1[1], across1[2], rt.wy1) :
+      chroma_lerp (across1[0], across1[1], rt.wy1));
+}
+
+/* The 8-bit RGB of the four source pixels (x0, y0), (x1, y0), (x0, y1),
+ * (x1, y1) of @ct and @rt, as tap_rgb () makes each */
+template < int S > __device__ static void
+source_quad (const PresetParams & p, const ColTaps & ct, const RowTaps & rt,
+    int3 q[4])
+{
+  if (S == SOURCE_PACKED) {
+    q[0] = packed_rgb (p, rt.l0, ct.x0);
+    q[1] = packed_rgb (p, rt.l0, ct.x1);
+    q[2] = packed_rgb (p, rt.l1, ct.x0);
+    q[3] = packed_rgb (p, rt.l1, ct.x1);
+  } else {
+    stand_in_quad < S > (p, ct, rt, q);
+  }
+}
+
+/* Calls @f with i and the 8-bit RGB of source pixel x0 + i of row @y,
+ * for i from 0 to n - 1 in turn, each as source_rgb () makes it: for 4:2:0 each chroma
  * column the strip reads is weighted down once for the whole strip (the
  * same integer sums, down before across). */
 template < int S, typename F > __device__ static __forceinline__ void
 source_strip (const PresetParams & p, int x0, int n, int y, F f)
 {
+  RowTaps rt;
   int i;
 
+  row_source < S > (p, y, y, rt);
   if (S == SOURCE_PACKED) {
     for (i = 0; i < n; i++)
-      f (source_rgb < S > (p, x0 + i, y));
+      f (i, packed_rgb (p, rt.l0, (x0 + i) * p.in_pixel_bytes));
     return;
   }
 
   bool h_cosited = (p.chroma_site & CONVERT_CHROMA_H_COSITED) != 0;
-  int cw = (p.in_width + 1) / 2, ch = (p.in_height + 1) / 2;
-  int cy0, wy, c, cx, wx;
-
-  chroma_phase ((p.chroma_site & CONVERT_CHROMA_V_COSITED) != 0, false, y,
-      &cy0, &wy);
-  int ra = clamp_int (cy0, 0, ch - 1), rb = clamp_int (cy0 + 1, 0, ch - 1);
+  int cw = (p.in_width + 1) / 2;
+  int c, cx, wx;
   auto down =[&](int col) {
     int k = clamp_int (col, 0, cw - 1);
 
-    return chroma_lerp (chroma_word < S > (p, k, ra),
-        chroma_word < S > (p, k, rb), wy);
+    return chroma_lerp (chroma_of < S > (p, rt, 0, k),
+        chroma_of < S > (p, rt, 1, k), rt.wy0);
   };
 
   chroma_phase (h_cosited, true, x0, &c, &wx);
@@ -240,7 +311,7 @@ source_strip (const PresetParams & p, int x0, int n, int y, F f)
       b = down (cx + 1);
       c = cx;
     }
-    f (stand_in_rgb (p, luma_at (p, x, y), chroma_lerp (a, b, wx)));
+    f (i, stand_in_rgb (p, __ldg (rt.l0 + x), chroma_lerp (a, b, wx)));
   }
 }
 
@@ -314,39 +385,89 @@ pil_across (const PresetParams & p, int x, int y)
   );
 }
 
-/* The picture's 8-bit RGB at (x, y) of the kinds of group G, a pixel on
- * its own */
-template < int G, int S > __device__ static int3
-preset_pixel (const PresetParams & p, int x, int y)
+/* What a thread reads once for the pixels of its column, picture column
+ * @px, that it makes in turn: for the kinds of groups NEAR and TWO_TAPS,
+ * the first tap's source column @sx, and OpenCV's two weights @a0, @a1
+ * (one 16-byte record, convert-params.h's REC). Little: what is held
+ * through a thread's loop takes registers from every row's. */
+struct PresetCol
 {
+  int px, sx, a0, a1;
+};
+
+template < int G > __device__ static __forceinline__ PresetCol
+preset_col (const PresetParams & p, int px)
+{
+  PresetCol c;
+
+  c.px = c.sx = px;
+  c.a0 = c.a1 = 0;
+  if (G == PRESET_GROUP_NEAR && p.kind == PRESET_NEAREST) {
+    c.sx = __ldg (preset_tab (p, p.x_first) + px);
+  } else if (G == PRESET_GROUP_TWO_TAPS) {
+    int4 r = __ldg ((const int4 *) preset_tab (p, p.x_rec) + px);
+
+    c.sx = r.x;
+    c.a0 = r.y;
+    c.a1 = r.z;
+  }
+  return c;
+}
+
+/* Where the taps of picture row @py read the source, for the kinds of
+ * groups NEAR and TWO_TAPS (OpenCV's two taps: one 16-byte record) */
+template < int G, int S > __device__ static __forceinline__ RowTaps
+preset_row (const PresetParams & p, int py)
+{
+  RowTaps t;
+
   if (G == PRESET_GROUP_NEAR) {
-    if (p.kind == PRESET_NEAREST)
-      return source_rgb < S > (p, __ldg (preset_tab (p, p.x_first) + x),
-          __ldg (preset_tab (p, p.y_first) + y));
-    return source_rgb < S > (p, x, y);
+    int sy = p.kind == PRESET_NEAREST ?
+        __ldg (preset_tab (p, p.y_first) + py) : py;
+
+    row_source < S > (p, sy, sy, t);
+  } else {
+    int4 r = __ldg ((const int4 *) preset_tab (p, p.y_rec) + py);
+
+    t.b0 = r.y;
+    t.b1 = r.z;
+    row_source < S > (p, clamp_int (r.x, 0, p.in_height - 1),
+        clamp_int (r.x + 1, 0, p.in_height - 1), t);
+  }
+  return t;
+}
+
+/* The picture's 8-bit RGB at picture column @pc (preset_col ()), row @y,
+ * of the kinds of group G */
+template < int G, int S > __device__ static int3
+preset_at (const PresetParams & p, const PresetCol & pc, int y)
+{
+  ColTaps ct;
+
+  if (G == PRESET_GROUP_NEAR) {
+    col_source < S > (p, pc.sx, pc.sx, ct);
+    return tap_rgb < S > (p, ct, preset_row < G, S > (p, y));
   }
 
   if (G == PRESET_GROUP_TWO_TAPS) {
     /* OpenCV's two taps across (weights in 1/2048), exact integer sums,
      * of two rows, then down */
-    int4 rx = __ldg ((const int4 *) preset_tab (p, p.x_rec) + x);
-    int4 ry = __ldg ((const int4 *) preset_tab (p, p.y_rec) + y);
-    int sx = rx.x, a0 = rx.y, a1 = rx.z;
-    int sy = ry.x, b0 = ry.y, b1 = ry.z;
+    RowTaps rt = preset_row < G, S > (p, y);
+    int a0 = pc.a0, a1 = pc.a1, b0 = rt.b0, b1 = rt.b1;
     int3 q[4];
+
+    col_source < S > (p, pc.sx, min (pc.sx + 1, p.in_width - 1), ct);
 
     if (a1 == 0 && b1 == 0) {
       /* one tap each way (an odd integer factor: every pixel): the
        * others' products are 0, and cv_down () drops a second row of
        * weight 0 whatever it holds */
-      int3 s = source_rgb < S > (p, sx, clamp_int (sy, 0, p.in_height - 1));
+      int3 s = tap_rgb < S > (p, ct, rt);
 
       return make_int3 (cv_down (s.x * a0, 0, b0, 0),
           cv_down (s.y * a0, 0, b0, 0), cv_down (s.z * a0, 0, b0, 0));
     }
-    source_quad < S > (p, sx, min (sx + 1, p.in_width - 1),
-        clamp_int (sy, 0, p.in_height - 1), clamp_int (sy + 1, 0,
-            p.in_height - 1), q);
+    source_quad < S > (p, ct, rt, q);
     return make_int3 (cv_down (q[0].x * a0 + q[1].x * a1,
             q[2].x * a0 + q[3].x * a1, b0, b1),
         cv_down (q[0].y * a0 + q[1].y * a1, q[2].y * a0 + q[3].y * a1, b0,
@@ -354,11 +475,17 @@ preset_pixel (const PresetParams & p, int x, int y)
             q[2].z * a0 + q[3].z * a1, b0, b1));
   }
 
+  int x = pc.px;
+
   if (G == PRESET_GROUP_AREA) {
     if (p.kind == PRESET_AREA_HALF) {
+      ColTaps c2;
+      RowTaps r2;
       int3 q[4];
 
-      source_quad < S > (p, 2 * x, 2 * x + 1, 2 * y, 2 * y + 1, q);
+      col_source < S > (p, 2 * x, 2 * x + 1, c2);
+      row_source < S > (p, 2 * y, 2 * y + 1, r2);
+      source_quad < S > (p, c2, r2, q);
       return make_int3 ((q[0].x + q[1].x + q[2].x + q[3].x + 2) >> 2,
           (q[0].y + q[1].y + q[2].y + q[3].y + 2) >> 2,
           (q[0].z + q[1].z + q[2].z + q[3].z + 2) >> 2);
@@ -370,7 +497,7 @@ preset_pixel (const PresetParams & p, int x, int y)
 
       for (j = 0; j < p.factor_y; j++)
         source_strip < S > (p, x * p.factor_x, p.factor_x,
-            y * p.factor_y + j,[&](int3 s) {
+            y * p.factor_y + j,[&](int, int3 s) {
               sum.x += s.x;
               sum.y += s.y;
               sum.z += s.z;
@@ -413,14 +540,34 @@ preset_pixel (const PresetParams & p, int x, int y)
   );
 }
 
+
+/* The picture's 8-bit RGB at (x, y) of the kinds of group G, a pixel on
+ * its own */
+template < int G, int S > __device__ static __forceinline__ int3
+preset_pixel (const PresetParams & p, int x, int y)
+{
+  return preset_at < G, S > (p, preset_col < G > (p, x), y);
+}
+
+/* normalise () of the 8-bit value @v, whose to_u8 () is @v itself */
+__device__ static __forceinline__ float
+normalise_u8 (const ConvertParams & c, int v, int k)
+{
+  return __fadd_rn (__fmul_rn (exact_float (v), c.mul[k]), c.add[k]);
+}
+
 /* Stores the picture's 8-bit RGB @v at output pixel (x, y): packed output
- * straight from the integers, the others as their float stores (whose
- * rounding leaves an integer as it is) */
+ * and tensors straight from the integers (tensor_values ()'s channels),
+ * gray as its float store (whose rounding leaves an integer as it is) */
 template < int OUT > __device__ static __forceinline__ void
 store_rgb8 (const ConvertParams & c, int x, int y, int3 v)
 {
   if (OUT == CONVERT_OUT_PACKED)
     store_packed_word (c, x, y, packed_word_u8 (c, v.x, v.y, v.z));
+  else if (OUT == CONVERT_OUT_TENSOR)
+    store_tensor_values (c, x, y, make_float3 (normalise_u8 (c,
+                c.bgr ? v.z : v.x, 0), normalise_u8 (c, v.y, 1),
+            normalise_u8 (c, c.bgr ? v.x : v.z, 2)));
   else
     store_rgb < OUT > (c, x, y, make_float3 (exact_float (v.x),
             exact_float (v.y), exact_float (v.z)));
@@ -488,7 +635,8 @@ pil_span (const PresetParams & p, bool inside, bool same, int first_t,
 
 /* Pillow's kinds for packed, tensor and gray output: each block row of
  * PRESET_BLOCK_W x PRESET_BLOCK_H pixels makes, PRESET_BLOCK_H source rows
- * at a time, the stand-in of the source columns its taps read (@src), and
+ * at a time, the stand-in of the source columns its taps read (@src; a
+ * thread a strip of them, source_strip ()), and
  * from it Pillow's 8-bit horizontal pass of its columns (@across, a row
  * per source row its taps read); then each thread sums its pixel's taps
  * down @across. A block row whose taps span more than the tile holds
@@ -503,7 +651,7 @@ struct PilTile
 
 template < int OUT, int S > __device__ static void
 resample_pil_tiled (const ConvertParams & c, const PresetParams & p,
-    PilTile & tile)
+    int grid_h, PilTile & tile)
 {
   unsigned int (*src)[PRESET_PIL_TILE_W] = tile.src;
   unsigned int (*across)[PRESET_BLOCK_W] = tile.across;
@@ -513,18 +661,20 @@ resample_pil_tiled (const ConvertParams & c, const PresetParams & p,
   bool same_w = p.in_width == p.out_width;
   bool same_h = p.in_height == p.out_height;
   bool col_in = x < c.out_width && in_picture_x (c, x);
-  int sx0, sx1, k, y0;
+  int sx0, sx1, k, y0, strip;
 
   /* the block's source columns: every warp holds a row of the block's
-   * columns, so each finds the span alone */
+   * columns, so each finds the span alone; a thread makes a strip of
+   * them side by side, which share their chroma */
   pil_span (p, col_in, same_w, p.x_first, p.x_n, px, &sx0, &sx1);
   for (k = 16; k > 0; k >>= 1) {
     sx0 = min (sx0, __shfl_xor_sync (0xffffffffu, sx0, k));
     sx1 = max (sx1, __shfl_xor_sync (0xffffffffu, sx1, k));
   }
+  strip = (sx1 - sx0 + PRESET_BLOCK_W - 1) / PRESET_BLOCK_W;
 
   for (y0 = blockIdx.y * PRESET_BLOCK_H; y0 < c.out_height;
-      y0 += gridDim.y * PRESET_BLOCK_H) {
+      y0 += grid_h * PRESET_BLOCK_H) {
     int y = y0 + ty, py = y - c.dest_y;
     bool in = col_in && y < c.out_height && in_picture_y (c, y);
     int sy0, sy1, n_rows, r0;
@@ -555,9 +705,11 @@ resample_pil_tiled (const ConvertParams & c, const PresetParams & p,
       for (r0 = 0; r0 < n_rows; r0 += PRESET_BLOCK_H) {
         int r = r0 + ty, i;
 
-        if (r < n_rows)
-          for (i = tx; i < sx1 - sx0; i += PRESET_BLOCK_W)
-            src[ty][i] = pack_rgb8 (source_rgb < S > (p, sx0 + i, sy0 + r));
+        if (r < n_rows && (i = tx * strip) < sx1 - sx0)
+          source_strip < S > (p, sx0 + i, min (strip, sx1 - sx0 - i),
+              sy0 + r,[&](int k, int3 s) {
+                src[ty][i + k] = pack_rgb8 (s);
+              });
         __syncthreads ();
         if (r < n_rows && col_in)
           across[r][tx] = pack_rgb8 (same_w ?
@@ -584,9 +736,11 @@ resample_pil_tiled (const ConvertParams & c, const PresetParams & p,
 /* Block (bx, by) makes PRESET_BLOCK_W x PRESET_BLOCK_H pixels of the
  * output, or for 4:2:0 output as many 2x2 blocks of pixels (a block's
  * chroma is the mean of its own pixels: no thread needs another's); block
- * rows loop past the grid's (65535 at most). */
+ * rows loop past the grid's @grid_h (a batch's slot's own; the plan
+ * makes a grid of a PRESET_ROWS-th of the rows, 65535 at most). */
 template < int OUT, int G, int S > __device__ static void
-resample_convert_from (const ConvertParams & c, const PresetParams & p)
+resample_convert_from (const ConvertParams & c, const PresetParams & p,
+    int grid_h)
 {
   int x = blockIdx.x * PRESET_BLOCK_W + threadIdx.x;
   int y;
@@ -595,7 +749,7 @@ resample_convert_from (const ConvertParams & c, const PresetParams & p)
     if (2 * x >= c.out_width)
       return;
     for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; 2 * y < c.out_height;
-        y += gridDim.y * PRESET_BLOCK_H)
+        y += grid_h * PRESET_BLOCK_H)
       store_yuv420_block (c, x, y,[&] (int px, int py) {
             return output_rgb < G, S > (c, p, px, py);}
       );
@@ -604,9 +758,26 @@ resample_convert_from (const ConvertParams & c, const PresetParams & p)
 
   if (x >= c.out_width)
     return;
+
+  /* the column's share of its pixels' reading, once for all its rows (a
+   * column of the bars takes the picture's first column's, unused) */
+  bool col_in = in_picture_x (c, x);
+  PresetCol pc = preset_col < G > (p, col_in ? x - c.dest_x : 0);
+
+#pragma unroll 1
   for (y = blockIdx.y * PRESET_BLOCK_H + threadIdx.y; y < c.out_height;
-      y += gridDim.y * PRESET_BLOCK_H)
-    store_pixel < OUT, G, S > (c, p, x, y);
+      y += grid_h * PRESET_BLOCK_H) {
+    if (col_in && in_picture_y (c, y)) {
+      /* hidden from the compiler for the row: it would otherwise make
+       * the row's 64-bit addresses of the column once before the loop,
+       * more than the registers hold (spilled) */
+      asm volatile ("":"+r" (pc.sx));
+      store_rgb8 < OUT > (c, x, y, preset_at < G, S > (p, pc,
+              y - c.dest_y));
+    } else {
+      store_fill < OUT > (c, x, y, fill_values < OUT > (c));
+    }
+  }
 }
 
 /* Calls @f with the launch's way of reading its source, a SourceKind */
@@ -629,19 +800,21 @@ with_source_kind (const PresetParams & p, F f)
 
 /* resample_convert_from () for the launch's source */
 template < int OUT, int G > __device__ static void
-resample_convert (const ConvertParams & c, const PresetParams & p)
+resample_convert (const ConvertParams & c, const PresetParams & p, int grid_h)
 {
   if (G == PRESET_GROUP_PIL && OUT != CONVERT_OUT_YUV420) {
     /* one tile whatever the source */
     __shared__ PilTile tile;
 
     with_source_kind (p,[&](auto s) {
-          resample_pil_tiled < OUT, decltype (s)::value > (c, p, tile);}
+          resample_pil_tiled < OUT, decltype (s)::value > (c, p, grid_h,
+              tile);}
     );
     return;
   }
   with_source_kind (p,[&](auto s) {
-        resample_convert_from < OUT, G, decltype (s)::value > (c, p);}
+        resample_convert_from < OUT, G, decltype (s)::value > (c, p,
+            grid_h);}
   );
 }
 
@@ -673,7 +846,7 @@ extern "C" __global__ void \
 RESAMPLE_BOUNDS (G, OUT, 0) \
 name (const PresetConvert a) \
 { \
-  resample_convert < OUT, G > (a.c, a.p); \
+  resample_convert < OUT, G > (a.c, a.p, gridDim.y); \
   signal_done (a.c); \
 }
 
@@ -689,7 +862,7 @@ name (const ConvertBatch b) \
   const PresetBatchSlot & s = \
       ((const PresetBatchSlot *) b.slots)[blockIdx.z]; \
   if (batch_block_in_slot (s.slot)) \
-    resample_convert < OUT, G > (s.slot.params, s.preset); \
+    resample_convert < OUT, G > (s.slot.params, s.preset, s.slot.grid_h); \
   signal_done_to (b.done_counter, b.done_flag, b.done_seq); \
 }
 
