@@ -14,7 +14,9 @@
 # and one such frame alone through cudacacheconvert, FRAMES batches and
 # FRAMES frames: every launch of each run summed over its batches or
 # frames, the time of a slot, and the batch against the frame alone. With
-# "batch", only that.
+# "batch", only that; METHOD (a cudacacheconvert and cudacachebatch
+# method, default linear) converts both sides with it, METHOD=bilinear
+# the resampling presets' batch kernels against their kernel for a frame.
 set -eu
 
 frames=${1:-10}
@@ -44,7 +46,7 @@ profile_to ()
 src="videotestsrc num-buffers=$frames pattern=smpte"
 up="cudaupload ! video/x-raw(memory:CUDAMemory)"
 tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1"
-f32="letterbox=true fill-value=114 scale=0.00392156862745098"
+f32="letterbox=true fill-value=114 scale=0.00392156862745098 method=${METHOD:-linear}"
 
 if [ "$only" != batch ]; then
 time_one "1080p NV12 -> 640x640 RGBA" \
@@ -91,6 +93,6 @@ for i in 0 1 2 3 4 5 6 7; do
   set -- "$@" $src ! $nv12 ! $up ! b.sink_$i
 done
 profile_to "$tmp/batch.csv" "$@"
-echo "cudacachebatch, 8 slots of 1080p NV12 -> 640x640 float32 NCHW letterbox:"
+echo "cudacachebatch, 8 slots of 1080p NV12 -> 640x640 float32 NCHW letterbox, method=${METHOD:-linear}:"
 python3 "$here/ncu_times.py" batch "$tmp/single.csv" "$tmp/batch.csv" \
   "$frames" 8
