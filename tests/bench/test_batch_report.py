@@ -6,7 +6,8 @@ synthetic runs: report.py's section 7 (the batch scenario's frames per
 second, batched over separate within each repetition; Nsight Compute's
 batch of 8 against one frame alone), judged at each target's edge, and
 absent from a run without them; ncu_times.py's batch lines, as
-kernel-times.sh prints them."""
+kernel-times.sh prints them, and its profile lines (method-kernel-times.sh
+PROFILE=1)."""
 
 import csv
 import os
@@ -157,6 +158,42 @@ class NcuTimesBatch(unittest.TestCase):
         out = self.lines([("k", 10000)], [], 3)
         self.assertEqual(len(out), 1)
         self.assertIn("no kernel seen", out[0])
+
+
+class NcuTimesProfile(unittest.TestCase):
+    """`ncu_times.py profile`: method-kernel-times.sh PROFILE=1's line per
+    kernel, each counter the median of its launches"""
+
+    def rows(self, launches):
+        out = [["ID", "Kernel Name", "Metric Name", "Metric Unit",
+                "Metric Value"]]
+        for i, (name, metrics) in enumerate(launches):
+            for metric, unit, value in metrics:
+                out.append([str(i), name + "(PresetConvert)", metric, unit,
+                            value])
+        return out
+
+    @staticmethod
+    def launch(ns, inst):
+        return [("gpu__time_duration.sum", "nsecond", "{:,}".format(ns)),
+                ("smsp__inst_executed.sum", "inst", "{:,}".format(inst)),
+                ("launch__registers_per_thread", "register/thread", "32")]
+
+    def test_medians_per_kernel(self):
+        launch = self.launch
+        lines = ncu_times.profile_lines("nearest", self.rows([
+            ("gst_cuda_cache_resample_near_packed", launch(9000, 2000000)),
+            ("gst_cuda_cache_resample_near_packed", launch(7000, 1800000)),
+            ("gst_cuda_cache_resample_near_packed", launch(7600, 1760000)),
+            ("KernelMain", launch(5500, 1090000))]))
+        self.assertEqual(lines, [
+            "nearest KernelMain us=5.5 inst=1.09M regs=32",
+            "nearest gst_cuda_cache_resample_near_packed us=7.6 "
+            "inst=1.80M regs=32"])
+
+    def test_no_kernel_seen(self):
+        self.assertEqual(ncu_times.profile_lines("stock", self.rows([])),
+                         ["stock no kernel seen"])
 
 
 if __name__ == "__main__":
