@@ -272,9 +272,9 @@ source_quad (const PresetParams & p, const ColTaps & ct, const RowTaps & rt,
 }
 
 /* Calls @f with i and the 8-bit RGB of source pixel x0 + i of row @y,
- * for i from 0 to n - 1 in turn, each as source_rgb () makes it: for 4:2:0 each chroma
- * column the strip reads is weighted down once for the whole strip (the
- * same integer sums, down before across). */
+ * for i from 0 to n - 1 in turn, each as source_rgb () makes it: for
+ * 4:2:0 each chroma column the strip reads is weighted down once for the
+ * whole strip (the same integer sums, down before across). */
 template < int S, typename F > __device__ static __forceinline__ void
 source_strip (const PresetParams & p, int x0, int n, int y, F f)
 {
@@ -540,7 +540,6 @@ preset_at (const PresetParams & p, const PresetCol & pc, int y)
   );
 }
 
-
 /* The picture's 8-bit RGB at (x, y) of the kinds of group G, a pixel on
  * its own */
 template < int G, int S > __device__ static __forceinline__ int3
@@ -636,12 +635,12 @@ pil_span (const PresetParams & p, bool inside, bool same, int first_t,
 /* Pillow's kinds for packed, tensor and gray output: each block row of
  * PRESET_BLOCK_W x PRESET_BLOCK_H pixels makes, PRESET_BLOCK_H source rows
  * at a time, the stand-in of the source columns its taps read (@src; a
- * thread a strip of them, source_strip ()), and
- * from it Pillow's 8-bit horizontal pass of its columns (@across, a row
- * per source row its taps read); then each thread sums its pixel's taps
- * down @across. A block row whose taps span more than the tile holds
- * makes its pixels one at a time. The same sums as pil_sum (), in the
- * same order: the same values. */
+ * thread a strip of them, source_strip ()), and from it Pillow's 8-bit
+ * horizontal pass of its columns (@across, a row per source row its taps
+ * read); then each thread sums its pixel's taps down @across. A block
+ * row whose taps span more than the tile holds makes its pixels one at a
+ * time. The same sums as pil_sum (), in the same order: the same
+ * values. */
 struct PilTile
 {
   unsigned int src[PRESET_BLOCK_H][PRESET_PIL_TILE_W];
