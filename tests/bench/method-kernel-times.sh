@@ -41,44 +41,43 @@ src="videotestsrc num-buffers=$frames pattern=smpte ! video/x-raw,format=NV12,wi
 out="video/x-raw(memory:CUDAMemory),format=RGBA,width=640,height=640,pixel-aspect-ratio=1/1"
 tensor="other/tensors(memory:CUDAMemory),format=static,num_tensors=1,types=float32,dimensions=(string)640:640:3:1"
 
+profile ()
+{
+  label=$1
+  shift
+  "$ncu" --metrics "$metrics" --csv --print-units base \
+      gst-launch-1.0 -q "$@" 2>/dev/null |
+      python3 "$(dirname "$0")/ncu_times.py" profile "$label"
+}
+
+# every configuration through @1 (per_frame or profile), in turn
+configurations ()
+{
+  run=$1
+  for m in bilinear nearest area antialias; do
+    # shellcheck disable=SC2086
+    $run "$m" $src ! cudacacheconvert letterbox=true method=$m ! "$out" ! fakesink
+  done
+  # shellcheck disable=SC2086
+  $run "linear" $src ! cudacacheconvert letterbox=true ! "$out" ! fakesink
+  for m in linear bilinear; do
+    # shellcheck disable=SC2086
+    $run "f32-$m" $src ! cudacacheconvert letterbox=true method=$m ! "$tensor" ! fakesink
+  done
+  # shellcheck disable=SC2086
+  $run "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
+}
+
 echo "configuration repetition: us per conversion, kernel launches"
 r=1
 while [ "$r" -le "$reps" ]; do
-  for m in bilinear nearest area antialias; do
-    # shellcheck disable=SC2086
-    per_frame "$m" $src ! cudacacheconvert letterbox=true method=$m ! "$out" ! fakesink
-  done
-  # shellcheck disable=SC2086
-  per_frame "linear" $src ! cudacacheconvert letterbox=true ! "$out" ! fakesink
-  for m in linear bilinear; do
-    # shellcheck disable=SC2086
-    per_frame "f32-$m" $src ! cudacacheconvert letterbox=true method=$m ! "$tensor" ! fakesink
-  done
-  # shellcheck disable=SC2086
-  per_frame "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
+  configurations per_frame
   r=$((r + 1))
 done
 if [ "${PROFILE:-0}" = 1 ]; then
-  metrics=$(python3 -c "import sys; sys.path.insert(0, '$(dirname "$0")'); import ncu_times; print(','.join(m for m, _ in ncu_times.PROFILE_METRICS))")
-  profile ()
-  {
-    label=$1
-    shift
-    "$ncu" --metrics "$metrics" --csv --print-units base \
-        gst-launch-1.0 -q "$@" 2>/dev/null |
-        python3 "$(dirname "$0")/ncu_times.py" profile "$label"
-  }
+  metrics=$(python3 "$(dirname "$0")/ncu_times.py" metrics)
   echo "configuration kernel: Nsight Compute's counters, medians over the frames"
-  for m in bilinear nearest area antialias; do
-    # shellcheck disable=SC2086
-    profile "$m" $src ! cudacacheconvert letterbox=true method=$m ! "$out" ! fakesink
-  done
-  for m in linear bilinear; do
-    # shellcheck disable=SC2086
-    profile "f32-$m" $src ! cudacacheconvert letterbox=true method=$m ! "$tensor" ! fakesink
-  done
-  # shellcheck disable=SC2086
-  profile "stock" $src ! cudaconvertscale add-borders=true ! "$out" ! fakesink
+  configurations profile
 fi
 python3 - "$log" <<'PY'
 import statistics, sys

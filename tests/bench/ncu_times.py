@@ -17,6 +17,8 @@ scripts beside this one:
     ncu_times.py profile LABEL         (method-kernel-times.sh, PROFILE=1)
         rows of PROFILE_METRICS: per kernel, each metric's median over
         its launches, one line
+    ncu_times.py metrics               (method-kernel-times.sh, PROFILE=1)
+        PROFILE_METRICS' names, as ncu --metrics takes them
 """
 
 import csv
@@ -29,19 +31,25 @@ SCALE = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0,
          "msecond": 1e3, "ms": 1e3}
 
 
-def launches(rows):
-    """(kernel name, microseconds) of every launch"""
+def metric_rows(rows):
+    """(kernel name, metric, unit, value as ncu prints it) of every row of
+    ncu's CSV"""
     col = None
     for row in rows:
         if "Metric Name" in row:
             col = {name: i for i, name in enumerate(row)}
             continue
-        if col is None or len(row) < len(col) or \
-                row[col["Metric Name"]] != "gpu__time_duration.sum":
+        if col is None or len(row) < len(col):
             continue
-        value = float(row[col["Metric Value"]].replace(",", ""))
-        yield (row[col["Kernel Name"]].split("(")[0],
-               value * SCALE.get(row[col["Metric Unit"]], 1.0))
+        yield (row[col["Kernel Name"]].split("(")[0], row[col["Metric Name"]],
+               row[col["Metric Unit"]], row[col["Metric Value"]])
+
+
+def launches(rows):
+    """(kernel name, microseconds) of every launch"""
+    for name, metric, unit, value in metric_rows(rows):
+        if metric == "gpu__time_duration.sum":
+            yield name, float(value.replace(",", "")) * SCALE.get(unit, 1.0)
 
 
 # what PROFILE=1 of method-kernel-times.sh asks Nsight Compute for, with
@@ -60,22 +68,14 @@ PROFILE_METRICS = [
 
 def profile(rows):
     """{kernel name: {metric: [values of its launches]}} of ncu's CSV"""
-    col = None
     out = {}
-    for row in rows:
-        if "Metric Name" in row:
-            col = {name: i for i, name in enumerate(row)}
-            continue
-        if col is None or len(row) < len(col):
-            continue
-        metric = row[col["Metric Name"]]
+    for name, metric, unit, text in metric_rows(rows):
         try:
-            value = float(row[col["Metric Value"]].replace(",", ""))
+            value = float(text.replace(",", ""))
         except ValueError:
             continue
         if metric == "gpu__time_duration.sum":
-            value *= SCALE.get(row[col["Metric Unit"]], 1.0)
-        name = row[col["Kernel Name"]].split("(")[0]
+            value *= SCALE.get(unit, 1.0)
         out.setdefault(name, {}).setdefault(metric, []).append(value)
     return out
 
@@ -126,6 +126,9 @@ def batch(single_path, batch_path, n, slots):
 def main(argv):
     if argv[1] == "batch":
         print("\n".join(batch(argv[2], argv[3], int(argv[4]), int(argv[5]))))
+        return
+    if argv[1] == "metrics":
+        print(",".join(m for m, _ in PROFILE_METRICS))
         return
     mode, label = argv[1], argv[2]
     if mode == "profile":
