@@ -78,6 +78,8 @@ struct _GstCudaCacheConverterCuda
    * first (done_made); NULL: they are waited for by their stream */
   GstCudaCacheKernelDone *done;
   gboolean done_made;
+  /* the graph a frame's kernel is launched through, made at the first */
+  GstCudaCacheDeviceGraph *graph;
   /* the stand-in frame of input the kernels do not read themselves
    * (16-bit 4:2:0, 4:2:2 packed), made with the first such caps */
   GstCudaCacheStandIn *stand_in;
@@ -410,10 +412,10 @@ gst_cuda_cache_converter_cuda_convert (GstCudaCacheConverterCuda * cuda,
   if (ok) {
     if (cuda->preset)
       ok = gst_cuda_cache_preset_launch (cuda->preset, in.data, in.stride,
-          out_data, out_stride, stream, done);
+          out_data, out_stride, stream, done, &cuda->graph);
     else
       ok = gst_cuda_cache_kernel_plan_launch (cuda->plan, in.data, in.stride,
-          out_data, out_stride, stream, done);
+          out_data, out_stride, stream, done, &cuda->graph);
     if (ok && wait)
       ok = gst_cuda_cache_kernels_wait (cuda->kernels, stream, done);
     if (!ok)
@@ -615,6 +617,14 @@ gst_cuda_cache_converter_cuda_free (GstCudaCacheConverterCuda * cuda)
   g_clear_pointer (&cuda->batch, gst_cuda_cache_kernel_batch_free);
   g_clear_pointer (&cuda->done, gst_cuda_cache_kernel_done_free);
   g_clear_pointer (&cuda->stand_in, gst_cuda_cache_stand_in_free);
+  if (cuda->graph) {
+    if (gst_cuda_context_push (cuda->context)) {
+      gst_cuda_cache_device_graph_free (cuda->graph);
+      gst_cuda_context_pop (NULL);
+    } else {
+      GST_ERROR ("could not push the CUDA context: leaking a launch graph");
+    }
+  }
   g_clear_pointer (&cuda->kernels, gst_cuda_cache_kernels_free);
   gst_cuda_cache_compat_stream_clear (&cuda->stream);
   gst_clear_object (&cuda->context);

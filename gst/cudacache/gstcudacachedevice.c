@@ -28,6 +28,7 @@
 #include "gstcudacache-private.h"
 #include "gstcudacache-compat-private.h"
 #include "gstcudacachestreamordered-private.h"
+#include "gstcudacachekernels-private.h"
 
 #include <gmodule.h>
 #include <string.h>
@@ -68,6 +69,22 @@ typedef struct
   /* the absent slots of a batch */
   CUresult (CUDAAPI * MemsetD8Async) (CUdeviceptr dst, unsigned char value,
       size_t n, CUstream stream);
+#if CUDA_VERSION >= 12000
+  /* optional (drivers of CUDA 12 on, the node parameters of cuda.h's
+   * version 2): a conversion's kernel launched through a graph */
+  CUresult (CUDAAPI * GraphCreate) (CUgraph * graph, unsigned int flags);
+  CUresult (CUDAAPI * GraphAddKernelNode) (CUgraphNode * node, CUgraph graph,
+      const CUgraphNode * deps, size_t n_deps,
+      const CUDA_KERNEL_NODE_PARAMS * params);
+  CUresult (CUDAAPI * GraphInstantiate) (CUgraphExec * exec, CUgraph graph,
+      unsigned long long flags);
+  CUresult (CUDAAPI * GraphExecKernelNodeSetParams) (CUgraphExec exec,
+      CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS * params);
+  CUresult (CUDAAPI * GraphLaunch) (CUgraphExec exec, CUstream stream);
+  CUresult (CUDAAPI * GraphExecDestroy) (CUgraphExec exec);
+  CUresult (CUDAAPI * GraphDestroy) (CUgraph graph);
+  gboolean graphs;
+#endif
   guint device_count;
 } GstCudaCacheDriver;
 
@@ -127,6 +144,24 @@ gst_cuda_cache_driver_load (void)
       GST_WARNING ("CUDA driver lacks a needed symbol: %s", g_module_error ());
       goto done;
     }
+#if CUDA_VERSION >= 12000
+    driver.graphs = g_module_symbol (module, "cuGraphCreate",
+        (gpointer *) & driver.GraphCreate) &&
+        g_module_symbol (module, "cuGraphAddKernelNode_v2",
+        (gpointer *) & driver.GraphAddKernelNode) &&
+        g_module_symbol (module, "cuGraphInstantiateWithFlags",
+        (gpointer *) & driver.GraphInstantiate) &&
+        g_module_symbol (module, "cuGraphExecKernelNodeSetParams_v2",
+        (gpointer *) & driver.GraphExecKernelNodeSetParams) &&
+        g_module_symbol (module, "cuGraphLaunch",
+        (gpointer *) & driver.GraphLaunch) &&
+        g_module_symbol (module, "cuGraphExecDestroy",
+        (gpointer *) & driver.GraphExecDestroy) &&
+        g_module_symbol (module, "cuGraphDestroy",
+        (gpointer *) & driver.GraphDestroy);
+    if (!driver.graphs)
+      GST_INFO ("CUDA driver without graphs (before CUDA 12): plain launches");
+#endif
 
     /* not gst_cuda_result (): it names errors through gst-cuda's loader,
      * which is only loaded once a device answered */
@@ -527,6 +562,117 @@ gst_cuda_cache_device_event_destroy (CUevent event)
 {
   if (event)
     gst_cuda_result (driver.EventDestroy (event));
+}
+
+struct _GstCudaCacheDeviceGraph
+{
+#if CUDA_VERSION >= 12000
+  CUgraph graph;
+  CUgraphExec exec;
+  CUgraphNode node;
+  CUfunction func;
+#endif
+  gboolean failed;
+};
+
+#if CUDA_VERSION >= 12000
+/* Makes @graph's one node, a launch of @params->func, and instantiates it */
+static CUresult
+device_graph_make (GstCudaCacheDeviceGraph * graph,
+    const CUDA_KERNEL_NODE_PARAMS * params)
+{
+  CUresult res;
+
+  res = driver.GraphCreate (&graph->graph, 0);
+  if (res != CUDA_SUCCESS)
+    return res;
+  res = driver.GraphAddKernelNode (&graph->node, graph->graph, NULL, 0, params);
+  if (res == CUDA_SUCCESS)
+    res = driver.GraphInstantiate (&graph->exec, graph->graph, 0);
+  if (res != CUDA_SUCCESS) {
+    driver.GraphDestroy (graph->graph);
+    graph->graph = NULL;
+    graph->exec = NULL;
+    return res;
+  }
+  graph->func = params->func;
+  return CUDA_SUCCESS;
+}
+
+/* Destroys @graph's graph, keeping @graph */
+static void
+device_graph_clear (GstCudaCacheDeviceGraph * graph)
+{
+  if (graph->exec)
+    gst_cuda_result (driver.GraphExecDestroy (graph->exec));
+  if (graph->graph)
+    gst_cuda_result (driver.GraphDestroy (graph->graph));
+  graph->exec = NULL;
+  graph->graph = NULL;
+  graph->func = NULL;
+}
+#endif
+
+gboolean
+gst_cuda_cache_device_graph_launch (GstCudaCacheDeviceGraph ** graph,
+    CUfunction func, guint grid_w, guint grid_h, guint block_w,
+    guint block_h, guint shared_bytes, void **args, CUstream stream)
+{
+#if CUDA_VERSION >= 12000
+  GstCudaCacheDeviceGraph *g;
+  CUDA_KERNEL_NODE_PARAMS params;
+  CUresult res;
+
+  g_return_val_if_fail (graph != NULL, FALSE);
+
+  if (!driver.graphs)
+    return FALSE;
+  if (!*graph)
+    *graph = g_new0 (GstCudaCacheDeviceGraph, 1);
+  g = *graph;
+  if (g->failed)
+    return FALSE;
+
+  memset (&params, 0, sizeof (params));
+  params.func = func;
+  params.gridDimX = grid_w;
+  params.gridDimY = grid_h;
+  params.gridDimZ = 1;
+  params.blockDimX = block_w;
+  params.blockDimY = block_h;
+  params.blockDimZ = 1;
+  params.sharedMemBytes = shared_bytes;
+  params.kernelParams = args;
+
+  if (g->exec && g->func == func) {
+    res = driver.GraphExecKernelNodeSetParams (g->exec, g->node, &params);
+  } else {
+    device_graph_clear (g);
+    res = device_graph_make (g, &params);
+  }
+  if (res == CUDA_SUCCESS)
+    res = driver.GraphLaunch (g->exec, stream);
+  if (res == CUDA_SUCCESS)
+    return TRUE;
+
+  /* nothing was launched: the caller launches plainly, from now on */
+  GST_WARNING ("the driver refused a conversion's graph (%d): plain kernel "
+      "launches from now on", (gint) res);
+  device_graph_clear (g);
+  g->failed = TRUE;
+#endif
+  return FALSE;
+}
+
+void
+gst_cuda_cache_device_graph_free (GstCudaCacheDeviceGraph * graph)
+{
+  if (!graph)
+    return;
+#if CUDA_VERSION >= 12000
+  device_graph_clear (graph);
+#endif
+  g_free (graph);
 }
 
 gboolean

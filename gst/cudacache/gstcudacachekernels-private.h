@@ -107,6 +107,26 @@ typedef struct
   gfloat add[3];
 } GstCudaCacheConvertParams;
 
+/* A kernel launched again and again through a CUDA graph of one node,
+ * for one thread at a time (a converter's); gstcudacachedevice.c, which
+ * holds the driver's graph functions */
+typedef struct _GstCudaCacheDeviceGraph GstCudaCacheDeviceGraph;
+
+/* Launches @func on @stream through *@graph (made at the first call, in
+ * the context the caller pushed): the graph is made again where @func
+ * differs from its node's, and its node's parameters are set anew
+ * otherwise. Where the driver has no graphs (before CUDA 12) or refused
+ * (logged, once: the graph then stays unused) nothing is launched and
+ * FALSE returned: the caller launches @func itself. */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_device_graph_launch (GstCudaCacheDeviceGraph ** graph,
+    CUfunction func, guint grid_w, guint grid_h, guint block_w,
+    guint block_h, guint shared_bytes, void **args, CUstream stream);
+
+/* With the graph's context pushed; NULL is allowed */
+G_GNUC_INTERNAL
+void gst_cuda_cache_device_graph_free (GstCudaCacheDeviceGraph * graph);
+
 typedef struct _GstCudaCacheKernels GstCudaCacheKernels;
 
 /* Whether the plugin was built with its kernels (nvcc found). */
@@ -225,13 +245,14 @@ void gst_cuda_cache_kernel_done_free (GstCudaCacheKernelDone * done);
 /* Launches the planned conversion of one frame on @stream and returns
  * without waiting: the caller waits (gst_cuda_cache_kernels_wait (), with
  * the same @done, which may be NULL; all of @done's conversions are
- * launched on @stream) before the output is read. Pushes the kernels'
- * context itself. */
+ * launched on @stream) before the output is read. Launched through
+ * *@graph (gst_cuda_cache_device_graph_launch ()) where @graph is not
+ * NULL. Pushes the kernels' context itself. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream,
-    GstCudaCacheKernelDone * done);
+    GstCudaCacheKernelDone * done, GstCudaCacheDeviceGraph ** graph);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_kernel_plan_free (GstCudaCacheKernelPlan * plan);
@@ -339,12 +360,12 @@ GstCudaCachePreset *gst_cuda_cache_preset_new (GstCudaCacheKernels * kernels,
 /* Launches the conversion of the source whose planes @in_data and
  * @in_stride give (the source rectangle's top left) into the output's
  * planes on @stream, and returns without waiting, as plan_launch does
- * (@done may be NULL). Pushes the kernels' context itself. */
+ * (@done and @graph may be NULL). Pushes the kernels' context itself. */
 G_GNUC_INTERNAL
 gboolean gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream,
-    GstCudaCacheKernelDone * done);
+    GstCudaCacheKernelDone * done, GstCudaCacheDeviceGraph ** graph);
 
 G_GNUC_INTERNAL
 void gst_cuda_cache_preset_free (GstCudaCachePreset * preset);

@@ -54,7 +54,7 @@ gboolean
 gst_cuda_cache_kernel_plan_launch (GstCudaCacheKernelPlan * plan,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream,
-    GstCudaCacheKernelDone * done)
+    GstCudaCacheKernelDone * done, GstCudaCacheDeviceGraph ** graph)
 {
   g_return_val_if_reached (FALSE);
 }
@@ -155,7 +155,7 @@ gboolean
 gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream,
-    GstCudaCacheKernelDone * done)
+    GstCudaCacheKernelDone * done, GstCudaCacheDeviceGraph ** graph)
 {
   g_return_val_if_reached (FALSE);
 }

@@ -116,6 +116,15 @@ typedef struct
   guint shared_bytes;
 } GstCudaCacheLaunch;
 
+/* For the kernels' host files, with the kernels' context pushed: launches
+ * @launch with @args on @stream, through *@graph where @graph is not NULL
+ * and the driver takes it (gst_cuda_cache_device_graph_launch ()), and
+ * notes the launch (gst_cuda_cache_kernels_mark_launch ()). */
+G_GNUC_INTERNAL
+gboolean gst_cuda_cache_kernels_launch (GstCudaCacheKernels * kernels,
+    const GstCudaCacheLaunch * launch, void **args, CUstream stream,
+    GstCudaCacheDeviceGraph ** graph);
+
 /* One conversion's launch, as planned: the kernels' parameters but for
  * the planes' and the table's addresses; the taps' table to upload; the
  * tiled kernel (or the generic one, for factors whose rows do not fit a

@@ -235,7 +235,7 @@ gboolean
 gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
     const guintptr in_data[3], const gint in_stride[3],
     const guintptr out_data[3], const gint out_stride[3], CUstream stream,
-    GstCudaCacheKernelDone * done)
+    GstCudaCacheKernelDone * done, GstCudaCacheDeviceGraph ** graph)
 {
   PresetConvert a;
   GstCudaCacheLaunch launch;
@@ -257,11 +257,8 @@ gst_cuda_cache_preset_launch (GstCudaCachePreset * preset,
     GST_ERROR ("could not push the CUDA context");
     return FALSE;
   }
-  ok = gst_cuda_result (CuLaunchKernel (gst_cuda_cache_kernels_get_function
-          (preset->kernels, launch.kernel), launch.grid_w, launch.grid_h, 1,
-          launch.block_w, launch.block_h, 1, 0, stream, args, NULL));
-  if (ok)
-    gst_cuda_cache_kernels_mark_launch (preset->kernels, stream);
+  ok = gst_cuda_cache_kernels_launch (preset->kernels, &launch, args, stream,
+      graph);
   gst_cuda_context_pop (NULL);
 
   return ok;
