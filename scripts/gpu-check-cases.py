@@ -3,21 +3,26 @@
 (GST_CHECKS), so that a GPU suite whose cases take minutes one after the
 other fits the GPU machine's time per call:
 
-    scripts/gpu-check-cases.py [--jobs N] [--prefix 'CMD ARGS'] BINARY SOURCE
+    scripts/gpu-check-cases.py [--jobs N] [--prefix 'CMD ARGS']
+                               [--cases NAME,...] BINARY SOURCE
 
 SOURCE is the binary's C file; its `tcase_add_test (tc, NAME)` lines name
-the cases. test_presets_match_cpu_path runs as one process per preset
+the cases (--cases: only those named, each of which must be one).
+test_presets_match_cpu_path runs as one process per preset
 (CUDACACHE_TEST_METHODS). --prefix starts each process under a command,
-split on spaces: on GStreamer 1.26, `.gpu126/run-tests [--installed ROOT]
---exec`. The environment is this one's with the test's own from meson
-(the build's meson-info/intro-tests.json, the build found above BINARY),
-and a registry per process.
+split as a shell would: on GStreamer 1.26, `.gpu126/run-tests [--installed
+ROOT] --exec`; under memcheck, `compute-sanitizer --tool memcheck
+--leak-check full --error-exitcode 1` or, on 1.26, `.gpu126/run-tests
+--wrap 'compute-sanitizer ...' --exec`. The environment is this one's
+with the test's own from meson (the build's meson-info/intro-tests.json,
+the build found above BINARY), and a registry per process.
 Prints a line per process, its last lines when it failed, and
 'N passed, N failed'; exits non-zero when one failed."""
 import concurrent.futures
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -26,13 +31,15 @@ import time
 PRESETS = ("nearest", "bilinear", "area", "antialias")
 
 args = sys.argv[1:]
-jobs, prefix = 8, []
+jobs, prefix, only = 8, [], []
 while args and args[0].startswith("--"):
     a = args.pop(0)
     if a == "--jobs":
         jobs = int(args.pop(0))
     elif a == "--prefix":
-        prefix = args.pop(0).split()
+        prefix = shlex.split(args.pop(0))
+    elif a == "--cases":
+        only = args.pop(0).split(",")
     else:
         sys.exit(__doc__)
 if len(args) != 2:
@@ -42,6 +49,11 @@ cases = re.findall(r"tcase_add_test\s*\(\s*\w+\s*,\s*(\w+)\s*\)",
                    open(source).read())
 if not cases:
     sys.exit(f"gpu-check-cases: no tcase_add_test in {source}")
+unknown = [c for c in only if c not in cases]
+if unknown:
+    sys.exit(f"gpu-check-cases: no case {', '.join(unknown)} in {source}")
+if only:
+    cases = [c for c in cases if c in only]
 runs = []
 for c in cases:
     if c == "test_presets_match_cpu_path":
