@@ -16,7 +16,7 @@ ROOT] --exec`; under memcheck, `compute-sanitizer --tool memcheck
 --wrap 'compute-sanitizer ...' --exec`. The environment is this one's
 with the test's own from meson (the build's meson-info/intro-tests.json,
 the build found above BINARY), and a registry per process.
-Prints a line per process, its last lines when it failed, and
+Prints a line per process as it ends, its last lines when it failed, and
 'N passed, N failed'; exits non-zero when one failed."""
 import concurrent.futures
 import json
@@ -84,8 +84,10 @@ def run(i, case, extra):
 
 failed = 0
 with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-    futures = [pool.submit(run, i, c, e) for i, (c, e) in enumerate(runs)]
-    for (case, extra), f in zip(runs, futures):
+    futures = {pool.submit(run, i, c, e): (c, e) for i, (c, e) in enumerate(runs)}
+    # each line as its process ends: under a time limit, what ended shows
+    for f in concurrent.futures.as_completed(futures):
+        case, extra = futures[f]
         rc, out, dt = f.result()
         # a case that ran: check's own count, so a name that matched
         # nothing cannot pass
