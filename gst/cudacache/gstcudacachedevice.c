@@ -254,6 +254,11 @@ gst_cuda_cache_device_id (GstCudaContext * context)
  * (%GST_CUDA_CACHE_FLAG_ASYNC_FREE). Blocks of different contexts on one
  * device share the limit and the statistics, never a block.
  *
+ * The cache lives as long as the process. A process that checks for leaks
+ * at exit (compute-sanitizer's `--leak-check full`) calls
+ * gst_cuda_cache_drain() on it once its pipelines are gone: frees still
+ * queued on the thread would otherwise be counted.
+ *
  * Returns: (transfer full): the device's #GstCudaCache
  *
  * Since: 0.1
